@@ -1,0 +1,29 @@
+# Two commands on a fresh machine (Python 3.11, make): `make demo`, then `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test ui clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+# Sync every profile of the demo Hermes home in data/ and print a short summary.
+demo: $(VENV)/.installed
+	$(BIN)/memory-pipeline sync --all-profiles
+
+# The whole suite; pytest's "no tests collected" (exit 5) is not a failure of the suite.
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+
+clean:
+	rm -rf $(VENV) data/hermes_home/memory-pipeline data/hermes_home/memory_store.db* data/hermes_home/profiles/*/memory_store.db* data/hermes_home/profiles/*/memory-pipeline

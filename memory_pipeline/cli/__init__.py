@@ -1,0 +1,35 @@
+"""`memory-pipeline`: the command line for people and for Hermes' own cron (DESIGN §11)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memory_pipeline.cli import entries_command, sync_command
+from memory_pipeline.cli.common import CommandError
+
+COMMANDS = [entries_command, sync_command]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memory-pipeline",
+        description="Keep Hermes' Holographic fact store in step with MEMORY.md and USER.md.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMANDS:
+        module.register(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except CommandError as exc:
+        print(f"memory-pipeline: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+

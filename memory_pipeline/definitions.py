@@ -1,0 +1,23 @@
+"""The code location `memory_pipeline`: what `workspace.yaml`, the UI and the CLI load."""
+
+import os
+
+import dagster as dg
+
+from memory_pipeline.defs import assets
+from memory_pipeline.defs.jobs import memory_sync_job
+from memory_pipeline.defs.resources import HermesHomeResource
+
+
+def _hermes_home_config():
+    # Resolved at run time from the environment when set; empty falls back to the demo home.
+    return dg.EnvVar("HERMES_HOME") if os.environ.get("HERMES_HOME") else ""
+
+
+defs = dg.Definitions(
+    assets=dg.load_assets_from_modules([assets]),
+    jobs=[memory_sync_job],
+    resources={"hermes": HermesHomeResource(hermes_home=_hermes_home_config())},
+    # One SQLite writer per run: every step of a run executes in one process, in order.
+    executor=dg.in_process_executor,
+)

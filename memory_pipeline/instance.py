@@ -1,0 +1,26 @@
+"""The persistent local Dagster instance that CLI runs and the UI share, so runs show in one history."""
+
+import os
+import shutil
+from pathlib import Path
+
+import dagster as dg
+
+from memory_pipeline.lib.profiles import pipeline_data_dir
+
+INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
+
+
+def dagster_home(hermes_home: Path) -> Path:
+    """`DAGSTER_HOME` when set, else `dagster_home/` in the pipeline's data directory."""
+    override = os.environ.get("DAGSTER_HOME")
+    return Path(override).expanduser().resolve() if override else pipeline_data_dir(hermes_home) / "dagster_home"
+
+
+def local_instance(hermes_home: Path) -> dg.DagsterInstance:
+    home = dagster_home(hermes_home)
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        shutil.copyfile(INSTANCE_TEMPLATE, config)
+    return dg.DagsterInstance.from_config(str(home))

@@ -1,0 +1,1 @@
+"""Plain logic of the pipeline. Nothing under lib/ imports dagster."""

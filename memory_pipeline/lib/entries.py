@@ -1,0 +1,40 @@
+"""A profile's entries as tables: the data that flows between the pipeline's first stages."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from memory_pipeline.lib.hashing import entry_id, entry_sha256, short_hash
+from memory_pipeline.lib.memory_files import SOURCE_FILES, SourceReading, read_source
+from memory_pipeline.lib.profiles import Profile
+
+PARSED_COLUMNS = ["profile", "source", "position", "text", "chars"]
+HASHED_COLUMNS = PARSED_COLUMNS + ["entry_sha256", "short_hash", "entry_id"]
+# DataFrame.attrs key naming the sources that could not be read: their entries are unknown,
+# not gone, so nothing downstream may treat them as removed.
+UNREADABLE_SOURCES = "unreadable_sources"
+
+
+def read_profile(profile: Profile) -> list[SourceReading]:
+    limits = profile.char_limits()
+    return [read_source(profile.memory_file(source), source, limits[source]) for source in SOURCE_FILES]
+
+
+def parsed_frame(profile_name: str, readings: list[SourceReading]) -> pd.DataFrame:
+    rows = [
+        (profile_name, r.source, position, text, len(text))
+        for r in readings
+        for position, text in enumerate(r.entries, start=1)
+    ]
+    frame = pd.DataFrame(rows, columns=PARSED_COLUMNS).astype({"position": "int64", "chars": "int64"})
+    frame.attrs[UNREADABLE_SOURCES] = sorted(r.source for r in readings if not r.readable)
+    return frame
+
+
+def hashed_frame(parsed: pd.DataFrame) -> pd.DataFrame:
+    frame = parsed.copy()
+    frame["entry_sha256"] = [entry_sha256(t) for t in frame["text"]]
+    frame["short_hash"] = [short_hash(h) for h in frame["entry_sha256"]]
+    frame["entry_id"] = [entry_id(s, h) for s, h in zip(frame["source"], frame["entry_sha256"])]
+    frame.attrs = dict(parsed.attrs)
+    return frame[HASHED_COLUMNS]

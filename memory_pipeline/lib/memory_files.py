@@ -1,0 +1,206 @@
+"""Reading Hermes' memory files: the pipeline's entry parser, Hermes' own reading, format findings.
+
+DESIGN §2. The pipeline only reads these files; it never rewrites them.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ENTRY_DELIMITER = "\n§\n"
+SOURCE_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
+DEFAULT_CHAR_LIMITS = {"memory": 2200, "user": 1375}
+
+# A boundary is a `§` immediately followed by a line break or the end of the text, whatever
+# stands before it on its line. `§分隔`, `§ 汉语名:` and `§TTS` are text.
+_BOUNDARY = re.compile(r"§(?:\n|\Z)")
+# A Markdown heading or YAML front matter opening the file is header text, not memory.
+_PREAMBLE_LINE = re.compile(r"#{1,6}(?:\s|$)|---\s*$")
+
+
+class UnreadableMemoryFile(Exception):
+    """A memory file that exists but cannot be read as UTF-8 text. The message is one line."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    detail: str
+
+
+@dataclass
+class SourceReading:
+    """One memory file as the pipeline reads it, beside what Hermes itself would read."""
+
+    source: str
+    path: Path
+    limit: int
+    exists: bool = False
+    entries: list[str] = field(default_factory=list)
+    hermes_entries: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def readable(self) -> bool:
+        return self.error is None
+
+    @property
+    def chars(self) -> int:
+        """Characters (code points) the entries take in Hermes' canonical form."""
+        return canonical_chars(self.entries)
+
+    @property
+    def cap_usage(self) -> float:
+        return self.chars / self.limit if self.limit > 0 else 0.0
+
+    @property
+    def finding_codes(self) -> list[str]:
+        return [f.code for f in self.findings]
+
+
+def canonical_chars(entries: list[str]) -> int:
+    return len(ENTRY_DELIMITER.join(entries))
+
+
+def split_parts(text: str) -> list[str]:
+    """Raw parts between boundaries, unstripped (findings look at the empty ones)."""
+    return _BOUNDARY.split(text)
+
+
+def parse_entries(text: str) -> list[str]:
+    """The pipeline's entries of newline-normalised text: stripped, non-empty, first of duplicates."""
+    return _dedupe(part.strip() for part in split_parts(text))
+
+
+def hermes_read_entries(text: str) -> list[str]:
+    """What Hermes 0.19.0 loads from a decoded file (`MemoryStore._read_file` + its de-duplication)."""
+    if not text.strip():
+        return []
+    return _dedupe(part.strip() for part in text.split(ENTRY_DELIMITER))
+
+
+def _dedupe(parts) -> list[str]:
+    return list(dict.fromkeys(p for p in parts if p))
+
+
+def read_source(path: Path, source: str, limit: int) -> SourceReading:
+    """Read one memory file. Never raises for bad content: an unreadable file is a finding."""
+    reading = SourceReading(source=source, path=path, limit=limit)
+    try:
+        raw = _read_regular_file(path)
+    except UnreadableMemoryFile as exc:
+        return _unreadable(reading, str(exc), exists=True)
+    if raw is None:
+        return reading
+    reading.exists = True
+    had_bom = raw.startswith(codecs.BOM_UTF8)
+    body = raw[len(codecs.BOM_UTF8):] if had_bom else raw
+    try:
+        decoded = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + (len(codecs.BOM_UTF8) if had_bom else 0)
+        return _unreadable(reading, f"{path}: invalid UTF-8 at byte {offset}", exists=True)
+    # Universal newlines, as Python's text mode (and so Hermes) reads the file.
+    text = decoded.replace("\r\n", "\n").replace("\r", "\n")
+    reading.entries = parse_entries(text)
+    # Hermes 0.19.0 decodes without stripping a BOM, so it keeps one in its first entry.
+    reading.hermes_entries = hermes_read_entries(("\ufeff" if had_bom else "") + text)
+    reading.findings = _format_findings(reading, decoded, text, had_bom)
+    return reading
+
+
+def _unreadable(reading: SourceReading, message: str, *, exists: bool) -> SourceReading:
+    reading.exists = exists
+    reading.error = message
+    reading.findings = [Finding("unreadable", f"{message} (sync of this file skipped)")]
+    return reading
+
+
+def _read_regular_file(path: Path) -> bytes | None:
+    """The file's bytes, None when it does not exist. A directory, FIFO, socket, device or dangling
+    link is refused before any read, so nothing can block."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UnreadableMemoryFile(f"{path}: cannot stat ({exc.strerror})") from None
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            st = os.stat(path)
+        except OSError:
+            raise UnreadableMemoryFile(f"{path}: dangling symbolic link") from None
+    _require_regular(path, st.st_mode)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise UnreadableMemoryFile(f"{path}: cannot open ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as handle:
+        # The path may have been swapped between stat and open.
+        _require_regular(path, os.fstat(handle.fileno()).st_mode)
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise UnreadableMemoryFile(f"{path}: read failed ({exc.strerror})") from None
+
+
+def _require_regular(path: Path, mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a special file"
+    raise UnreadableMemoryFile(f"{path}: is {kind}, not a regular file")
+
+
+def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: bool) -> list[Finding]:
+    """Every way the file departs from what Hermes writes. Details never quote entry text."""
+    findings: list[Finding] = []
+    add = lambda code, detail: findings.append(Finding(code, detail))  # noqa: E731
+    name = reading.path.name
+
+    if had_bom:
+        add("bom", f"{name} starts with a UTF-8 byte-order mark; Hermes 0.19.0 keeps it in the first entry")
+    crlf = decoded.count("\r\n")
+    lone_cr = decoded.count("\r") - crlf
+    if crlf or lone_cr:
+        add("crlf", f"{name} has {crlf} CRLF and {lone_cr} bare CR line endings; read as LF")
+
+    parts = split_parts(text)
+    if len(parts) > 1 and not parts[0].strip():
+        add("leading_delimiter", f"{name} starts with a § line before any entry")
+    empty_between = sum(1 for p in parts[1:-1] if not p.strip())
+    if empty_between:
+        add("doubled_delimiter", f"{name} has {empty_between} empty entries between consecutive § lines")
+    first = next((p for p in parts if p.strip()), "")
+    first_line = first.strip().split("\n", 1)[0]
+    if first and _PREAMBLE_LINE.match(first_line):
+        add("preamble", f"{name} opens with header text ({len(first_line)} chars) that Hermes reads as part of the first entry")
+    if text.endswith("\n"):
+        add("trailing_newline", f"{name} ends with a newline; Hermes writes none")
+
+    stripped = [p.strip() for p in parts if p.strip()]
+    duplicates = len(stripped) - len(reading.entries)
+    if duplicates:
+        add("duplicate_entry", f"{name} has {duplicates} duplicate entries; the first of each is kept")
+    limit = reading.limit
+    for position, entry in enumerate(reading.entries, start=1):
+        if len(entry) > limit:
+            add("entry_over_cap", f"{name} entry {position} alone is {len(entry)} chars, over the {limit}-char cap")
+    chars = reading.chars
+    if chars > limit:
+        add("over_cap", f"{name} uses {chars} of {limit} chars ({100 * chars / limit:.0f}%)")
+
+    backups = sorted(p.name for p in reading.path.parent.glob(f"{name}.bak.*"))
+    if backups:
+        add("drift_backup", f"{len(backups)} Hermes drift backups beside {name}: {', '.join(backups)}")
+
+    if reading.hermes_entries != reading.entries:
+        add("hermes_parse_differs",
+            f"Hermes reads {len(reading.hermes_entries)} entries from {name}, the pipeline {len(reading.entries)}"
+            + ("" if len(reading.hermes_entries) != len(reading.entries) else " (same count, different text)"))
+    return findings

@@ -1,0 +1,75 @@
+"""Running `memory_sync_job` in-process for profiles: the path `memory-pipeline sync` takes.
+
+It is the same job, assets and resources the UI runs; only the Hermes home is given as run config.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+
+from memory_pipeline.defs.partitions import hermes_profiles
+
+SYNC_JOB = "memory_sync_job"
+
+
+@dataclass
+class ProfileRun:
+    profile: str
+    success: bool
+    run_id: str
+    duration_s: float
+    metadata: dict[str, dict[str, object]] = field(default_factory=dict)  # asset -> plain metadata
+    error: str | None = None
+
+
+def _plain(value: object) -> object:
+    return getattr(value, "value", value)
+
+
+def _failure_message(result: dg.ExecuteInProcessResult) -> str:
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
+            error = event.step_failure_data.error
+            while error.cause is not None and error.message.startswith("Error occurred while executing"):
+                error = error.cause
+            return error.message.strip().splitlines()[0]
+    return "run failed"
+
+
+def run_sync(defs: dg.Definitions, instance: dg.DagsterInstance, hermes_home: Path, profiles: list[str]) -> list[ProfileRun]:
+    """One run per profile partition (partitions are independent), in order."""
+    known = set(instance.get_dynamic_partitions(hermes_profiles.name))
+    missing = [p for p in profiles if p not in known]
+    if missing:
+        instance.add_dynamic_partitions(hermes_profiles.name, missing)
+    job = defs.resolve_job_def(SYNC_JOB)
+    run_config = {
+        "resources": {"hermes": {"config": {"hermes_home": str(hermes_home)}}},
+        # The CLI speaks for itself; Dagster's event log stays in the instance for the UI.
+        "loggers": {"console": {"config": {"log_level": "CRITICAL"}}},
+    }
+    runs = []
+    for profile in profiles:
+        started = time.perf_counter()
+        result = job.execute_in_process(
+            run_config=run_config, instance=instance, partition_key=profile, raise_on_error=False
+        )
+        metadata = {
+            event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
+            for event in result.get_asset_materialization_events()
+        }
+        runs.append(
+            ProfileRun(
+                profile=profile,
+                success=result.success,
+                run_id=result.run_id,
+                duration_s=time.perf_counter() - started,
+                metadata=metadata,
+                error=None if result.success else _failure_message(result),
+            )
+        )
+    return runs

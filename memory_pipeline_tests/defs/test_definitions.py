@@ -1,0 +1,57 @@
+import dagster as dg
+import pytest
+
+from memory_pipeline.defs.assets import hashed_entries, parsed_entries
+from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.defs.resources import HermesHomeResource
+from memory_pipeline.definitions import defs
+
+
+def test_definitions_load():
+    dg.Definitions.validate_loadable(defs)
+    assert defs.resolve_job_def("memory_sync_job").partitions_def == hermes_profiles
+    for spec in defs.resolve_all_asset_specs():
+        assert spec.description and spec.group_name and spec.kinds, spec.key
+
+
+@pytest.fixture
+def instance(demo_home):
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(hermes_profiles.name, ["default", "work"])
+        yield instance
+
+
+def test_materialize_both_assets_for_a_demo_partition(demo_home, instance):
+    result = dg.materialize(
+        [parsed_entries, hashed_entries],
+        partition_key="work",
+        instance=instance,
+        resources={"hermes": HermesHomeResource(hermes_home=str(demo_home))},
+    )
+    assert result.success
+    hashed = result.output_for_node("hashed_entries")
+    assert len(hashed) == 8 and set(hashed["source"]) == {"memory", "user"}
+    assert hashed["entry_id"].is_unique
+    metadata = result.asset_materializations_for_node("parsed_entries")[0].metadata
+    assert metadata["memory_entries"].value == 5.0
+    # Numbers are floats so the UI plots them.
+    assert [k for k, v in metadata.items() if isinstance(v.value, int)] == []
+    assert isinstance(metadata["memory_cap_usage_pct"].value, float)
+
+
+def test_findings_and_unreadable_file_surface_in_metadata(demo_home, instance):
+    (demo_home / "memories" / "USER.md").write_bytes(b"\xc3\x28 bad")
+    (demo_home / "memories" / "MEMORY.md").write_text("§\nonly entry\n", encoding="utf-8")
+    result = dg.materialize(
+        [parsed_entries, hashed_entries],
+        partition_key="default",
+        instance=instance,
+        resources={"hermes": HermesHomeResource(hermes_home=str(demo_home))},
+    )
+    assert result.success
+    metadata = result.asset_materializations_for_node("parsed_entries")[0].metadata
+    assert metadata["unreadable_files"].value == 1.0
+    assert metadata["memory_findings"].value == 3.0  # leading §, trailing newline, parse differs
+    table = metadata["findings"].value
+    assert "`unreadable`" in table and "`leading_delimiter`" in table and "only entry" not in table
+    assert result.output_for_node("hashed_entries").attrs["unreadable_sources"] == ["user"]
