@@ -6,7 +6,7 @@ import dagster as dg
 
 from memory_pipeline.defs import assets
 from memory_pipeline.defs.jobs import memory_sync_job
-from memory_pipeline.defs.resources import HermesHomeResource
+from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource
 
 
 def _hermes_home_config():
@@ -17,7 +17,11 @@ def _hermes_home_config():
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules([assets]),
     jobs=[memory_sync_job],
-    resources={"hermes": HermesHomeResource(hermes_home=_hermes_home_config())},
+    resources={
+        "hermes": HermesHomeResource(hermes_home=_hermes_home_config()),
+        "store": FactStoreResource(),
+        "extractor": ExtractorResource(),
+    },
     # One SQLite writer per run: every step of a run executes in one process, in order.
     executor=dg.in_process_executor,
 )

@@ -31,24 +31,40 @@ def _plain(value: object) -> object:
 
 
 def _failure_message(result: dg.ExecuteInProcessResult) -> str:
+    """One line: a `Failure`'s description, else the innermost error's first line."""
     for event in result.all_events:
-        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
-            error = event.step_failure_data.error
-            while error.cause is not None and error.message.startswith("Error occurred while executing"):
-                error = error.cause
-            return error.message.strip().splitlines()[0]
+        if not (event.is_step_failure and event.step_failure_data):
+            continue
+        data = event.step_failure_data
+        if data.user_failure_data and data.user_failure_data.description:
+            return data.user_failure_data.description.splitlines()[0]
+        error = data.error
+        while error is not None and error.cause is not None:
+            error = error.cause
+        if error is not None:
+            return f"{event.step_key}: {error.message.strip().splitlines()[0]}"
     return "run failed"
 
 
-def run_sync(defs: dg.Definitions, instance: dg.DagsterInstance, hermes_home: Path, profiles: list[str]) -> list[ProfileRun]:
-    """One run per profile partition (partitions are independent), in order."""
+def run_sync(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    hermes_home: Path,
+    profiles: list[str],
+    resource_config: dict[str, dict] | None = None,
+) -> list[ProfileRun]:
+    """One run per profile partition (partitions are independent), in order. `resource_config`
+    sets resource fields for these runs, as the UI's launchpad would (e.g. the extractor)."""
     known = set(instance.get_dynamic_partitions(hermes_profiles.name))
     missing = [p for p in profiles if p not in known]
     if missing:
         instance.add_dynamic_partitions(hermes_profiles.name, missing)
     job = defs.resolve_job_def(SYNC_JOB)
     run_config = {
-        "resources": {"hermes": {"config": {"hermes_home": str(hermes_home)}}},
+        "resources": {
+            "hermes": {"config": {"hermes_home": str(hermes_home)}},
+            **{key: {"config": config} for key, config in (resource_config or {}).items()},
+        },
         # The CLI speaks for itself; Dagster's event log stays in the instance for the UI.
         "loggers": {"console": {"config": {"log_level": "CRITICAL"}}},
     }

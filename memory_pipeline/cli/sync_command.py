@@ -7,30 +7,50 @@ import sys
 import time
 
 from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.lib.sync_writer import REMOVAL_POLICIES
+
+EXTRACTORS = ("rules",)
 
 
 def register(commands) -> None:
     parser = commands.add_parser("sync", help="sync the fact store with the memory files (in-process Dagster run)")
     add_home_argument(parser)
     add_profile_arguments(parser, all_flag=True)
+    parser.add_argument("--extractor", choices=EXTRACTORS, default="rules", help="how facts are extracted (default: rules)")
+    parser.add_argument("--removal-policy", choices=REMOVAL_POLICIES, default="keep",
+                        help="facts of removed entries: keep (default), retire (below prefetch trust) or delete")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--quiet", action="store_true", help="print nothing on success")
+    parser.add_argument("--quiet", action="store_true", help="no summary: nothing on success, one line per problem")
     parser.set_defaults(run=run)
 
 
-def _profile_summary(run) -> dict:
-    parsed = run.metadata.get("parsed_entries", {})
+def profile_summary(run) -> dict:
+    """The stable `--json` shape of one profile's run (README, `sync --json`)."""
+    extracted = run.metadata.get("extracted_facts", {})
+    stored = run.metadata.get("fact_store", {})
     return {
         "profile": run.profile,
-        "ok": run.success and not parsed.get("unreadable_files"),
-        "entries": int(parsed.get("dagster/row_count", 0)),
-        "memory_cap_usage_pct": float(parsed.get("memory_cap_usage_pct", 0.0)),
-        "user_cap_usage_pct": float(parsed.get("user_cap_usage_pct", 0.0)),
-        "findings": int(parsed.get("memory_findings", 0) + parsed.get("user_findings", 0)),
-        "unreadable_files": int(parsed.get("unreadable_files", 0)),
-        "run_id": run.run_id,
+        "extractor": str(extracted.get("extractor", "")),
+        "added": int(stored.get("added", 0)),
+        "updated": int(stored.get("updated", 0)),
+        "unchanged": int(stored.get("unchanged", 0)),
+        "removed": int(stored.get("removed", 0)),
+        "quarantined": int(stored.get("quarantined", 0)),
+        "llm_calls": int(extracted.get("llm_calls", 0)),
+        "facts_total": int(stored.get("facts_total", 0)),
+        "store": str(stored.get("store", "")),
         "error": run.error,
     }
+
+
+def _problems(run) -> list[str]:
+    """One line per thing the user must look at; empty for a clean run."""
+    if run.error:
+        return [f"sync of profile {run.profile} failed: {run.error}"]
+    unreadable = int(run.metadata.get("parsed_entries", {}).get("unreadable_files", 0))
+    if unreadable:
+        return [f"profile {run.profile}: {unreadable} memory file(s) unreadable, skipped (see `memory-pipeline entries`)"]
+    return []
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,20 +62,25 @@ def run(args: argparse.Namespace) -> int:
     from memory_pipeline.instance import local_instance
     from memory_pipeline.runs import run_sync
 
-    runs = run_sync(defs, local_instance(home), home, profiles)
-    summaries = [_profile_summary(r) for r in runs]
-    ok = all(s["ok"] for s in summaries)
-    for s in summaries:
-        if s["error"]:
-            print(f"memory-pipeline: sync of profile {s['profile']} failed: {s['error']}", file=sys.stderr)
-        elif s["unreadable_files"]:
-            print(f"memory-pipeline: profile {s['profile']}: {s['unreadable_files']} memory file(s) unreadable, "
-                  "skipped (see `memory-pipeline entries`)", file=sys.stderr)
+    runs = run_sync(
+        defs, local_instance(home), home, profiles,
+        resource_config={
+            "extractor": {"extractor": args.extractor},
+            "store": {"removal_policy": args.removal_policy},
+        },
+    )
+    problems = [line for r in runs for line in _problems(r)]
+    ok = not problems
+    for line in problems:
+        print(f"memory-pipeline: {line}", file=sys.stderr)
+    summaries = [profile_summary(r) for r in runs]
     if args.json:
         print_json({"ok": ok, "duration_s": round(time.perf_counter() - started, 3), "profiles": summaries})
-    elif not (args.quiet and ok):
+    elif not args.quiet:
         for s in summaries:
-            status = "ok" if s["ok"] else "FAILED"
-            print(f"{s['profile']}: {status}, {s['entries']} entries, MEMORY.md {s['memory_cap_usage_pct']:.0f}% "
-                  f"/ USER.md {s['user_cap_usage_pct']:.0f}% of cap, {s['findings']} format findings")
+            if s["error"]:
+                continue
+            print(f"{s['profile']}: {s['added']} added, {s['updated']} updated, {s['unchanged']} unchanged, "
+                  f"{s['removed']} removed, {s['quarantined']} pending; {s['facts_total']} facts "
+                  f"({s['extractor']}) in {s['store']}")
     return 0 if ok else 1

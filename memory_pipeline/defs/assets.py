@@ -1,10 +1,19 @@
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+
 import dagster as dg
 import pandas as pd
 
 from memory_pipeline.defs.partitions import hermes_profiles
-from memory_pipeline.defs.resources import HermesHomeResource
-from memory_pipeline.lib.entries import hashed_frame, parsed_frame, read_profile
+from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource
+from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame, read_profile
+from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract, facts_frame
+from memory_pipeline.lib.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
 from memory_pipeline.lib.memory_files import SourceReading
+from memory_pipeline.lib.metrics import latency_summary
+from memory_pipeline.lib.store import StoreError, connect
+from memory_pipeline.lib.sync_writer import write_sync
 
 
 def _findings_table(readings: list[SourceReading]) -> str:
@@ -65,4 +74,137 @@ def hashed_entries(parsed_entries: pd.DataFrame) -> dg.Output[pd.DataFrame]:
             "dagster/row_count": float(len(frame)),
             "distinct_hashes": float(frame["entry_sha256"].nunique()),
         },
+    )
+
+
+@contextmanager
+def _opened_store(path: Path, *, create: bool):
+    """The store's connection (None when reading a store that does not exist yet: reading never
+    creates it). A store problem fails the step with one line naming the file."""
+    conn = None
+    try:
+        if create or path.exists():
+            conn = connect(path, create=create)
+        yield conn
+    except StoreError as exc:
+        raise dg.Failure(description=str(exc)) from None
+    except sqlite3.DatabaseError as exc:
+        raise dg.Failure(description=f"{path}: {exc}") from None
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+@dg.asset(
+    partitions_def=hermes_profiles,
+    group_name="sync",
+    kinds={"sqlite", "pandas"},
+)
+def ledger_diff(
+    context: dg.AssetExecutionContext,
+    hashed_entries: pd.DataFrame,
+    hermes: HermesHomeResource,
+    store: FactStoreResource,
+) -> dg.Output[pd.DataFrame]:
+    """Every entry classified against the SHA-256 ledger in `memory_store.db` (DESIGN §5).
+
+    `unchanged` (same hash, wherever it stands), `changed` (moved between files, or similar enough
+    to a vanished entry: its fact ids are the update candidates), `new`, or `removed`. Entries of a
+    file that could not be read are held, never counted as removed.
+    """
+    profile = hermes.profile(context.partition_key)
+    settings = store.settings(profile)
+    with _opened_store(settings.db_path, create=False) as conn:
+        ledger = active_ledger(conn) if conn else {}
+        fingerprint = ledger_fingerprint(conn) if conn else EMPTY_LEDGER
+    unreadable = frozenset(hashed_entries.attrs.get(UNREADABLE_SOURCES, []))
+    diff = diff_entries(hashed_entries, ledger, unreadable_sources=unreadable, threshold=store.similarity_threshold)
+    diff.attrs.update({"ledger_fingerprint": fingerprint, "store": str(settings.db_path)})
+    counts = diff["status"].value_counts()
+    metadata = {status: float(counts.get(status, 0)) for status in STATUSES}
+    metadata["held_unreadable_entries"] = float(sum(1 for e in ledger.values() if e.source in unreadable))
+    return dg.Output(diff, metadata=metadata)
+
+
+@dg.asset(
+    partitions_def=hermes_profiles,
+    group_name="sync",
+    kinds={"python", "pandas"},
+)
+def extracted_facts(
+    context: dg.AssetExecutionContext,
+    ledger_diff: pd.DataFrame,
+    extractor: ExtractorResource,
+) -> dg.Output[pd.DataFrame]:
+    """Facts for the `new` and `changed` entries only, from the configured extractor (DESIGN §6).
+
+    Unchanged entries cost nothing: a run on unchanged files calls no extractor at all. Entries
+    the extractor could not answer for are quarantined and stay pending for the next run.
+    """
+    chosen = extractor.build()
+    with _opened_store(Path(ledger_diff.attrs["store"]), create=False) as conn:
+        work = entries_to_extract(ledger_diff, conn)
+    outcome = chosen.extract(work) if work else ExtractionOutcome()
+    frame = facts_frame(outcome)
+    frame.attrs.update({"extractor": chosen.name, "model": chosen.model, "prompt_version": chosen.prompt_version})
+    context.log.info(f"{chosen.name} extractor: {len(work)} entries, {len(frame)} facts, {outcome.calls} calls")
+    metadata = {
+        "extractor": chosen.name,
+        "entries_extracted": float(len(work)),
+        "facts": float(len(frame)),
+        "llm_calls": float(outcome.calls),
+        "json_failures": float(outcome.json_failures),
+        "retries": float(outcome.retries),
+        "quarantined": float(len(outcome.quarantined)),
+        **latency_summary("fact_latency", list(frame["latency_s"])),
+        **latency_summary("call_latency", outcome.call_latencies_s),
+    }
+    return dg.Output(frame, metadata=metadata)
+
+
+@dg.asset(
+    partitions_def=hermes_profiles,
+    group_name="sync",
+    kinds={"sqlite"},
+)
+def fact_store(
+    context: dg.AssetExecutionContext,
+    ledger_diff: pd.DataFrame,
+    extracted_facts: pd.DataFrame,
+    hermes: HermesHomeResource,
+    store: FactStoreResource,
+) -> dg.MaterializeResult:
+    """The profile's Holographic `memory_store.db`, upserted so Hermes reads every fact as its own.
+
+    Facts, entity links, HRR vectors, category banks and the ledger are written in one
+    transaction; a run with nothing to do opens none, so the file stays byte-for-byte the same.
+    """
+    profile = hermes.profile(context.partition_key)
+    settings = store.settings(profile)
+    with _opened_store(settings.db_path, create=True) as conn:
+        report = write_sync(
+            conn,
+            ledger_diff,
+            extracted_facts,
+            settings=settings,
+            expected_ledger=ledger_diff.attrs["ledger_fingerprint"],
+            removal_policy=store.removal_policy,
+            provenance=(extracted_facts.attrs["extractor"], extracted_facts.attrs["model"], extracted_facts.attrs["prompt_version"]),
+        )
+    if report.removed:
+        context.log.info(f"{report.removed} entries left the files; policy {store.removal_policy!r} applied to their facts")
+    return dg.MaterializeResult(
+        metadata={
+            "added": float(report.added),
+            "updated": float(report.updated),
+            "unchanged": float(report.unchanged),
+            "removed": float(report.removed),
+            "retired_facts": float(report.retired_facts),
+            "deleted_facts": float(report.deleted_facts),
+            "quarantined": float(report.quarantined),
+            "facts_total": float(report.facts_total),
+            "wrote": report.wrote,
+            "removal_policy": store.removal_policy,
+            "store": dg.MetadataValue.path(str(settings.db_path)),
+        }
     )

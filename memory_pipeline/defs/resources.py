@@ -2,7 +2,10 @@ from pathlib import Path
 
 import dagster as dg
 
+from memory_pipeline.lib.extraction import Extractor
+from memory_pipeline.lib.extraction.rules import RulesExtractor
 from memory_pipeline.lib.profiles import Profile, get_profile, resolve_hermes_home
+from memory_pipeline.lib.store import HolographicSettings, holographic_settings
 
 
 class HermesHomeResource(dg.ConfigurableResource):
@@ -18,3 +21,30 @@ class HermesHomeResource(dg.ConfigurableResource):
 
     def profile(self, name: str) -> Profile:
         return get_profile(self.path(), name)
+
+
+class FactStoreResource(dg.ConfigurableResource):
+    """How the pipeline writes each profile's Holographic `memory_store.db`.
+
+    `removal_policy` says what happens to the facts of an entry removed from the files: `keep`
+    (default; the ledger rows are retired, L2 outlives L1), `retire` (also trust below the prefetch
+    threshold) or `delete`. `similarity_threshold` is how alike a new entry and a vanished one must
+    be for the new one to count as an edit of the old (its facts updated in place).
+    """
+
+    removal_policy: str = "keep"
+    similarity_threshold: float = 0.5
+
+    def settings(self, profile: Profile) -> HolographicSettings:
+        return holographic_settings(profile.home)
+
+
+class ExtractorResource(dg.ConfigurableResource):
+    """Which extractor turns new and changed entries into facts: `rules` (offline, verbatim)."""
+
+    extractor: str = "rules"
+
+    def build(self) -> Extractor:
+        if self.extractor == "rules":
+            return RulesExtractor()
+        raise ValueError(f"unknown extractor {self.extractor!r} (available: rules)")

@@ -25,7 +25,8 @@ class ProfileNotFound(Exception):
 
 @dataclass(frozen=True)
 class Profile:
-    """One Hermes profile: its own home directory with `memories/`, `config.yaml`, `memory_store.db`."""
+    """One Hermes profile: its own home directory with `memories/`, `config.yaml` and (unless the
+    Holographic config moves it) `memory_store.db`."""
 
     name: str
     home: Path
@@ -33,10 +34,6 @@ class Profile:
     @property
     def memories_dir(self) -> Path:
         return self.home / "memories"
-
-    @property
-    def store_path(self) -> Path:
-        return self.home / "memory_store.db"
 
     def memory_file(self, source: str) -> Path:
         return self.memories_dir / SOURCE_FILES[source]

@@ -1,20 +1,34 @@
 import json
+import subprocess
+import sys
 
 from memory_pipeline.cli import main
 
+PROFILE_KEYS = {"profile", "extractor", "added", "updated", "unchanged", "removed", "quarantined", "llm_calls",
+                "facts_total", "store", "error"}
 
-def test_sync_runs_every_demo_profile_through_dagster(capsys, demo_home):
-    code = main(["sync", "--hermes-home", str(demo_home), "--json"])
+
+def test_json_contract_for_every_demo_profile(capsys, demo_home):
+    code = main(["sync", "--hermes-home", str(demo_home), "--all-profiles", "--json"])
     out = capsys.readouterr()
     assert code == 0, out.err
     payload = json.loads(out.out)
+    assert set(payload) == {"ok", "duration_s", "profiles"}
     assert payload["ok"] is True and isinstance(payload["duration_s"], float)
-    assert [(p["profile"], p["entries"]) for p in payload["profiles"]] == [("default", 23), ("work", 8)]
-    # The run is recorded in the persistent local instance the UI shares.
+    assert [p["profile"] for p in payload["profiles"]] == ["default", "work"]
+    for profile, entries, store in [("default", 23, demo_home / "memory_store.db"),
+                                    ("work", 8, demo_home / "profiles" / "work" / "memory_store.db")]:
+        result = next(p for p in payload["profiles"] if p["profile"] == profile)
+        assert set(result) == PROFILE_KEYS
+        assert result == {**result, "extractor": "rules", "added": entries, "updated": 0, "unchanged": 0, "removed": 0,
+                          "quarantined": 0, "llm_calls": 0, "facts_total": entries, "store": str(store), "error": None}
+    # The runs are recorded in the persistent local instance the UI shares.
     assert (demo_home / "memory-pipeline" / "dagster_home" / "dagster.yaml").exists()
 
 
-def test_quiet_sync_prints_nothing_on_success(capsys, demo_home):
+def test_human_summary_and_quiet(capsys, demo_home):
+    assert main(["sync", "--hermes-home", str(demo_home), "--profile", "work"]) == 0
+    assert capsys.readouterr().out.startswith("work: 8 added, 0 updated, 0 unchanged, 0 removed, 0 pending; 8 facts (rules)")
     assert main(["sync", "--hermes-home", str(demo_home), "--profile", "work", "--quiet"]) == 0
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
@@ -25,3 +39,12 @@ def test_unreadable_file_fails_the_sync_with_one_line(capsys, demo_home):
     assert main(["sync", "--hermes-home", str(demo_home), "--profile", "work", "--quiet"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "profile work" in err[0] and "unreadable" in err[0]
+
+
+def test_installed_command_exit_status(demo_home):
+    command = [sys.executable, "-m", "memory_pipeline.cli", "sync", "--hermes-home", str(demo_home), "--quiet"]
+    assert subprocess.run(command, capture_output=True, text=True).returncode == 0
+    (demo_home / "memory_store.db").write_bytes(b"garbage" * 200)
+    failed = subprocess.run(command, capture_output=True, text=True)
+    assert failed.returncode == 1
+    assert failed.stdout == "" and failed.stderr.count("\n") == 1 and "memory_store.db" in failed.stderr

@@ -21,7 +21,7 @@ def test_discovers_root_and_named_profiles(tmp_path):
     (tmp_path / "profiles" / "notes.txt").write_text("not a profile")
     profiles = discover_profiles(tmp_path)
     assert [p.name for p in profiles] == ["default", "work"]
-    assert profiles[0].store_path == tmp_path / "memory_store.db"
+    assert profiles[0].memories_dir == tmp_path / "memories"
     assert profiles[1].memory_file("user") == tmp_path / "profiles" / "work" / "memories" / "USER.md"
 
 

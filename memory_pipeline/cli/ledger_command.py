@@ -1,0 +1,64 @@
+"""`memory-pipeline ledger export|import PATH`: the seed's 5-column TSV ledger, for users coming
+from `memory-sync.sh` (their fact ids are kept) or going elsewhere."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from memory_pipeline.cli.common import CommandError, add_home_argument, hermes_home
+from memory_pipeline.lib.entries import hashed_frame, parsed_frame, read_profile
+from memory_pipeline.lib.ledger_tsv import export_tsv, import_tsv
+from memory_pipeline.lib.profiles import DEFAULT_PROFILE, ProfileNotFound, get_profile
+from memory_pipeline.lib.store import StoreError, connect, holographic_settings
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("ledger", help="export or import the ledger as the seed's 5-column TSV")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for action, helptext in (("export", "write the active ledger rows to PATH"), ("import", "read a memory-sync.sh ledger from PATH")):
+        sub = actions.add_parser(action, help=helptext)
+        sub.add_argument("path", metavar="PATH")
+        add_home_argument(sub)
+        sub.add_argument("--profile", metavar="NAME", default=DEFAULT_PROFILE, help="profile (default: default)")
+        sub.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    home = hermes_home(args)
+    try:
+        profile = get_profile(home, args.profile)
+    except ProfileNotFound as exc:
+        raise CommandError(str(exc)) from None
+    path = Path(args.path)
+    store_path = holographic_settings(profile.home).db_path
+    try:
+        if args.action == "export":
+            conn = connect(store_path, create=False)
+            try:
+                count = export_tsv(conn, path)
+            finally:
+                conn.close()
+            print(f"exported {count} active ledger rows of profile {profile.name} to {path}")
+            return 0
+        if not path.is_file():
+            raise CommandError(f"{path}: no such ledger file")
+        hashed = hashed_frame(parsed_frame(profile.name, read_profile(profile)))
+        current = {(r.source, r.short_hash): (r.entry_id, r.entry_sha256) for r in hashed.itertuples()}
+        conn = connect(store_path, create=False)
+        try:
+            report = import_tsv(conn, path, current)
+        finally:
+            conn.close()
+    except UnicodeDecodeError:
+        raise CommandError(f"{path}: not UTF-8 text") from None
+    except (StoreError, OSError) as exc:
+        raise CommandError(str(exc)) from None
+    print(f"imported {report.imported} ledger rows into profile {profile.name} "
+          f"({report.matched_current} matched entries in the files now, {report.superseded} older history rows dropped)")
+    rejected = report.bad_fact_id + report.missing_fact + report.malformed
+    if rejected:
+        lines = ", ".join(str(n) for n in report.bad_lines[:20])
+        print(f"rejected {rejected} rows: {report.bad_fact_id} non-numeric fact_id, {report.missing_fact} fact not in the store, "
+              f"{report.malformed} malformed (lines {lines})")
+    return 0

@@ -1,0 +1,12 @@
+"""Turning new and changed entries into facts: the interface every extractor fills (DESIGN §6)."""
+
+from memory_pipeline.lib.extraction.base import (
+    EntryToExtract,
+    ExtractedFact,
+    ExtractionOutcome,
+    Extractor,
+    entries_to_extract,
+    facts_frame,
+)
+
+__all__ = ["EntryToExtract", "ExtractedFact", "ExtractionOutcome", "Extractor", "entries_to_extract", "facts_frame"]

@@ -1,0 +1,115 @@
+"""Holographic reduced representations as Hermes' Holographic provider stores them (DESIGN §3).
+
+Phase vectors: angles in [0, 2π) as float64. Written from the published definitions so that
+a store the pipeline fills is bit-for-bit what Holographic's own `rebuild_all_vectors` computes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections import OrderedDict
+from collections.abc import Iterable
+
+import numpy as np
+
+TWO_PI = 2.0 * np.pi
+DEFAULT_DIM = 1024
+ROLE_CONTENT = "__hrr_role_content__"
+ROLE_ENTITY = "__hrr_role_entity__"
+EMPTY_TEXT = "__hrr_empty__"
+_TOKEN_STRIP = ".,!?;:\"'()[]{}"
+_UINT16_PER_DIGEST = 16
+
+
+class AtomCache:
+    """Bounded caches of atoms, as phases and as unit phasors exp(i·atom): bundling sums phasors,
+    and a few thousand frequent words cover most memory text. Bounded so 100k facts stay small."""
+
+    def __init__(self, dim: int = DEFAULT_DIM, capacity: int = 8192):
+        self.dim = dim
+        self.capacity = capacity
+        self._phases: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._phasors: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def phase(self, word: str) -> np.ndarray:
+        return self._lookup(self._phases, word, lambda: atom(word, self.dim))
+
+    def phasor(self, word: str) -> np.ndarray:
+        return self._lookup(self._phasors, word, lambda: np.exp(1j * self.phase(word)))
+
+    def _lookup(self, table: OrderedDict, word: str, make) -> np.ndarray:
+        value = table.get(word)
+        if value is not None:
+            table.move_to_end(word)
+            return value
+        value = table[word] = make()
+        if len(table) > self.capacity:
+            table.popitem(last=False)
+        return value
+
+
+def atom(word: str, dim: int = DEFAULT_DIM) -> np.ndarray:
+    """SHA-256 digests of f"{word}:{i}" read as little-endian uint16, scaled to [0, 2π)."""
+    blocks = -(-dim // _UINT16_PER_DIGEST)
+    values: list[int] = []
+    for i in range(blocks):
+        values.extend(struct.unpack("<16H", hashlib.sha256(f"{word}:{i}".encode()).digest()))
+    return np.array(values[:dim], dtype=np.float64) * (TWO_PI / 65536.0)
+
+
+def bind(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a + b) % TWO_PI
+
+
+def bundle_phasors(phasors: Iterable[np.ndarray]) -> np.ndarray:
+    """Angle of the sum of unit phasors, summed in the given order (as Holographic does)."""
+    return np.angle(np.sum(list(phasors), axis=0)) % TWO_PI
+
+
+def bundle(*vectors: np.ndarray) -> np.ndarray:
+    return bundle_phasors(np.exp(1j * v) for v in vectors)
+
+
+def tokens(text: str) -> list[str]:
+    stripped = (token.strip(_TOKEN_STRIP) for token in text.lower().split())
+    return [t for t in stripped if t]
+
+
+def encode_text(text: str, cache: AtomCache) -> np.ndarray:
+    words = tokens(text)
+    if not words:
+        return cache.phase(EMPTY_TEXT)
+    return bundle_phasors(cache.phasor(w) for w in words)
+
+
+def encode_fact(content: str, entity_names: Iterable[str], cache: AtomCache) -> np.ndarray:
+    """Content bound to the content role, each linked entity bound to the entity role, bundled."""
+    components = [bind(encode_text(content, cache), cache.phase(ROLE_CONTENT))]
+    role_entity = cache.phase(ROLE_ENTITY)
+    components.extend(bind(cache.phase(name.lower()), role_entity) for name in entity_names)
+    return bundle(*components)
+
+
+def to_bytes(vector: np.ndarray) -> bytes:
+    return np.ascontiguousarray(vector, dtype=np.float64).tobytes()
+
+
+def from_bytes(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float64)
+
+
+class BankAccumulator:
+    """Streams one category's fact vectors into its bank without holding them all."""
+
+    def __init__(self, dim: int):
+        self.dim = dim
+        self.total = np.zeros(dim, dtype=np.complex128)
+        self.count = 0
+
+    def add(self, vector: np.ndarray) -> None:
+        self.total += np.exp(1j * vector)
+        self.count += 1
+
+    def vector(self) -> np.ndarray:
+        return np.angle(self.total) % TWO_PI

@@ -1,0 +1,191 @@
+"""The SHA-256 ledger inside the store and the diff of entries against it (DESIGN §5)."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass
+
+import pandas as pd
+
+from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
+from memory_pipeline.lib.memory_files import SOURCE_FILES
+from memory_pipeline.lib.similarity import bigrams, dice
+
+LEDGER_TABLE = "memory_pipeline_ledger"
+DEFAULT_SIMILARITY_THRESHOLD = 0.5
+STATUSES = ("new", "changed", "unchanged", "removed")
+DIFF_COLUMNS = [
+    "entry_id", "source", "position", "text", "entry_sha256", "short_hash",
+    "status", "matched_entry_id", "existing_fact_ids", "similarity",
+]
+# Above this many (new entry, vanished entry) pairs the similarity search is skipped: such a
+# diff is a bulk rewrite, where pairing by likeness would be guesswork anyway.
+_MAX_SIMILARITY_PAIRS = 1_000_000
+
+
+@dataclass
+class LedgerEntry:
+    """The active ledger rows of one entry id, with what the facts they point to look like now."""
+
+    entry_id: str
+    source: str
+    short_hash: str
+    fact_ids: list[int]  # facts that still exist
+    missing_fact_ids: list[int]  # rows pointing at facts that are gone
+    text: str  # the existing facts' contents: the entry's text as far as the store knows it
+
+
+def ledger_exists(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (LEDGER_TABLE,)).fetchone() is not None
+
+
+def active_ledger(conn: sqlite3.Connection) -> dict[str, LedgerEntry]:
+    if not ledger_exists(conn):
+        return {}
+    entries: dict[str, LedgerEntry] = {}
+    rows = conn.execute(
+        f"""SELECT l.entry_id, l.source, l.entry_sha256, l.fact_id, f.fact_id IS NOT NULL, f.content
+            FROM {LEDGER_TABLE} l LEFT JOIN facts f ON f.fact_id = l.fact_id
+            WHERE l.status = 'active' ORDER BY l.entry_id, l.fact_id"""
+    )
+    for entry_id, source, sha, fact_id, exists, content in rows:
+        entry = entries.setdefault(entry_id, LedgerEntry(entry_id, source, str(sha)[:SHORT_HASH_CHARS], [], [], ""))
+        if exists:
+            entry.fact_ids.append(fact_id)
+            entry.text = f"{entry.text}\n{content}" if entry.text else content
+        else:
+            entry.missing_fact_ids.append(fact_id)
+    return entries
+
+
+EMPTY_LEDGER = hashlib.sha256().hexdigest()
+
+
+def ledger_fingerprint(conn: sqlite3.Connection) -> str:
+    """Digest of every ledger row: the writer refuses a diff made against another ledger."""
+    digest = hashlib.sha256()
+    if ledger_exists(conn):
+        for row in conn.execute(
+            f"SELECT entry_id, source, entry_sha256, fact_id, status FROM {LEDGER_TABLE} ORDER BY entry_id, fact_id"
+        ):
+            digest.update(repr(row).encode())
+    return digest.hexdigest()
+
+
+def ledger_problems(conn: sqlite3.Connection) -> list[str]:
+    """What makes the ledger unsafe to write on (the `ledger_integrity` audit). Counts only: a
+    problem never quotes a row's content."""
+    if not ledger_exists(conn):
+        return []
+    sources = ", ".join(f"'{s}'" for s in SOURCE_FILES)
+    checks = [
+        ("WHERE typeof(fact_id) != 'integer' OR fact_id <= 0",
+         "rows whose fact_id is not a positive integer (content leaked into the fact_id column)"),
+        ("WHERE status NOT IN ('active', 'retired')", "rows with an unknown status"),
+        (f"WHERE source NOT IN ({sources})", "rows with an unknown source"),
+        ("WHERE length(entry_sha256) NOT IN (16, 64) OR entry_sha256 GLOB '*[^0-9a-f]*'",
+         "rows whose entry hash is not 16 or 64 hex characters"),
+        ("WHERE synced_at IS NULL OR julianday(synced_at) IS NULL", "rows whose timestamp does not parse"),
+    ]
+    problems = []
+    for where, what in checks:
+        count = conn.execute(f"SELECT count(*) FROM {LEDGER_TABLE} {where}").fetchone()[0]
+        if count:
+            problems.append(f"{count} {what}")
+    split = conn.execute(
+        f"""SELECT count(*) FROM (SELECT entry_id FROM {LEDGER_TABLE} WHERE status = 'active' GROUP BY entry_id
+            HAVING count(DISTINCT entry_sha256) > 1 OR count(DISTINCT source) > 1)"""
+    ).fetchone()[0]
+    if split:
+        problems.append(f"{split} entry ids with more than one active version (append-only drift)")
+    return problems
+
+
+def diff_entries(
+    entries: pd.DataFrame,
+    ledger: dict[str, LedgerEntry],
+    *,
+    unreadable_sources: frozenset[str] = frozenset(),
+    threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
+) -> pd.DataFrame:
+    """Classify every current entry and every vanished ledger entry (DESIGN §5).
+
+    Same source and hash as an active ledger entry whose facts exist: `unchanged`, wherever the
+    entry stands. The same hash in the other file: `changed` (moved). A new hash similar enough to
+    a vanished entry of the same source: `changed`, so its facts are updated in place. Otherwise
+    `new`. A vanished entry nothing took over: `removed`, unless its file could not be read.
+    """
+    rows: list[dict] = []
+    by_key: dict[tuple[str, str], str] = {}
+    by_hash: dict[str, list[str]] = {}
+    for entry_id, led in ledger.items():
+        by_key.setdefault((led.source, led.short_hash), entry_id)
+        by_hash.setdefault(led.short_hash, []).append(entry_id)
+    claimed: set[str] = set()
+    pending: list[dict] = []
+
+    def emit(entry: dict, status: str, led: LedgerEntry | None, score: float) -> None:
+        if led is not None:
+            claimed.add(led.entry_id)
+        rows.append({
+            **entry,
+            "status": status,
+            "matched_entry_id": led.entry_id if led is not None else None,
+            "existing_fact_ids": list(led.fact_ids) if led is not None else [],
+            "similarity": score,
+        })
+
+    for entry in entries[["entry_id", "source", "position", "text", "entry_sha256", "short_hash"]].to_dict("records"):
+        led_id = by_key.get((entry["source"], entry["short_hash"]))
+        led = ledger.get(led_id) if led_id else None
+        if led is None or led_id in claimed:
+            pending.append(entry)
+        elif led.missing_fact_ids:
+            # Facts deleted behind the pipeline's back: write them again.
+            emit(entry, "changed" if led.fact_ids else "new", led, 1.0)
+        else:
+            emit(entry, "unchanged", led, 1.0)
+
+    def vanished(entry_id: str) -> bool:
+        return entry_id not in claimed and ledger[entry_id].source not in unreadable_sources
+
+    still_pending = []
+    for entry in pending:
+        moved = next((i for i in by_hash.get(entry["short_hash"], []) if vanished(i)), None)
+        if moved is not None:
+            emit(entry, "changed", ledger[moved], 1.0)
+        else:
+            still_pending.append(entry)
+
+    candidates = [i for i in ledger if vanished(i)]
+    pairs: list[tuple[float, int, str]] = []
+    if still_pending and candidates and len(still_pending) * len(candidates) <= _MAX_SIMILARITY_PAIRS:
+        grams = {i: bigrams(ledger[i].text) for i in candidates}
+        for index, entry in enumerate(still_pending):
+            entry_grams = bigrams(entry["text"])
+            for led_id in candidates:
+                if ledger[led_id].source == entry["source"]:
+                    score = dice(entry_grams, grams[led_id])
+                    if score >= threshold:
+                        pairs.append((score, index, led_id))
+    taken: set[int] = set()
+    for score, index, led_id in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
+        if index not in taken and vanished(led_id):
+            taken.add(index)
+            emit(still_pending[index], "changed", ledger[led_id], round(score, 4))
+    for index, entry in enumerate(still_pending):
+        if index not in taken:
+            emit(entry, "new", None, 0.0)
+
+    for led_id in candidates:
+        if vanished(led_id):
+            led = ledger[led_id]
+            rows.append({
+                "entry_id": led.entry_id, "source": led.source, "position": 0, "text": None,
+                "entry_sha256": None, "short_hash": led.short_hash, "status": "removed",
+                "matched_entry_id": led.entry_id, "existing_fact_ids": list(led.fact_ids), "similarity": 0.0,
+            })
+            claimed.add(led_id)
+    frame = pd.DataFrame(rows, columns=DIFF_COLUMNS)
+    return frame.astype({"position": "int64", "similarity": "float64"})

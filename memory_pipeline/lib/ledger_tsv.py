@@ -1,0 +1,115 @@
+"""The seed's `memory-sync.sh` ledger: `entry_id \\t sha256[:16] \\t fact_id \\t source \\t timestamp`.
+
+Export writes the active rows; import brings a shell-era ledger in so its fact ids are kept.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
+from memory_pipeline.lib.ledger import LEDGER_TABLE
+from memory_pipeline.lib.memory_files import SOURCE_FILES
+from memory_pipeline.lib.store import write_transaction
+
+_HEX = re.compile(r"^[0-9a-f]{16,64}$")
+_SOURCE_ALIASES = {"memory": "memory", "memory.md": "memory", "user": "user", "user.md": "user"}
+
+
+@dataclass
+class ImportReport:
+    imported: int = 0
+    matched_current: int = 0  # rows re-keyed to an entry present in the files now
+    superseded: int = 0  # older rows of an append-only history (the last row of an entry wins)
+    bad_fact_id: int = 0  # the seed's column leak: a fact_id that is not a positive integer
+    missing_fact: int = 0  # fact_id not in this store
+    malformed: int = 0  # wrong column count, unknown source, bad hash
+    bad_lines: list[int] | None = None  # line numbers (never content) of rejected rows
+
+
+def export_tsv(conn: sqlite3.Connection, path: Path) -> int:
+    rows = conn.execute(
+        f"""SELECT entry_id, substr(entry_sha256, 1, {SHORT_HASH_CHARS}), fact_id, source, synced_at
+            FROM {LEDGER_TABLE} WHERE status = 'active' ORDER BY source, entry_id, fact_id"""
+    ).fetchall()
+    lines = [f"{e}\t{h}\t{f}\t{s}\t{_iso(t)}\n" for e, h, f, s, t in rows]
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(lines), encoding="utf-8")
+    tmp.replace(path)
+    return len(lines)
+
+
+def _iso(timestamp: str | None) -> str:
+    return (timestamp or "").replace(" ", "T") + ("Z" if timestamp else "")
+
+
+def _sql_timestamp(raw: str) -> str | None:
+    raw = raw.strip()
+    if not raw:
+        return None
+    if re.fullmatch(r"\d{9,11}(\.\d+)?", raw):
+        moment = datetime.fromtimestamp(float(raw), tz=timezone.utc)
+    else:
+        try:
+            moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def import_tsv(conn: sqlite3.Connection, path: Path, current: dict[tuple[str, str], tuple[str, str]]) -> ImportReport:
+    """Bring a TSV ledger in. `current` maps (source, short hash) of the entries in the files now
+    to (entry_id, full sha256), so rows of present entries take the pipeline's own ids."""
+    report = ImportReport(bad_lines=[])
+    latest: dict[str, tuple[int, str, str, int, str | None]] = {}
+    text = path.read_text(encoding="utf-8")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) < 4:
+            report.malformed += 1
+            report.bad_lines.append(number)
+            continue
+        entry_id, short, fact_id, source = (p.strip() for p in parts[:4])
+        stamp = _sql_timestamp(parts[4]) if len(parts) > 4 else None
+        source = _SOURCE_ALIASES.get(source.lower(), "")
+        if not fact_id.isdigit() or int(fact_id) <= 0:
+            report.bad_fact_id += 1
+            report.bad_lines.append(number)
+            continue
+        if not entry_id or source not in SOURCE_FILES or not _HEX.match(short.lower()):
+            report.malformed += 1
+            report.bad_lines.append(number)
+            continue
+        if entry_id in latest:
+            report.superseded += 1
+        latest[entry_id] = (number, source, short.lower()[:SHORT_HASH_CHARS], int(fact_id), stamp)
+
+    with write_transaction(conn):
+        existing = {row[0] for row in conn.execute("SELECT fact_id FROM facts")}
+        for entry_id, (number, source, short, fact_id, stamp) in latest.items():
+            if fact_id not in existing:
+                report.missing_fact += 1
+                report.bad_lines.append(number)
+                continue
+            key, sha = entry_id, short
+            if (source, short) in current:
+                key, sha = current[(source, short)]
+                report.matched_current += 1
+            conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ?", (key,))
+            conn.execute(
+                f"""INSERT INTO {LEDGER_TABLE}
+                        (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at)
+                    VALUES (?, ?, ?, ?, 'active', 'import', '', '', COALESCE(?, CURRENT_TIMESTAMP))""",
+                (key, source, sha, fact_id, stamp),
+            )
+            report.imported += 1
+    report.bad_lines.sort()
+    return report

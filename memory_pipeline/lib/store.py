@@ -1,0 +1,201 @@
+"""Hermes' `memory_store.db`: opening it safely beside a running Hermes, and its schema (DESIGN §3).
+
+The Holographic tables are created only when absent (never dropped, never vacuumed); extra
+columns and tables that other Hermes versions add are tolerated. The pipeline's own tables carry
+the `memory_pipeline_` prefix.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from memory_pipeline.lib.hrr import DEFAULT_DIM
+
+BUSY_TIMEOUT_S = 30.0
+PIPELINE_TAG = "synced-from-memory"
+CATEGORIES = ("user_pref", "project", "tool", "general")
+SOURCE_CATEGORY = {"user": "user_pref", "memory": "general"}
+
+HOLOGRAPHIC_SCHEMA = """
+CREATE TABLE IF NOT EXISTS facts (
+    fact_id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    content         TEXT NOT NULL UNIQUE,
+    category        TEXT DEFAULT 'general',
+    tags            TEXT DEFAULT '',
+    trust_score     REAL DEFAULT 0.5,
+    retrieval_count INTEGER DEFAULT 0,
+    helpful_count   INTEGER DEFAULT 0,
+    created_at      TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    updated_at      TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    hrr_vector      BLOB
+);
+CREATE TABLE IF NOT EXISTS entities (
+    entity_id   INTEGER PRIMARY KEY AUTOINCREMENT,
+    name        TEXT NOT NULL,
+    entity_type TEXT DEFAULT 'unknown',
+    aliases     TEXT DEFAULT '',
+    created_at  TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS fact_entities (
+    fact_id   INTEGER REFERENCES facts(fact_id),
+    entity_id INTEGER REFERENCES entities(entity_id),
+    PRIMARY KEY (fact_id, entity_id)
+);
+CREATE INDEX IF NOT EXISTS idx_facts_trust    ON facts(trust_score DESC);
+CREATE INDEX IF NOT EXISTS idx_facts_category ON facts(category);
+CREATE INDEX IF NOT EXISTS idx_entities_name  ON entities(name);
+CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts
+    USING fts5(content, tags, content=facts, content_rowid=fact_id);
+CREATE TRIGGER IF NOT EXISTS facts_ai AFTER INSERT ON facts BEGIN
+    INSERT INTO facts_fts(rowid, content, tags) VALUES (new.fact_id, new.content, new.tags);
+END;
+CREATE TRIGGER IF NOT EXISTS facts_ad AFTER DELETE ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, content, tags) VALUES ('delete', old.fact_id, old.content, old.tags);
+END;
+CREATE TRIGGER IF NOT EXISTS facts_au AFTER UPDATE ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, content, tags) VALUES ('delete', old.fact_id, old.content, old.tags);
+    INSERT INTO facts_fts(rowid, content, tags) VALUES (new.fact_id, new.content, new.tags);
+END;
+CREATE TABLE IF NOT EXISTS memory_banks (
+    bank_id    INTEGER PRIMARY KEY AUTOINCREMENT,
+    bank_name  TEXT NOT NULL UNIQUE,
+    vector     BLOB NOT NULL,
+    dim        INTEGER NOT NULL,
+    fact_count INTEGER DEFAULT 0,
+    updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
+"""
+
+# No CHECK constraints: rows written by older tools or imported ledgers may be bad, and the
+# ledger_integrity audit must be able to see (and block on) them rather than fail to read them.
+PIPELINE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memory_pipeline_ledger (
+    entry_id       TEXT NOT NULL,
+    source         TEXT NOT NULL,
+    entry_sha256   TEXT NOT NULL,
+    fact_id        INTEGER NOT NULL,
+    status         TEXT NOT NULL DEFAULT 'active',
+    extractor      TEXT,
+    model          TEXT,
+    prompt_version TEXT,
+    synced_at      TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    PRIMARY KEY (entry_id, fact_id)
+);
+CREATE INDEX IF NOT EXISTS idx_memory_pipeline_ledger_fact ON memory_pipeline_ledger(fact_id);
+"""
+
+_REQUIRED_OBJECTS = {
+    "facts", "entities", "fact_entities", "idx_facts_trust", "idx_facts_category", "idx_entities_name",
+    "facts_fts", "facts_ai", "facts_ad", "facts_au", "memory_banks",
+    "memory_pipeline_ledger", "idx_memory_pipeline_ledger_fact",
+}
+
+
+class StoreError(Exception):
+    """The store cannot be used: the message is one line naming the file and the problem."""
+
+
+@dataclass(frozen=True)
+class HolographicSettings:
+    """The Holographic provider's settings for one profile (`plugins.hermes-memory-store`)."""
+
+    db_path: Path
+    hrr_dim: int = DEFAULT_DIM
+    default_trust: float = 0.5
+    min_trust: float = 0.3  # prefetch ignores facts below this trust
+
+
+def holographic_settings(profile_home: Path) -> HolographicSettings:
+    """Read as the provider reads it: `$HERMES_HOME/config.yaml`, defaults on any trouble."""
+    default_db = profile_home / "memory_store.db"
+    try:
+        config = yaml.safe_load((profile_home / "config.yaml").read_text(encoding="utf-8-sig")) or {}
+        plugin = ((config.get("plugins") or {}).get("hermes-memory-store") or {}) if isinstance(config, dict) else {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
+        plugin = {}
+    if not isinstance(plugin, dict):
+        plugin = {}
+    db_path = default_db
+    if isinstance(plugin.get("db_path"), str) and plugin["db_path"].strip():
+        raw = plugin["db_path"].replace("${HERMES_HOME}", str(profile_home)).replace("$HERMES_HOME", str(profile_home))
+        db_path = Path(raw).expanduser()
+    return HolographicSettings(
+        db_path=db_path,
+        hrr_dim=_positive(plugin.get("hrr_dim"), int, DEFAULT_DIM),
+        default_trust=min(1.0, max(0.0, _positive(plugin.get("default_trust"), float, 0.5))),
+        min_trust=_positive(plugin.get("min_trust_threshold"), float, 0.3),
+    )
+
+
+def _positive(value, kind, default):
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        return default
+    return number if number > 0 else default
+
+
+def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
+    """Open the store beside a possibly running Hermes: WAL (DELETE where WAL is refused), a long
+    busy timeout, autocommit so every write transaction is explicit and short."""
+    if not create and not path.exists():
+        raise StoreError(f"{path}: fact store does not exist (run `memory-pipeline sync` first)")
+    if path.exists() and not path.is_file():
+        raise StoreError(f"{path}: is not a regular file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode.lower() != "wal":
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                conn.execute("PRAGMA journal_mode = DELETE")
+        if create:
+            _ensure_schema(conn)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: not a usable SQLite fact store ({exc})") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot open ({exc.strerror})") from None
+    return conn
+
+
+def _ensure_schema(conn: sqlite3.Connection) -> None:
+    present = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    if _REQUIRED_OBJECTS <= present:
+        return  # a no-change run must not write a single byte
+    with write_transaction(conn):
+        for statement in _statements(HOLOGRAPHIC_SCHEMA + PIPELINE_SCHEMA):
+            conn.execute(statement)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(facts)")}
+        if "hrr_vector" not in columns:
+            conn.execute("ALTER TABLE facts ADD COLUMN hrr_vector BLOB")
+
+
+def _statements(script: str) -> list[str]:
+    """Split a schema script into complete statements (triggers contain inner semicolons)."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    return [s for s in statements if s]
+
+
+@contextmanager
+def write_transaction(conn: sqlite3.Connection):
+    """BEGIN IMMEDIATE … COMMIT: takes the write lock up front (waiting up to the busy timeout),
+    rolls back on any error, so a crash or failure leaves the store as it was."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,301 @@
+"""Writing one profile's sync into its store: facts, entity links, HRR vectors, banks and ledger,
+in one transaction (DESIGN §3, §5). A crash leaves the store exactly as it was before."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from memory_pipeline.lib import hrr
+from memory_pipeline.lib.entities import EntityResolver, extract_entities
+from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_fingerprint, ledger_problems
+from memory_pipeline.lib.memory_files import SOURCE_FILES
+from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, StoreError, write_transaction
+
+REMOVAL_POLICIES = ("keep", "retire", "delete")
+_SOURCE_TAGS = frozenset(SOURCE_FILES)
+
+
+class LedgerCorrupt(StoreError):
+    """The ledger breaks its invariants: nothing is written until it is repaired."""
+
+
+class StaleDiff(StoreError):
+    """The ledger changed between the diff and the write (another sync ran meanwhile)."""
+
+
+@dataclass
+class SyncReport:
+    added: int = 0  # facts written for `add` decisions (new rows, or collapsed onto an identical one)
+    updated: int = 0  # facts rewritten in place for `update` decisions
+    unchanged: int = 0  # entries
+    removed: int = 0  # entries that vanished from the files
+    retired_facts: int = 0
+    deleted_facts: int = 0
+    quarantined: int = 0  # entries left pending for the next run
+    facts_total: int = 0
+    wrote: bool = False
+    touched_categories: list[str] = field(default_factory=list)
+
+
+def merge_tags(*groups) -> str:
+    """One comma-separated tag string, first spelling of each tag kept, empty parts dropped."""
+    seen: dict[str, None] = {}
+    for group in groups:
+        parts = group.split(",") if isinstance(group, str) else group
+        for tag in parts:
+            tag = tag.strip()
+            if tag:
+                seen.setdefault(tag, None)
+    return ",".join(seen)
+
+
+def retired_trust(settings: HolographicSettings) -> float:
+    """Trust just below the prefetch threshold, so a retired fact stops surfacing on its own."""
+    return max(0.0, round(settings.min_trust - 0.1, 6))
+
+
+class _Writer:
+    def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings, report: SyncReport, provenance: tuple[str, str, str]):
+        self.conn = conn
+        self.settings = settings
+        self.report = report
+        self.provenance = provenance  # extractor, model, prompt_version
+        self.resolver = EntityResolver(conn)
+        self.atoms = hrr.AtomCache(settings.hrr_dim)
+        self.categories: set[str] = set()
+
+    # --- facts -------------------------------------------------------------------------------
+
+    def _links(self, content: str, entity: str | None) -> list[tuple[int, str]]:
+        resolved: dict[int, str] = {}
+        explicit = [entity] if isinstance(entity, str) and entity.strip() else []
+        for name in extract_entities(content, explicit):
+            entity_id, stored = self.resolver.resolve(name)
+            resolved.setdefault(entity_id, stored)
+        return sorted(resolved.items())  # Holographic encodes linked entities in entity_id order
+
+    def _vector(self, content: str, links: list[tuple[int, str]]) -> bytes:
+        return hrr.to_bytes(hrr.encode_fact(content, [name for _, name in links], self.atoms))
+
+    def _set_links(self, fact_id: int, links: list[tuple[int, str]]) -> None:
+        self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)",
+            [(fact_id, entity_id) for entity_id, _ in links],
+        )
+
+    def add(self, fact, source: str) -> int:
+        tags = merge_tags([PIPELINE_TAG, source], fact.tags)
+        links = self._links(fact.content, fact.entity)
+        cursor = self.conn.execute(
+            """INSERT INTO facts (content, category, tags, trust_score, hrr_vector) VALUES (?, ?, ?, ?, ?)
+               ON CONFLICT(content) DO NOTHING""",
+            (fact.content, fact.category, tags, self.settings.default_trust, self._vector(fact.content, links)),
+        )
+        self.report.added += 1
+        self.categories.add(fact.category)
+        if cursor.rowcount == 1:
+            fact_id = cursor.lastrowid
+            self._set_links(fact_id, links)
+            return fact_id
+        # Identical content already stored (Holographic's own add-mirror, or another entry):
+        # adopt that row instead of duplicating it.
+        fact_id, category, old_tags, trust = self.conn.execute(
+            "SELECT fact_id, category, tags, trust_score FROM facts WHERE content = ?", (fact.content,)
+        ).fetchone()
+        self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust)
+        return fact_id
+
+    def update(self, fact_id: int, fact, source: str) -> int:
+        row = self.conn.execute("SELECT content, category, tags, trust_score FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        if row is None:
+            return self.add(fact, source)
+        content, category, old_tags, trust = row
+        if content != fact.content:
+            clash = self.conn.execute("SELECT 1 FROM facts WHERE content = ? AND fact_id != ?", (fact.content, fact_id)).fetchone()
+            if clash:
+                return self.add(fact, source)  # the new text is already another fact: adopt it
+        links = self._links(fact.content, fact.entity)
+        self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust, old_content=content)
+        self.report.updated += 1
+        return fact_id
+
+    def _rewrite(self, fact_id, fact, source, *, old_category, old_tags, links, trust, old_content=None) -> None:
+        tags = merge_tags([t for t in (old_tags or "").split(",") if t.strip() not in _SOURCE_TAGS], [PIPELINE_TAG, source], fact.tags)
+        current_links = [r[0] for r in self.conn.execute("SELECT entity_id FROM fact_entities WHERE fact_id = ? ORDER BY entity_id", (fact_id,))]
+        content_changed = old_content is not None and old_content != fact.content
+        links_changed = current_links != [entity_id for entity_id, _ in links]
+        # A fact the pipeline retired comes back to full trust when an entry backs it again.
+        new_trust = self.settings.default_trust if trust is not None and trust < self.settings.min_trust else trust
+        self.categories.update({old_category, fact.category})
+        if not (content_changed or links_changed or tags != old_tags or fact.category != old_category or new_trust != trust):
+            return
+        assignments = ["content = ?", "category = ?", "tags = ?", "trust_score = ?", "updated_at = CURRENT_TIMESTAMP"]
+        params: list = [fact.content, fact.category, tags, new_trust]
+        if content_changed or links_changed:
+            assignments.append("hrr_vector = ?")
+            params.append(self._vector(fact.content, links))
+            self._set_links(fact_id, links)
+        self.conn.execute(f"UPDATE facts SET {', '.join(assignments)} WHERE fact_id = ?", (*params, fact_id))
+
+    # --- removals ----------------------------------------------------------------------------
+
+    def _backed_elsewhere(self, fact_id: int) -> bool:
+        return self.conn.execute(
+            f"SELECT 1 FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'active' LIMIT 1", (fact_id,)
+        ).fetchone() is not None
+
+    def release(self, fact_ids: list[int], policy: str) -> None:
+        """Apply the removal policy to facts no entry backs any more."""
+        for fact_id in fact_ids:
+            if policy == "keep" or self._backed_elsewhere(fact_id):
+                continue
+            row = self.conn.execute("SELECT category FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+            if row is None:
+                continue
+            self.categories.add(row[0])
+            if policy == "retire":
+                changed = self.conn.execute(
+                    "UPDATE facts SET trust_score = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ? AND trust_score > ?",
+                    (retired_trust(self.settings), fact_id, retired_trust(self.settings)),
+                ).rowcount
+                self.report.retired_facts += changed
+            else:
+                self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
+                self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
+                self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'retired'", (fact_id,))
+                self.report.deleted_facts += 1
+
+    # --- ledger ------------------------------------------------------------------------------
+
+    def record(self, entry_id: str, source: str, sha: str, fact_ids: list[int], status: str = "active") -> None:
+        extractor, model, prompt_version = self.provenance
+        self.conn.executemany(
+            f"""INSERT INTO {LEDGER_TABLE}
+                    (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)
+                ON CONFLICT(entry_id, fact_id) DO UPDATE SET
+                    source = excluded.source, entry_sha256 = excluded.entry_sha256, status = excluded.status,
+                    extractor = excluded.extractor, model = excluded.model,
+                    prompt_version = excluded.prompt_version, synced_at = excluded.synced_at""",
+            [(entry_id, source, sha, fact_id, status, extractor, model, prompt_version) for fact_id in dict.fromkeys(fact_ids)],
+        )
+
+    def retire_rows(self, entry_id: str) -> None:
+        self.conn.execute(
+            f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP WHERE entry_id = ? AND status = 'active'",
+            (entry_id,),
+        )
+
+    def identity(self, entry_id: str) -> tuple[str, str] | None:
+        """(source, hash) the ledger holds for an entry id."""
+        return self.conn.execute(
+            f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? LIMIT 1", (entry_id,)
+        ).fetchone()
+
+    def drop_rows(self, entry_id: str) -> None:
+        self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ?", (entry_id,))
+
+    # --- banks -------------------------------------------------------------------------------
+
+    def rebuild_banks(self) -> None:
+        """Each touched category's bank, streamed from every vector of that category (Hermes'
+        own facts included), so memory stays flat however many facts there are."""
+        expected = 8 * self.settings.hrr_dim
+        for category in sorted(c for c in self.categories if c is not None):
+            bank = hrr.BankAccumulator(self.settings.hrr_dim)
+            for (blob,) in self.conn.execute(
+                "SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL ORDER BY fact_id", (category,)
+            ):
+                if len(blob) == expected:
+                    bank.add(hrr.from_bytes(blob))
+            name = f"cat:{category}"
+            if bank.count == 0:
+                self.conn.execute("DELETE FROM memory_banks WHERE bank_name = ?", (name,))
+                continue
+            self.conn.execute(
+                """INSERT INTO memory_banks (bank_name, vector, dim, fact_count, updated_at)
+                   VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)
+                   ON CONFLICT(bank_name) DO UPDATE SET vector = excluded.vector, dim = excluded.dim,
+                       fact_count = excluded.fact_count, updated_at = excluded.updated_at""",
+                (name, hrr.to_bytes(bank.vector()), self.settings.hrr_dim, bank.count),
+            )
+
+
+def write_sync(
+    conn: sqlite3.Connection,
+    diff: pd.DataFrame,
+    facts: pd.DataFrame,
+    *,
+    settings: HolographicSettings,
+    expected_ledger: str,
+    removal_policy: str = "keep",
+    provenance: tuple[str, str, str] = ("rules", "", "rules-1"),
+) -> SyncReport:
+    """Apply a diff and its extracted facts. Entries without facts (quarantined or left out by the
+    extractor) stay pending: their ledger rows are not touched, so the next run retries them."""
+    if removal_policy not in REMOVAL_POLICIES:
+        raise ValueError(f"removal policy must be one of {', '.join(REMOVAL_POLICIES)}, not {removal_policy!r}")
+    report = SyncReport(unchanged=int((diff["status"] == "unchanged").sum()))
+    facts_by_entry: dict[str, list] = defaultdict(list)
+    for fact in facts.itertuples(index=False):
+        facts_by_entry[fact.entry_id].append(fact)
+    work = diff[diff["status"].isin(["new", "changed"])]
+    ready = work[work["entry_id"].isin(facts_by_entry)]
+    report.quarantined = len(work) - len(ready)
+    removed = diff[diff["status"] == "removed"]
+    report.removed = len(removed)
+    if ready.empty and removed.empty:
+        report.facts_total = _count_facts(conn)
+        return report  # nothing to write: not even a transaction is opened
+
+    with write_transaction(conn):
+        if ledger_fingerprint(conn) != expected_ledger:
+            raise StaleDiff(f"{_db_path(conn)}: the ledger changed since the diff was made; run the sync again")
+        problems = ledger_problems(conn)
+        if problems:
+            raise LedgerCorrupt(f"{_db_path(conn)}: ledger is corrupt, nothing written: {'; '.join(problems)}")
+        writer = _Writer(conn, settings, report, provenance)
+        for entry in ready.itertuples(index=False):
+            candidates = set(entry.existing_fact_ids)
+            written: list[int] = []
+            for fact in facts_by_entry[entry.entry_id]:
+                if fact.action == "update" and fact.existing_fact_id in candidates and fact.existing_fact_id not in written:
+                    written.append(writer.update(int(fact.existing_fact_id), fact, entry.source))
+                else:
+                    written.append(writer.add(fact, entry.source))
+            leftover = [i for i in entry.existing_fact_ids if i not in written]
+            previous = writer.identity(entry.matched_entry_id) if entry.matched_entry_id else None
+            if entry.matched_entry_id:
+                writer.drop_rows(entry.matched_entry_id)
+            writer.drop_rows(entry.entry_id)
+            writer.record(entry.entry_id, entry.source, entry.entry_sha256, written)
+            if leftover and previous is not None:
+                # Facts of the old version that the new one did not take over: accounted for as
+                # retired rows of the old entry, then handled by the removal policy.
+                writer.record(entry.matched_entry_id, previous[0], previous[1], leftover, status="retired")
+                writer.release(leftover, removal_policy)
+        for entry in removed.itertuples(index=False):
+            if removal_policy == "delete":
+                writer.drop_rows(entry.entry_id)
+            else:
+                writer.retire_rows(entry.entry_id)
+            writer.release(list(entry.existing_fact_ids), removal_policy)
+        writer.rebuild_banks()
+        report.touched_categories = sorted(c for c in writer.categories if c)
+        report.facts_total = _count_facts(conn)
+        report.wrote = True
+    return report
+
+
+def _count_facts(conn: sqlite3.Connection) -> int:
+    return conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+
+
+def _db_path(conn: sqlite3.Connection) -> str:
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return row[2] if row else "memory_store.db"

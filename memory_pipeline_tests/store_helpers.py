@@ -1,0 +1,79 @@
+"""Looking into stores and running syncs from tests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+from memory_pipeline.cli import main
+from memory_pipeline.lib.memory_files import ENTRY_DELIMITER
+
+
+def table_checksums(db: Path) -> dict[str, str]:
+    """A digest of every row of every table: equal digests mean nothing was written."""
+    conn = sqlite3.connect(db)
+    try:
+        digests = {}
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        for table in tables:
+            digest = hashlib.sha256()
+            for row in sorted(repr(r) for r in conn.execute(f'SELECT * FROM "{table}"')):
+                digest.update(row.encode())
+            digests[table] = digest.hexdigest()
+        return digests
+    finally:
+        conn.close()
+
+
+def sync_json(capsys, home: Path, *args: str) -> dict:
+    code = main(["sync", "--hermes-home", str(home), "--json", *args])
+    out = capsys.readouterr()
+    payload = json.loads(out.out)
+    assert code == (0 if payload["ok"] else 1), out.err
+    return payload
+
+
+def profile_result(payload: dict, profile: str = "default") -> dict:
+    return next(p for p in payload["profiles"] if p["profile"] == profile)
+
+
+def write_entries(path: Path, entries: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(ENTRY_DELIMITER.join(entries), encoding="utf-8")
+
+
+def read_entries(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split(ENTRY_DELIMITER)
+
+
+def query(db: Path, sql: str, params=()) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def consistency_problems(db: Path) -> list[str]:
+    """What a sync must never leave behind, however it ended."""
+    problems = []
+    if query(db, "SELECT content FROM facts GROUP BY content HAVING count(*) > 1"):
+        problems.append("duplicate fact content")
+    orphans = query(db, "SELECT l.fact_id FROM memory_pipeline_ledger l LEFT JOIN facts f ON f.fact_id = l.fact_id WHERE f.fact_id IS NULL")
+    if orphans:
+        problems.append(f"ledger rows without a fact: {orphans}")
+    ghosts = query(db, """SELECT f.fact_id FROM facts f WHERE f.tags LIKE '%synced-from-memory%'
+                          AND NOT EXISTS (SELECT 1 FROM memory_pipeline_ledger l WHERE l.fact_id = f.fact_id)""")
+    if ghosts:
+        problems.append(f"pipeline facts without a ledger row: {ghosts}")
+    fts = query(db, "SELECT count(*) FROM facts_fts")[0][0]
+    facts = query(db, "SELECT count(*) FROM facts")[0][0]
+    if fts != facts:
+        problems.append(f"FTS rows {fts} != facts {facts}")
+    for category, count in query(db, "SELECT category, count(*) FROM facts WHERE hrr_vector IS NOT NULL GROUP BY category"):
+        bank = query(db, "SELECT fact_count FROM memory_banks WHERE bank_name = ?", (f"cat:{category}",))
+        if not bank or bank[0][0] != count:
+            problems.append(f"bank cat:{category} count {bank} != {count}")
+    return problems
