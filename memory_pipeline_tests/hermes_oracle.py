@@ -28,3 +28,16 @@ def hermes_loaded_entries(profile_home: Path) -> dict[str, list[str]]:
         store = MemoryStore()
         store.load_from_disk()
     return {"memory": list(store.memory_entries), "user": list(store.user_entries)}
+
+
+def holographic_store(db_path: Path, **kwargs):
+    """The real Holographic `MemoryStore` on a file (its connection registry is per process)."""
+    from plugins.memory.holographic.store import MemoryStore
+
+    return MemoryStore(db_path=str(db_path), **kwargs)
+
+
+def holographic_retriever(store, **kwargs):
+    from plugins.memory.holographic.retrieval import FactRetriever
+
+    return FactRetriever(store, **kwargs)

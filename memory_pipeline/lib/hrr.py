@@ -7,7 +7,6 @@ a store the pipeline fills is bit-for-bit what Holographic's own `rebuild_all_ve
 from __future__ import annotations
 
 import hashlib
-import struct
 from collections import OrderedDict
 from collections.abc import Iterable
 
@@ -52,10 +51,14 @@ class AtomCache:
 def atom(word: str, dim: int = DEFAULT_DIM) -> np.ndarray:
     """SHA-256 digests of f"{word}:{i}" read as little-endian uint16, scaled to [0, 2π)."""
     blocks = -(-dim // _UINT16_PER_DIGEST)
-    values: list[int] = []
+    prefix = hashlib.sha256(f"{word}:".encode())
+    digests = []
     for i in range(blocks):
-        values.extend(struct.unpack("<16H", hashlib.sha256(f"{word}:{i}".encode()).digest()))
-    return np.array(values[:dim], dtype=np.float64) * (TWO_PI / 65536.0)
+        block = prefix.copy()
+        block.update(str(i).encode())
+        digests.append(block.digest())
+    values = np.frombuffer(b"".join(digests), dtype="<u2")[:dim]
+    return values.astype(np.float64) * (TWO_PI / 65536.0)
 
 
 def bind(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1,0 +1,133 @@
+"""A sync killed at any point, or racing a real Holographic writer, leaves every store consistent."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import dagster as dg
+
+from memory_pipeline.definitions import defs
+from memory_pipeline.lib.ledger import ledger_problems
+from memory_pipeline.lib.store import connect
+from memory_pipeline.runs import run_sync
+from memory_pipeline_tests.store_helpers import consistency_problems, query, write_entries
+from memory_pipeline_tests.synthetic import mutate, synthetic_entries
+
+TRIALS = 30
+# The real `memory-pipeline sync`, started ahead of time: it pays Python's and Dagster's imports
+# first, says so, and waits for a line on stdin. The kill then lands at a random point of the
+# sync itself rather than of the interpreter's start-up.
+PRIMED_SYNC = textwrap.dedent(
+    """
+    import sys
+    import memory_pipeline.definitions, memory_pipeline.instance, memory_pipeline.runs
+    from memory_pipeline.cli import main
+    print("ready", flush=True)
+    sys.stdin.readline()
+    sys.exit(main(sys.argv[1:]))
+    """
+)
+
+
+def _primed_sync(home: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", PRIMED_SYNC, "sync", "--hermes-home", str(home), "--profile", "default", "--quiet"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+
+
+def _go(process: subprocess.Popen) -> None:
+    assert process.stdout.readline().strip() == "ready"
+    process.stdin.write("go\n")
+    process.stdin.flush()
+
+
+def _assert_in_step(home: Path, db: Path, memory: list[str], user: list[str]) -> None:
+    assert consistency_problems(db) == []
+    conn = connect(db, create=False)
+    try:
+        assert ledger_problems(conn) == []
+    finally:
+        conn.close()
+    active = query(db, """SELECT l.source, f.content FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)
+                          WHERE l.status = 'active'""")
+    assert sorted(active) == sorted([("memory", e) for e in memory] + [("user", e) for e in user])
+
+
+def test_sigkill_at_random_points_never_breaks_the_store(tmp_path):
+    home = tmp_path / "home"
+    memory_path, user_path = home / "memories" / "MEMORY.md", home / "memories" / "USER.md"
+    memory, user = synthetic_entries(300), synthetic_entries(40, seed=3, start=9000)
+    write_entries(memory_path, memory)
+    write_entries(user_path, user)
+    db = home / "memory_store.db"
+
+    process = _primed_sync(home)
+    assert process.stdout.readline().strip() == "ready"
+    started = time.monotonic()
+    process.stdin.write("go\n")
+    process.stdin.flush()
+    assert process.wait() == 0
+    full_run = time.monotonic() - started
+    rng = random.Random(20261202)
+    with dg.instance_for_test() as instance:
+        process = _primed_sync(home)
+        for trial in range(TRIALS):
+            memory, user = mutate(memory, seed=trial), mutate(user, seed=1000 + trial, edit=0.2)
+            write_entries(memory_path, memory)
+            write_entries(user_path, user)
+            _go(process)
+            time.sleep(rng.uniform(0.0, 1.1) * full_run)
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            process = _primed_sync(home)  # the next one starts up while this trial is checked
+            # Whatever the kill interrupted, the store is consistent right now...
+            assert consistency_problems(db) == [], f"trial {trial}"
+            # ...and the next sync brings it exactly in step with the files.
+            (run,) = run_sync(defs, instance, home, ["default"])
+            assert run.success, run.error
+            _assert_in_step(home, db, memory, user)
+        process.kill()
+        process.wait()
+
+
+HOLOGRAPHIC_WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from plugins.memory.holographic.store import MemoryStore
+    store = MemoryStore(db_path=sys.argv[1])
+    print("ready", flush=True)
+    for i in range(int(sys.argv[2])):
+        store.add_fact(f"agent wrote fact {i} during the sync about deploy window {i}", category="general")
+    store.close()
+    print("done", flush=True)
+    """
+)
+
+
+def test_sync_beside_a_live_holographic_writer(tmp_path):
+    home = tmp_path / "home"
+    memory, user = synthetic_entries(1500), synthetic_entries(100, seed=3, start=9000)
+    write_entries(home / "memories" / "MEMORY.md", memory)
+    write_entries(home / "memories" / "USER.md", user)
+    db = home / "memory_store.db"
+    connect(db).close()  # both sides start from an existing store, as on a running Hermes
+    writer = subprocess.Popen(
+        [sys.executable, "-c", HOLOGRAPHIC_WRITER, str(db), "300"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "HERMES_HOME": str(home)},
+    )
+    assert writer.stdout.readline().strip() == "ready"
+    with dg.instance_for_test() as instance:
+        (run,) = run_sync(defs, instance, home, ["default"])
+    out, err = writer.communicate(timeout=120)
+    assert writer.returncode == 0, err
+    assert "locked" not in err and out.strip() == "done"
+    assert run.success, run.error
+    assert query(db, "SELECT count(*) FROM facts WHERE content LIKE 'agent wrote fact %'") == [(300,)]
+    _assert_in_step(home, db, memory, user)
+    assert query(db, "SELECT count(*) FROM facts") == [(1600 + 300,)]
