@@ -18,10 +18,9 @@ def table_checksums(db: Path) -> dict[str, str]:
         digests = {}
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
         for table in tables:
-            digest = hashlib.sha256()
-            for row in sorted(repr(r) for r in conn.execute(f'SELECT * FROM "{table}"')):
-                digest.update(row.encode())
-            digests[table] = digest.hexdigest()
+            # Row order is not part of the contents: digest each row, then the sorted row digests.
+            rows = sorted(hashlib.sha256(repr(r).encode()).digest() for r in conn.execute(f'SELECT * FROM "{table}"'))
+            digests[table] = hashlib.sha256(b"".join(rows)).hexdigest()
         return digests
     finally:
         conn.close()

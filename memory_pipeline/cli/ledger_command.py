@@ -43,9 +43,11 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if not path.is_file():
             raise CommandError(f"{path}: no such ledger file")
+        if not store_path.is_file():
+            raise CommandError(f"{store_path}: fact store does not exist; the ledger's fact ids must point into it")
         hashed = hashed_frame(parsed_frame(profile.name, read_profile(profile)))
         current = {(r.source, r.short_hash): (r.entry_id, r.entry_sha256) for r in hashed.itertuples()}
-        conn = connect(store_path, create=False)
+        conn = connect(store_path)  # adds the pipeline's tables to a store Holographic made
         try:
             report = import_tsv(conn, path, current)
         finally:

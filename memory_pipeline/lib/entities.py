@@ -27,12 +27,21 @@ def extract_entities(text: str, explicit: Iterable[str] = ()) -> list[str]:
             seen.add(stripped.lower())
             names.append(stripped)
 
-    for pattern in (_CAPITALISED, _DOUBLE_QUOTED, _SINGLE_QUOTED):
-        for match in pattern.finditer(text):
-            add(match.group(1))
-    for match in _AKA.finditer(text):
+    for match in _CAPITALISED.finditer(text):
         add(match.group(1))
-        add(match.group(2))
+    # The quote and aka patterns cannot match without their marker; skipping the scan then
+    # spares the aka pattern's backtracking on every entry.
+    if '"' in text:
+        for match in _DOUBLE_QUOTED.finditer(text):
+            add(match.group(1))
+    if "'" in text:
+        for match in _SINGLE_QUOTED.finditer(text):
+            add(match.group(1))
+    lowered = text.lower()
+    if "aka" in lowered or "also known as" in lowered:
+        for match in _AKA.finditer(text):
+            add(match.group(1))
+            add(match.group(2))
     for name in explicit:
         add(name)
     return names

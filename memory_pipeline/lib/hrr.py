@@ -23,9 +23,10 @@ _UINT16_PER_DIGEST = 16
 
 class AtomCache:
     """Bounded caches of atoms, as phases and as unit phasors exp(i·atom): bundling sums phasors,
-    and a few thousand frequent words cover most memory text. Bounded so 100k facts stay small."""
+    and a couple of thousand frequent words cover most memory text. At dim 1024 a phasor takes
+    16 KB, so the bound keeps the cache near 40 MB however many facts a sync writes."""
 
-    def __init__(self, dim: int = DEFAULT_DIM, capacity: int = 8192):
+    def __init__(self, dim: int = DEFAULT_DIM, capacity: int = 2048):
         self.dim = dim
         self.capacity = capacity
         self._phases: OrderedDict[str, np.ndarray] = OrderedDict()

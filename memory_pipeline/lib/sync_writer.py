@@ -81,8 +81,9 @@ class _Writer:
     def _vector(self, content: str, links: list[tuple[int, str]]) -> bytes:
         return hrr.to_bytes(hrr.encode_fact(content, [name for _, name in links], self.atoms))
 
-    def _set_links(self, fact_id: int, links: list[tuple[int, str]]) -> None:
-        self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
+    def _set_links(self, fact_id: int, links: list[tuple[int, str]], *, fresh: bool = False) -> None:
+        if not fresh:
+            self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
         self.conn.executemany(
             "INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)",
             [(fact_id, entity_id) for entity_id, _ in links],
@@ -100,7 +101,7 @@ class _Writer:
         self.categories.add(fact.category)
         if cursor.rowcount == 1:
             fact_id = cursor.lastrowid
-            self._set_links(fact_id, links)
+            self._set_links(fact_id, links, fresh=True)
             return fact_id
         # Identical content already stored (Holographic's own add-mirror, or another entry):
         # adopt that row instead of duplicating it.
@@ -272,7 +273,7 @@ def write_sync(
             previous = writer.identity(entry.matched_entry_id) if entry.matched_entry_id else None
             if entry.matched_entry_id:
                 writer.drop_rows(entry.matched_entry_id)
-            writer.drop_rows(entry.entry_id)
+                writer.drop_rows(entry.entry_id)
             writer.record(entry.entry_id, entry.source, entry.entry_sha256, written)
             if leftover and previous is not None:
                 # Facts of the old version that the new one did not take over: accounted for as

@@ -1,0 +1,60 @@
+from memory_pipeline.cli import main
+from memory_pipeline.lib.hashing import entry_sha256
+from memory_pipeline_tests.hermes_oracle import holographic_store
+from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, sync_json
+
+
+def test_export_writes_the_seeds_five_columns(capsys, demo_home, tmp_path):
+    sync_json(capsys, demo_home, "--profile", "default")
+    out = tmp_path / "ledger.tsv"
+    assert main(["ledger", "export", str(out), "--hermes-home", str(demo_home)]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 23
+    ids = dict(query(demo_home / "memory_store.db", "SELECT content, fact_id FROM facts"))
+    by_hash = {entry_sha256(c)[:16]: (c, i) for c, i in ids.items()}
+    for line in lines:
+        entry_id, short, fact_id, source, stamp = line.split("\t")
+        assert entry_id == f"{source}:{short}" and by_hash[short][1] == int(fact_id)
+        assert stamp.endswith("Z") and "T" in stamp
+
+
+def test_import_keeps_a_memory_sync_users_fact_ids(capsys, demo_home, tmp_path):
+    """A `memory-sync.sh` user: Holographic filled by add_fact, a shell-era TSV ledger with the
+    seed's pitfalls (append-only history, a leaked fact_id, an orphan)."""
+    db = demo_home / "memory_store.db"
+    store = holographic_store(db)
+    lines, fact_ids = [], {}
+    try:
+        for source, name, category in (("memory", "MEMORY.md", "general"), ("user", "USER.md", "user_pref")):
+            for n, entry in enumerate(read_entries(demo_home / "memories" / name)):
+                fact_ids[entry] = store.add_fact(entry, category=category, tags="memory-sync")
+                lines.append(f"{source[:3]}-{n:03d}\t{entry_sha256(entry)[:16]}\t{fact_ids[entry]}\t{source}\t1764600000")
+    finally:
+        store.close()
+    first = read_entries(demo_home / "memories" / "MEMORY.md")[0]
+    history = [f"mem-000\t{'0' * 16}\t{fact_ids[first]}\tmemory\t2026-09-01T10:00:00Z"]  # superseded below
+    leak = [f"mem-900\t{'a' * 16}\t18 条 facts\tmemory\t2026-09-02T10:00:00Z"]
+    orphan = [f"mem-901\t{'b' * 16}\t99999\tmemory\t2026-09-02T10:00:00Z"]
+    tsv = tmp_path / "sync-ledger.jsonl"
+    tsv.write_text("\n".join(history + lines + leak + orphan) + "\n", encoding="utf-8")
+
+    assert main(["ledger", "import", str(tsv), "--hermes-home", str(demo_home)]) == 0
+    out = capsys.readouterr().out
+    assert "imported 23 ledger rows" in out and "23 matched" in out and "1 older history rows dropped" in out
+    assert "rejected 2 rows: 1 non-numeric fact_id, 1 fact not in the store" in out and "18 条" not in out
+
+    result = profile_result(sync_json(capsys, demo_home, "--profile", "default"))
+    assert (result["added"], result["updated"], result["unchanged"], result["facts_total"]) == (0, 0, 23, 23)
+    ledger = dict(query(db, "SELECT f.content, l.fact_id FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)"))
+    assert ledger == fact_ids
+
+
+def test_import_of_a_missing_file_is_a_clear_error(capsys, demo_home, tmp_path):
+    sync_json(capsys, demo_home, "--profile", "default")
+    assert main(["ledger", "import", str(tmp_path / "nope.tsv"), "--hermes-home", str(demo_home)]) == 2
+    assert capsys.readouterr().err.strip() == f"memory-pipeline: {tmp_path / 'nope.tsv'}: no such ledger file"
+
+
+def test_export_before_any_sync_is_a_clear_error(capsys, demo_home, tmp_path):
+    assert main(["ledger", "export", str(tmp_path / "x.tsv"), "--hermes-home", str(demo_home)]) == 2
+    assert "fact store does not exist" in capsys.readouterr().err
