@@ -43,7 +43,6 @@ def _peak_mb() -> float:
 def measure_pipeline(count: int) -> dict:
     import dagster as dg
 
-    from memory_pipeline.definitions import defs
     from memory_pipeline.lib.entries import hashed_frame, parsed_frame, read_profile
     from memory_pipeline.lib.ledger import active_ledger, diff_entries
     from memory_pipeline.lib.profiles import Profile
@@ -54,7 +53,7 @@ def measure_pipeline(count: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp, dg.instance_for_test() as instance:
         home = _home(Path(tmp), count)
         started = time.perf_counter()
-        (first,) = run_sync(defs, instance, home, ["default"])
+        (first,) = run_sync(instance, home, ["default"])
         first_s = time.perf_counter() - started
         peak_mb = _peak_mb()  # the sync's own peak, before this script's checks below
         assert first.success, first.error
@@ -71,7 +70,7 @@ def measure_pipeline(count: int) -> dict:
         assert set(diff["status"]) == {"unchanged"}
         # ...and the whole in-process Dagster run around them.
         started = time.perf_counter()
-        (again,) = run_sync(defs, instance, home, ["default"])
+        (again,) = run_sync(instance, home, ["default"])
         rerun_s = time.perf_counter() - started
         unchanged = table_checksums(db) == rows and db.read_bytes() == raw
         stored = again.metadata["fact_store"]

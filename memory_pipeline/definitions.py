@@ -6,7 +6,7 @@ import dagster as dg
 
 from memory_pipeline.defs import assets
 from memory_pipeline.defs.jobs import memory_sync_job
-from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource
+from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
 
 
 def _hermes_home_config():
@@ -21,6 +21,7 @@ defs = dg.Definitions(
         "hermes": HermesHomeResource(hermes_home=_hermes_home_config()),
         "store": FactStoreResource(),
         "extractor": ExtractorResource(),
+        "privacy": PrivacyResource(),
     },
     # One SQLite writer per run: every step of a run executes in one process, in order.
     executor=dg.in_process_executor,

@@ -1,6 +1,8 @@
 """Running `memory_sync_job` in-process for profiles: the path `memory-pipeline sync` takes.
 
 It is the same job, assets and resources the UI runs; only the Hermes home is given as run config.
+`execute_job` (not `execute_in_process`, which keeps every step's output in memory for the result)
+so a 100k-entry first sync stays within its memory budget.
 """
 
 from __future__ import annotations
@@ -30,7 +32,14 @@ def _plain(value: object) -> object:
     return getattr(value, "value", value)
 
 
-def _failure_message(result: dg.ExecuteInProcessResult) -> str:
+def sync_job() -> dg.JobDefinition:
+    """The job, resolved from the code location (module level, so Dagster can reconstruct it)."""
+    from memory_pipeline.definitions import defs
+
+    return defs.resolve_job_def(SYNC_JOB)
+
+
+def _failure_message(result) -> str:
     """One line: a `Failure`'s description, else the innermost error's first line."""
     for event in result.all_events:
         if not (event.is_step_failure and event.step_failure_data):
@@ -47,7 +56,6 @@ def _failure_message(result: dg.ExecuteInProcessResult) -> str:
 
 
 def run_sync(
-    defs: dg.Definitions,
     instance: dg.DagsterInstance,
     hermes_home: Path,
     profiles: list[str],
@@ -59,7 +67,7 @@ def run_sync(
     missing = [p for p in profiles if p not in known]
     if missing:
         instance.add_dynamic_partitions(hermes_profiles.name, missing)
-    job = defs.resolve_job_def(SYNC_JOB)
+    job = dg.reconstructable(sync_job)
     run_config = {
         "resources": {
             "hermes": {"config": {"hermes_home": str(hermes_home)}},
@@ -71,21 +79,19 @@ def run_sync(
     runs = []
     for profile in profiles:
         started = time.perf_counter()
-        result = job.execute_in_process(
-            run_config=run_config, instance=instance, partition_key=profile, raise_on_error=False
-        )
-        metadata = {
-            event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
-            for event in result.get_asset_materialization_events()
-        }
-        runs.append(
-            ProfileRun(
-                profile=profile,
-                success=result.success,
-                run_id=result.run_id,
-                duration_s=time.perf_counter() - started,
-                metadata=metadata,
-                error=None if result.success else _failure_message(result),
+        with dg.execute_job(job, instance, run_config=run_config, tags={"dagster/partition": profile}) as result:
+            metadata = {
+                event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
+                for event in result.get_asset_materialization_events()
+            }
+            runs.append(
+                ProfileRun(
+                    profile=profile,
+                    success=result.success,
+                    run_id=result.run_id,
+                    duration_s=time.perf_counter() - started,
+                    metadata=metadata,
+                    error=None if result.success else _failure_message(result),
+                )
             )
-        )
     return runs

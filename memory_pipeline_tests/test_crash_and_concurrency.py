@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from memory_pipeline.definitions import defs
+
 from memory_pipeline.lib.ledger import ledger_problems
 from memory_pipeline.lib.store import connect
 from memory_pipeline.runs import run_sync
@@ -89,7 +89,7 @@ def test_sigkill_at_random_points_never_breaks_the_store(tmp_path):
             # Whatever the kill interrupted, the store is consistent right now...
             assert consistency_problems(db) == [], f"trial {trial}"
             # ...and the next sync brings it exactly in step with the files.
-            (run,) = run_sync(defs, instance, home, ["default"])
+            (run,) = run_sync(instance, home, ["default"])
             assert run.success, run.error
             _assert_in_step(home, db, memory, user)
         process.kill()
@@ -123,7 +123,7 @@ def test_sync_beside_a_live_holographic_writer(tmp_path):
     )
     assert writer.stdout.readline().strip() == "ready"
     with dg.instance_for_test() as instance:
-        (run,) = run_sync(defs, instance, home, ["default"])
+        (run,) = run_sync(instance, home, ["default"])
     out, err = writer.communicate(timeout=120)
     assert writer.returncode == 0, err
     assert "locked" not in err and out.strip() == "done"

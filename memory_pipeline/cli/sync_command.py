@@ -58,12 +58,11 @@ def run(args: argparse.Namespace) -> int:
     home = hermes_home(args)
     profiles = [p.name for p in selected_profiles(args, home)]
     # Dagster is imported only by the commands that run it: `entries` stays instant.
-    from memory_pipeline.definitions import defs
     from memory_pipeline.instance import local_instance
     from memory_pipeline.runs import run_sync
 
     runs = run_sync(
-        defs, local_instance(home), home, profiles,
+        local_instance(home), home, profiles,
         resource_config={
             "extractor": {"extractor": args.extractor},
             "store": {"removal_policy": args.removal_policy},

@@ -1,4 +1,5 @@
 import sqlite3
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -6,12 +7,15 @@ import dagster as dg
 import pandas as pd
 
 from memory_pipeline.defs.partitions import hermes_profiles
-from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource
+from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame, read_profile
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract, facts_frame
 from memory_pipeline.lib.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
 from memory_pipeline.lib.memory_files import SourceReading
 from memory_pipeline.lib.metrics import latency_summary
+from memory_pipeline.lib.privacy import KeywordListError
+from memory_pipeline.lib.privacy_tagging import retag_store
+from memory_pipeline.lib.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
 from memory_pipeline.lib.store import StoreError, connect
 from memory_pipeline.lib.sync_writer import write_sync
 
@@ -206,5 +210,107 @@ def fact_store(
             "wrote": report.wrote,
             "removal_policy": store.removal_policy,
             "store": dg.MetadataValue.path(str(settings.db_path)),
+        }
+    )
+
+
+def privacy_keywords(hermes: HermesHomeResource, privacy: PrivacyResource) -> dg.ObserveResult:
+    """The user's private keyword list (one term per line, `#` comments, `re:` regexes).
+
+    Its data version is the file's SHA-256: a changed list makes `privacy_tags` stale everywhere.
+    Its terms are never shown, only their count and the hash.
+    """
+    try:
+        keywords = privacy.keywords(hermes.path())
+    except KeywordListError as exc:
+        raise dg.Failure(description=str(exc)) from None
+    return dg.ObserveResult(
+        data_version=dg.DataVersion(keywords.sha256),
+        metadata={"sha256": keywords.sha256, "terms": float(keywords.terms), "path": dg.MetadataValue.path(str(keywords.path))},
+    )
+
+
+# Observable source assets are beta in Dagster 1.13 (pinned here); the warning says nothing new.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", dg.BetaWarning)
+    privacy_keywords = dg.observable_source_asset(
+        group_name="privacy", description=privacy_keywords.__doc__, tags={"dagster/kind/text": ""}
+    )(privacy_keywords)
+
+
+@dg.asset(
+    partitions_def=hermes_profiles,
+    group_name="privacy",
+    kinds={"sqlite"},
+    deps=[fact_store, privacy_keywords],
+)
+def privacy_tags(
+    context: dg.AssetExecutionContext,
+    hermes: HermesHomeResource,
+    store: FactStoreResource,
+    privacy: PrivacyResource,
+) -> dg.MaterializeResult:
+    """Every fact of the store re-checked against the keyword list and the built-in detectors.
+
+    A match gets the `private-person` tag and a single `private-person` entity link (probing a
+    name never surfaces it); a fact that stops matching loses both; tag variants are folded.
+    Metadata holds counts per detector kind and the list's hash, never a term or a match.
+    """
+    profile = hermes.profile(context.partition_key)
+    settings = store.settings(profile)
+    try:
+        keywords = privacy.keywords(hermes.path())
+    except KeywordListError as exc:
+        raise dg.Failure(description=str(exc)) from None
+    with _opened_store(settings.db_path, create=True) as conn:
+        report = retag_store(conn, keywords, settings, policy=privacy.policy)
+    metadata = {
+        "facts": float(report.facts),
+        "private_facts": float(report.private),
+        "tagged": float(report.tagged),
+        "untagged": float(report.untagged),
+        "tag_variants_normalised": float(report.normalised),
+        "hidden": float(report.hidden),
+        "keyword_list_sha256": keywords.sha256,
+        "keyword_terms": float(keywords.terms),
+        "policy": privacy.policy,
+    }
+    metadata.update({f"matched_{kind}": float(count) for kind, count in sorted(report.reasons.items())})
+    return dg.MaterializeResult(metadata=metadata)
+
+
+@dg.asset(
+    partitions_def=hermes_profiles,
+    group_name="privacy",
+    kinds={"sqlite"},
+    deps=[privacy_tags],
+)
+def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, store: FactStoreResource) -> dg.MaterializeResult:
+    """Holographic's `facts_fts` verified (integrity-check, one row per fact, a MATCH per sampled
+    fact) and rebuilt only when off; the pipeline's trigram index `memory_pipeline_fts`, which
+    finds Chinese inside a sentence, brought in step with the facts."""
+    profile = hermes.profile(context.partition_key)
+    settings = store.settings(profile)
+    with _opened_store(settings.db_path, create=True) as conn:
+        before = holographic_fts_health(conn)
+        if not before.healthy:
+            context.log.warning(
+                f"facts_fts out of step (integrity {'ok' if before.integrity_ok else 'FAILED'}, "
+                f"{before.indexed} indexed for {before.facts} facts, {before.probe_misses} probe misses): rebuilding"
+            )
+            rebuild_holographic_fts(conn)
+        after = holographic_fts_health(conn) if not before.healthy else before
+        synced = sync_search_index(conn)
+    return dg.MaterializeResult(
+        metadata={
+            "facts_fts_healthy_before": before.healthy,
+            "facts_fts_rebuilt": not before.healthy,
+            "facts_fts_healthy": after.healthy,
+            "facts_fts_rows": float(after.indexed),
+            "facts": float(after.facts),
+            "probe_misses": float(after.probe_misses),
+            "search_index_added": float(synced.added),
+            "search_index_updated": float(synced.updated),
+            "search_index_removed": float(synced.removed),
         }
     )

@@ -4,6 +4,7 @@ import dagster as dg
 
 from memory_pipeline.lib.extraction import Extractor
 from memory_pipeline.lib.extraction.rules import RulesExtractor
+from memory_pipeline.lib.privacy import KeywordList, keyword_list_path, load_keywords
 from memory_pipeline.lib.profiles import Profile, get_profile, resolve_hermes_home
 from memory_pipeline.lib.store import HolographicSettings, holographic_settings
 
@@ -48,3 +49,22 @@ class ExtractorResource(dg.ConfigurableResource):
         if self.extractor == "rules":
             return RulesExtractor()
         raise ValueError(f"unknown extractor {self.extractor!r} (available: rules)")
+
+
+class PrivacyResource(dg.ConfigurableResource):
+    """The privacy keyword list and what a private fact gets (DESIGN §7).
+
+    `keywords_path` empty means `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`, else
+    `<hermes-home>/memory-pipeline/privacy_keywords.txt`, else the demo list. `policy` is `tag`
+    (the `private-person` tag and entity) or `hide` (also trust below the prefetch threshold).
+    Only the list's SHA-256 and term count are ever shown.
+    """
+
+    keywords_path: str = ""
+    policy: str = "tag"
+
+    def keyword_file(self, hermes_home: Path) -> Path:
+        return keyword_list_path(self.keywords_path or None, hermes_home)
+
+    def keywords(self, hermes_home: Path) -> KeywordList:
+        return load_keywords(self.keyword_file(hermes_home))

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from memory_pipeline.lib import hrr
-from memory_pipeline.lib.entities import EntityResolver, extract_entities
+from memory_pipeline.lib.fact_writes import FactWrites
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_fingerprint, ledger_problems
 from memory_pipeline.lib.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, StoreError, write_transaction
@@ -58,50 +57,27 @@ def retired_trust(settings: HolographicSettings) -> float:
     return max(0.0, round(settings.min_trust - 0.1, 6))
 
 
-class _Writer:
+class _Writer(FactWrites):
     def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings, report: SyncReport, provenance: tuple[str, str, str]):
-        self.conn = conn
-        self.settings = settings
+        super().__init__(conn, settings)
         self.report = report
         self.provenance = provenance  # extractor, model, prompt_version
-        self.resolver = EntityResolver(conn)
-        self.atoms = hrr.AtomCache(settings.hrr_dim)
-        self.categories: set[str] = set()
 
     # --- facts -------------------------------------------------------------------------------
 
-    def _links(self, content: str, entity: str | None) -> list[tuple[int, str]]:
-        resolved: dict[int, str] = {}
-        explicit = [entity] if isinstance(entity, str) and entity.strip() else []
-        for name in extract_entities(content, explicit):
-            entity_id, stored = self.resolver.resolve(name)
-            resolved.setdefault(entity_id, stored)
-        return sorted(resolved.items())  # Holographic encodes linked entities in entity_id order
-
-    def _vector(self, content: str, links: list[tuple[int, str]]) -> bytes:
-        return hrr.to_bytes(hrr.encode_fact(content, [name for _, name in links], self.atoms))
-
-    def _set_links(self, fact_id: int, links: list[tuple[int, str]], *, fresh: bool = False) -> None:
-        if not fresh:
-            self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)",
-            [(fact_id, entity_id) for entity_id, _ in links],
-        )
-
     def add(self, fact, source: str) -> int:
         tags = merge_tags([PIPELINE_TAG, source], fact.tags)
-        links = self._links(fact.content, fact.entity)
+        links = self.links_for(fact.content, fact.entity)
         cursor = self.conn.execute(
             """INSERT INTO facts (content, category, tags, trust_score, hrr_vector) VALUES (?, ?, ?, ?, ?)
                ON CONFLICT(content) DO NOTHING""",
-            (fact.content, fact.category, tags, self.settings.default_trust, self._vector(fact.content, links)),
+            (fact.content, fact.category, tags, self.settings.default_trust, self.vector(fact.content, links)),
         )
         self.report.added += 1
         self.categories.add(fact.category)
         if cursor.rowcount == 1:
             fact_id = cursor.lastrowid
-            self._set_links(fact_id, links, fresh=True)
+            self.set_links(fact_id, links, fresh=True)
             return fact_id
         # Identical content already stored (Holographic's own add-mirror, or another entry):
         # adopt that row instead of duplicating it.
@@ -120,14 +96,14 @@ class _Writer:
             clash = self.conn.execute("SELECT 1 FROM facts WHERE content = ? AND fact_id != ?", (fact.content, fact_id)).fetchone()
             if clash:
                 return self.add(fact, source)  # the new text is already another fact: adopt it
-        links = self._links(fact.content, fact.entity)
+        links = self.links_for(fact.content, fact.entity)
         self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust, old_content=content)
         self.report.updated += 1
         return fact_id
 
     def _rewrite(self, fact_id, fact, source, *, old_category, old_tags, links, trust, old_content=None) -> None:
         tags = merge_tags([t for t in (old_tags or "").split(",") if t.strip() not in _SOURCE_TAGS], [PIPELINE_TAG, source], fact.tags)
-        current_links = [r[0] for r in self.conn.execute("SELECT entity_id FROM fact_entities WHERE fact_id = ? ORDER BY entity_id", (fact_id,))]
+        current_links = self.current_links(fact_id)
         content_changed = old_content is not None and old_content != fact.content
         links_changed = current_links != [entity_id for entity_id, _ in links]
         # A fact the pipeline retired comes back to full trust when an entry backs it again.
@@ -139,8 +115,8 @@ class _Writer:
         params: list = [fact.content, fact.category, tags, new_trust]
         if content_changed or links_changed:
             assignments.append("hrr_vector = ?")
-            params.append(self._vector(fact.content, links))
-            self._set_links(fact_id, links)
+            params.append(self.vector(fact.content, links))
+            self.set_links(fact_id, links)
         self.conn.execute(f"UPDATE facts SET {', '.join(assignments)} WHERE fact_id = ?", (*params, fact_id))
 
     # --- removals ----------------------------------------------------------------------------
@@ -200,31 +176,6 @@ class _Writer:
 
     def drop_rows(self, entry_id: str) -> None:
         self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ?", (entry_id,))
-
-    # --- banks -------------------------------------------------------------------------------
-
-    def rebuild_banks(self) -> None:
-        """Each touched category's bank, streamed from every vector of that category (Hermes'
-        own facts included), so memory stays flat however many facts there are."""
-        expected = 8 * self.settings.hrr_dim
-        for category in sorted(c for c in self.categories if c is not None):
-            bank = hrr.BankAccumulator(self.settings.hrr_dim)
-            for (blob,) in self.conn.execute(
-                "SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL ORDER BY fact_id", (category,)
-            ):
-                if len(blob) == expected:
-                    bank.add(hrr.from_bytes(blob))
-            name = f"cat:{category}"
-            if bank.count == 0:
-                self.conn.execute("DELETE FROM memory_banks WHERE bank_name = ?", (name,))
-                continue
-            self.conn.execute(
-                """INSERT INTO memory_banks (bank_name, vector, dim, fact_count, updated_at)
-                   VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)
-                   ON CONFLICT(bank_name) DO UPDATE SET vector = excluded.vector, dim = excluded.dim,
-                       fact_count = excluded.fact_count, updated_at = excluded.updated_at""",
-                (name, hrr.to_bytes(bank.vector()), self.settings.hrr_dim, bank.count),
-            )
 
 
 def write_sync(

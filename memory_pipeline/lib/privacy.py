@@ -1,0 +1,202 @@
+"""What counts as personal data in a fact: the user's keyword list and built-in detectors (DESIGN §7).
+
+Nothing here ever returns or formats a matched term or value: callers learn *that* a text is
+private and *which kinds* of rule matched (`keyword`, `email`, …), nothing else. The keyword
+list's terms are known only by their count and the file's SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory_pipeline.lib.profiles import REPO_ROOT
+
+PRIVATE_TAG = "private-person"
+PRIVATE_ENTITY = "private-person"
+DEMO_KEYWORDS = REPO_ROOT / "data" / "privacy_keywords.txt"
+KEYWORDS_ENV = "MEMORY_PIPELINE_PRIVACY_KEYWORDS"
+# Spellings of the tag seen in the wild (the seed's `private_person`), folded to one.
+_TAG_VARIANT = re.compile(r"^private[\s_\-]*person$", re.IGNORECASE)
+
+
+class KeywordListError(Exception):
+    """The keyword list cannot be used. The message names the file and line, never a term."""
+
+
+@dataclass(frozen=True)
+class KeywordList:
+    path: Path | None
+    sha256: str
+    terms: int
+    _pattern: re.Pattern | None
+
+    def matches(self, text: str) -> bool:
+        return bool(self._pattern and self._pattern.search(text))
+
+
+def keyword_list_path(explicit: str | os.PathLike | None, hermes_home: Path) -> Path:
+    """`--keywords`, else `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`, else
+    `<hermes-home>/memory-pipeline/privacy_keywords.txt`, else the demo list."""
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    if os.environ.get(KEYWORDS_ENV):
+        return Path(os.environ[KEYWORDS_ENV]).expanduser().resolve()
+    own = hermes_home / "memory-pipeline" / "privacy_keywords.txt"
+    return own if own.is_file() else DEMO_KEYWORDS
+
+
+def load_keywords(path: Path) -> KeywordList:
+    """One term per line; `#` starts a comment line; `re:` makes the rest a regular expression.
+    Plain terms match case-insensitively anywhere in a fact."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise KeywordListError(f"{path}: privacy keyword list not found") from None
+    except OSError as exc:
+        raise KeywordListError(f"{path}: cannot read the privacy keyword list ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise KeywordListError(f"{path}: privacy keyword list is not UTF-8 (byte {exc.start})") from None
+    alternatives = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        term = line.strip()
+        if not term or term.startswith("#"):
+            continue
+        if term.startswith("re:"):
+            expression = term[3:].strip()
+            try:
+                re.compile(expression)
+            except re.error as exc:
+                raise KeywordListError(f"{path}: line {number}: invalid regular expression ({exc.msg})") from None
+            alternatives.append(f"(?:{expression})")
+        else:
+            alternatives.append(re.escape(term))
+    pattern = re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
+    return KeywordList(path, hashlib.sha256(raw).hexdigest(), len(alternatives), pattern)
+
+
+# --- built-in detectors ---------------------------------------------------------------------
+
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+# CN mobile: 1[3-9] + 9 digits, optionally as 3-4-4 groups, optionally +86; not inside a longer
+# number or an identifier (order numbers, `#13800138000`, `ORD13800138000`).
+_CN_MOBILE = re.compile(r"(?<![\w#])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?![\w-])")
+# International: a leading + and country code, then 6-14 more digits in groups.
+_INTL_PHONE = re.compile(r"(?<![\w+])\+[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,5}(?![\w-])")
+_IPV4 = re.compile(r"(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?![\w.-])")
+_VERSION_CONTEXT = re.compile(r"(?:\b(?:v|version|ver\.?|release|semver)|版本)\s*$", re.IGNORECASE)
+_IPV6 = re.compile(r"(?<![\w:])((?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})(?![\w:])")
+_CN_ID = re.compile(r"(?<!\d)(\d{17}[\dXx])(?![\dXx])")
+_CARD = re.compile(r"(?<![\d-])((?:\d[ -]?){12,18}\d)(?![\d-])")
+_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|6(?:011|5|2)|35)")
+_ADDRESS = re.compile(
+    r"(?:[\u4e00-\u9fff]{1,8}(?:省|市|区|县)[\u4e00-\u9fff\d]{0,12}(?:路|街|道|巷|弄)\d{1,5}号)"
+    r"|(?:\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Parkway|Pkwy|Way|Place|Pl)\b)"
+)
+_SECRET = re.compile(
+    r"(?:\bsk-[A-Za-z0-9_-]{20,}|\bghp_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{40,}|\bAKIA[0-9A-Z]{16}\b"
+    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----"
+    r"|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    r"|(?i:\b(?:api[_-]?key|access[_-]?token|secret|password|passwd)\b\s*[:=]\s*['\"]?[^\s'\"]{8,}))"
+)
+_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_ID_CHECK = "10X98765432"
+
+
+def _cn_id_valid(number: str) -> bool:
+    total = sum(int(d) * w for d, w in zip(number[:17], _ID_WEIGHTS))
+    if _ID_CHECK[total % 11] != number[17].upper():
+        return False
+    year, month, day = int(number[6:10]), int(number[10:12]), int(number[12:14])
+    return 1900 <= year <= 2100 and 1 <= month <= 12 and 1 <= day <= 31
+
+
+def _luhn_valid(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char)
+        if index % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _ipv4_found(text: str) -> bool:
+    for match in _IPV4.finditer(text):
+        if _VERSION_CONTEXT.search(text[max(0, match.start() - 12) : match.start()]):
+            continue  # "version 1.2.3.4", "v10.0.0.1"
+        try:
+            address = ipaddress.IPv4Address(match.group(1))
+        except ValueError:
+            continue
+        if not (address.is_loopback or address.is_unspecified):  # 127.0.0.1 says nothing about anyone
+            return True
+    return False
+
+
+def _ipv6_found(text: str) -> bool:
+    for match in _IPV6.finditer(text):
+        candidate = match.group(1)
+        if candidate.count(":") < 2 or not re.search(r"[0-9A-Fa-f]", candidate):
+            continue
+        try:
+            address = ipaddress.IPv6Address(candidate)
+        except ValueError:
+            continue
+        if not (address.is_loopback or address.is_unspecified):
+            return True
+    return False
+
+
+def _card_found(text: str) -> bool:
+    for match in _CARD.finditer(text):
+        digits = re.sub(r"[ -]", "", match.group(1))
+        if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and _luhn_valid(digits):
+            return True
+    return False
+
+
+def _cn_id_found(text: str) -> bool:
+    return any(_cn_id_valid(m.group(1)) for m in _CN_ID.finditer(text))
+
+
+DETECTORS = {
+    "email": lambda t: "@" in t and bool(_EMAIL.search(t)),
+    "phone": lambda t: bool(_CN_MOBILE.search(t) or ("+" in t and _INTL_PHONE.search(t))),
+    "ip_address": lambda t: ("." in t and _ipv4_found(t)) or (":" in t and _ipv6_found(t)),
+    "cn_resident_id": _cn_id_found,
+    "payment_card": _card_found,
+    "street_address": lambda t: bool(_ADDRESS.search(t)),
+    "secret": lambda t: bool(_SECRET.search(t)),
+}
+
+
+def detect(text: str) -> list[str]:
+    """Names of the built-in detectors that fire on a text (never what they matched)."""
+    return [name for name, found in DETECTORS.items() if found(text)]
+
+
+def private_reasons(text: str, keywords: KeywordList) -> list[str]:
+    reasons = ["keyword"] if keywords.matches(text) else []
+    return reasons + detect(text)
+
+
+def normalise_tags(tags: str) -> tuple[str, bool]:
+    """Fold tag variants to `private-person`; (tags, whether a variant was folded)."""
+    parts, folded = [], False
+    for tag in (tags or "").split(","):
+        tag = tag.strip()
+        if not tag:
+            continue
+        if _TAG_VARIANT.match(tag):
+            folded = folded or tag != PRIVATE_TAG
+            tag = PRIVATE_TAG
+        if tag not in parts:
+            parts.append(tag)
+    return ",".join(parts), folded

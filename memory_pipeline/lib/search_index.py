@@ -1,0 +1,144 @@
+"""Full-text search over the facts that finds Chinese inside a sentence (DESIGN §8).
+
+Holographic's `facts_fts` (unicode61) treats a run of CJK characters as one token, so `张伟` is not
+found inside `联系人张伟负责评审`. The pipeline keeps its own FTS5 table, `memory_pipeline_fts`, with
+the trigram tokenizer: a query of three or more characters is a trigram phrase, which is exactly
+a substring match. Two-character queries (most Chinese words) have no trigram, so a second column
+holds the lower-cased text with a separator after every character, where the pair `ab` becomes
+the trigram `a␟b`. Rows are keyed by fact_id and brought in step with `facts` by comparing content.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from memory_pipeline.lib.privacy import PRIVATE_TAG
+from memory_pipeline.lib.store import write_transaction
+
+INDEX_TABLE = "memory_pipeline_fts"
+_SEP = "\x1f"
+_SCHEMA = f"CREATE VIRTUAL TABLE IF NOT EXISTS {INDEX_TABLE} USING fts5(content, pairs, tokenize = 'trigram')"
+# A sample of facts is probed through Holographic's index with one token each.
+_SAMPLE = 20
+_TOKEN = re.compile(r"[^\W_]{3,}")
+
+
+class SearchError(ValueError):
+    """A query the index cannot answer (too short)."""
+
+
+def _pairs(text: str) -> str:
+    return _SEP.join(text.lower()) + _SEP
+
+
+@dataclass
+class HolographicFtsHealth:
+    integrity_ok: bool
+    indexed: int
+    facts: int
+    probes: int
+    probe_misses: int
+
+    @property
+    def healthy(self) -> bool:
+        return self.integrity_ok and self.indexed == self.facts and self.probe_misses == 0
+
+
+def holographic_fts_health(conn: sqlite3.Connection) -> HolographicFtsHealth:
+    """`facts_fts` checked three ways: FTS5's own integrity-check against `facts`, one indexed
+    row per fact, and a MATCH per sampled fact that must find it."""
+    try:
+        conn.execute("INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)")
+        integrity = True
+    except sqlite3.DatabaseError:
+        integrity = False
+    indexed = conn.execute("SELECT count(*) FROM facts_fts_docsize").fetchone()[0]
+    facts = conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+    probes = misses = 0
+    step = max(1, facts // _SAMPLE)
+    for fact_id, content in conn.execute(
+        "SELECT fact_id, content FROM (SELECT fact_id, content, row_number() OVER (ORDER BY fact_id) AS n FROM facts) WHERE n % ? = 0 LIMIT ?",
+        (step, _SAMPLE),
+    ).fetchall():
+        tokens = _TOKEN.findall(content)
+        if not tokens:
+            continue
+        probes += 1
+        token = tokens[0].replace('"', '""')
+        found = conn.execute("SELECT 1 FROM facts_fts WHERE facts_fts MATCH ? AND rowid = ?", (f'"{token}"', fact_id)).fetchone()
+        misses += found is None
+    return HolographicFtsHealth(integrity, indexed, facts, probes, misses)
+
+
+def rebuild_holographic_fts(conn: sqlite3.Connection) -> None:
+    with write_transaction(conn):
+        conn.execute("INSERT INTO facts_fts(facts_fts) VALUES ('rebuild')")
+
+
+@dataclass
+class IndexSync:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+
+    @property
+    def changed(self) -> int:
+        return self.added + self.updated + self.removed
+
+
+def sync_search_index(conn: sqlite3.Connection) -> IndexSync:
+    """Bring `memory_pipeline_fts` in step with `facts`; writes only what differs."""
+    present = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (INDEX_TABLE,)).fetchone()
+    result = IndexSync()
+    stale: list[tuple[int, str, bool]] = []
+    gone: list[int] = []
+    if present:
+        stale = [(i, c, m is not None) for i, c, m in conn.execute(
+            f"""SELECT f.fact_id, f.content, m.rowid FROM facts f LEFT JOIN {INDEX_TABLE} m ON m.rowid = f.fact_id
+                WHERE m.rowid IS NULL OR m.content IS NOT f.content""")]
+        gone = [r[0] for r in conn.execute(f"SELECT rowid FROM {INDEX_TABLE} WHERE rowid NOT IN (SELECT fact_id FROM facts)")]
+        if not stale and not gone:
+            return result
+    with write_transaction(conn):
+        if not present:
+            conn.execute(_SCHEMA)
+            stale = [(i, c, False) for i, c in conn.execute("SELECT fact_id, content FROM facts")]
+        conn.executemany(f"DELETE FROM {INDEX_TABLE} WHERE rowid = ?", [(i,) for i, _, known in stale if known] + [(i,) for i in gone])
+        conn.executemany(f"INSERT INTO {INDEX_TABLE} (rowid, content, pairs) VALUES (?, ?, ?)", [(i, c, _pairs(c)) for i, c, _ in stale])
+    result.updated = sum(known for _, _, known in stale)
+    result.added = len(stale) - result.updated
+    result.removed = len(gone)
+    return result
+
+
+def _match_expression(query: str) -> tuple[str, str]:
+    """(column, FTS5 phrase) answering `query` as a substring."""
+    text = query.strip()
+    if len(text) < 2:
+        raise SearchError("a search query needs at least 2 characters")
+    if len(text) == 2:
+        return "pairs", '"' + (text[0] + _SEP + text[1]).lower().replace('"', '""') + '"'
+    return "content", '"' + text.replace('"', '""') + '"'
+
+
+def search(conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False) -> list[dict]:
+    """Facts containing `query` (case-insensitive), best BM25 first. Private facts only on request."""
+    column, phrase = _match_expression(query)
+    private_filter = "" if include_private else "AND (',' || f.tags || ',') NOT LIKE ?"
+    params: list = [f"{{{column}}} : {phrase}"]
+    if not include_private:
+        params.append(f"%,{PRIVATE_TAG},%")
+    params.append(limit)
+    rows = conn.execute(
+        f"""SELECT f.fact_id, f.content, f.category, f.tags, -m.rank AS score
+            FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid
+            WHERE {INDEX_TABLE} MATCH ? {private_filter}
+            ORDER BY m.rank LIMIT ?""",
+        params,
+    ).fetchall()
+    return [
+        {"fact_id": int(i), "content": c, "category": cat, "tags": t or "", "score": float(s)}
+        for i, c, cat, t, s in rows
+    ]
