@@ -60,9 +60,11 @@ def run_sync(
     hermes_home: Path,
     profiles: list[str],
     resource_config: dict[str, dict] | None = None,
+    assets: list[str] | None = None,
 ) -> list[ProfileRun]:
     """One run per profile partition (partitions are independent), in order. `resource_config`
-    sets resource fields for these runs, as the UI's launchpad would (e.g. the extractor)."""
+    sets resource fields for these runs, as the UI's launchpad would (e.g. the extractor);
+    `assets` narrows the run to some of the job's assets (e.g. only re-tagging)."""
     known = set(instance.get_dynamic_partitions(hermes_profiles.name))
     missing = [p for p in profiles if p not in known]
     if missing:
@@ -79,7 +81,10 @@ def run_sync(
     runs = []
     for profile in profiles:
         started = time.perf_counter()
-        with dg.execute_job(job, instance, run_config=run_config, tags={"dagster/partition": profile}) as result:
+        selection = [dg.AssetKey(name) for name in assets] if assets else None
+        with dg.execute_job(
+            job, instance, run_config=run_config, tags={"dagster/partition": profile}, asset_selection=selection
+        ) as result:
             metadata = {
                 event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
                 for event in result.get_asset_materialization_events()

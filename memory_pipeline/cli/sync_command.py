@@ -7,9 +7,11 @@ import sys
 import time
 
 from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.lib.privacy_tagging import PRIVACY_POLICIES
 from memory_pipeline.lib.sync_writer import REMOVAL_POLICIES
 
 EXTRACTORS = ("rules",)
+RETAG_ASSETS = ["privacy_tags", "fts_index"]
 
 
 def register(commands) -> None:
@@ -19,6 +21,13 @@ def register(commands) -> None:
     parser.add_argument("--extractor", choices=EXTRACTORS, default="rules", help="how facts are extracted (default: rules)")
     parser.add_argument("--removal-policy", choices=REMOVAL_POLICIES, default="keep",
                         help="facts of removed entries: keep (default), retire (below prefetch trust) or delete")
+    parser.add_argument("--keywords", metavar="PATH",
+                        help="privacy keyword list (default: $MEMORY_PIPELINE_PRIVACY_KEYWORDS, else "
+                             "<hermes-home>/memory-pipeline/privacy_keywords.txt, else the demo list)")
+    parser.add_argument("--privacy-policy", choices=PRIVACY_POLICIES, default="tag",
+                        help="private facts: tag (default) or hide (also below prefetch trust)")
+    parser.add_argument("--retag", action="store_true",
+                        help="only re-check privacy tags and the search index (after editing the keyword list)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quiet", action="store_true", help="no summary: nothing on success, one line per problem")
     parser.set_defaults(run=run)
@@ -28,6 +37,7 @@ def profile_summary(run) -> dict:
     """The stable `--json` shape of one profile's run (README, `sync --json`)."""
     extracted = run.metadata.get("extracted_facts", {})
     stored = run.metadata.get("fact_store", {})
+    tagged = run.metadata.get("privacy_tags", {})
     return {
         "profile": run.profile,
         "extractor": str(extracted.get("extractor", "")),
@@ -39,6 +49,7 @@ def profile_summary(run) -> dict:
         "llm_calls": int(extracted.get("llm_calls", 0)),
         "facts_total": int(stored.get("facts_total", 0)),
         "store": str(stored.get("store", "")),
+        "private_facts": int(tagged.get("private_facts", 0)),
         "error": run.error,
     }
 
@@ -66,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
         resource_config={
             "extractor": {"extractor": args.extractor},
             "store": {"removal_policy": args.removal_policy},
+            "privacy": {"keywords_path": str(args.keywords or ""), "policy": args.privacy_policy},
         },
+        assets=RETAG_ASSETS if args.retag else None,
     )
     problems = [line for r in runs for line in _problems(r)]
     ok = not problems
@@ -79,7 +92,10 @@ def run(args: argparse.Namespace) -> int:
         for s in summaries:
             if s["error"]:
                 continue
+            if args.retag:
+                print(f"{s['profile']}: re-tagged, {s['private_facts']} private facts")
+                continue
             print(f"{s['profile']}: {s['added']} added, {s['updated']} updated, {s['unchanged']} unchanged, "
                   f"{s['removed']} removed, {s['quarantined']} pending; {s['facts_total']} facts "
-                  f"({s['extractor']}) in {s['store']}")
+                  f"({s['extractor']}, {s['private_facts']} private) in {s['store']}")
     return 0 if ok else 1

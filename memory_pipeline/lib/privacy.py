@@ -85,8 +85,9 @@ def load_keywords(path: Path) -> KeywordList:
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 # CN mobile: 1[3-9] + 9 digits, optionally as 3-4-4 groups, optionally +86; not inside a longer
-# number or an identifier (order numbers, `#13800138000`, `ORD13800138000`).
-_CN_MOBILE = re.compile(r"(?<![\w#])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?![\w-])")
+# number or an ASCII identifier (order numbers, `#13800138000`, `ORD13800138000`). Chinese text
+# may touch it directly (`手机13800138000`).
+_CN_MOBILE = re.compile(r"(?<![A-Za-z0-9#])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?![A-Za-z0-9-])")
 # International: a leading + and country code, then 6-14 more digits in groups.
 _INTL_PHONE = re.compile(r"(?<![\w+])\+[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,5}(?![\w-])")
 _IPV4 = re.compile(r"(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?![\w.-])")

@@ -5,7 +5,7 @@ import sys
 from memory_pipeline.cli import main
 
 PROFILE_KEYS = {"profile", "extractor", "added", "updated", "unchanged", "removed", "quarantined", "llm_calls",
-                "facts_total", "store", "error"}
+                "facts_total", "store", "private_facts", "error"}
 
 
 def test_json_contract_for_every_demo_profile(capsys, demo_home):
@@ -21,14 +21,15 @@ def test_json_contract_for_every_demo_profile(capsys, demo_home):
         result = next(p for p in payload["profiles"] if p["profile"] == profile)
         assert set(result) == PROFILE_KEYS
         assert result == {**result, "extractor": "rules", "added": entries, "updated": 0, "unchanged": 0, "removed": 0,
-                          "quarantined": 0, "llm_calls": 0, "facts_total": entries, "store": str(store), "error": None}
+                          "quarantined": 0, "llm_calls": 0, "facts_total": entries, "store": str(store),
+                          "private_facts": 1, "error": None}
     # The runs are recorded in the persistent local instance the UI shares.
     assert (demo_home / "memory-pipeline" / "dagster_home" / "dagster.yaml").exists()
 
 
 def test_human_summary_and_quiet(capsys, demo_home):
     assert main(["sync", "--hermes-home", str(demo_home), "--profile", "work"]) == 0
-    assert capsys.readouterr().out.startswith("work: 8 added, 0 updated, 0 unchanged, 0 removed, 0 pending; 8 facts (rules)")
+    assert capsys.readouterr().out.startswith("work: 8 added, 0 updated, 0 unchanged, 0 removed, 0 pending; 8 facts (rules, 1 private)")
     assert main(["sync", "--hermes-home", str(demo_home), "--profile", "work", "--quiet"]) == 0
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
@@ -48,3 +49,13 @@ def test_installed_command_exit_status(demo_home):
     failed = subprocess.run(command, capture_output=True, text=True)
     assert failed.returncode == 1
     assert failed.stdout == "" and failed.stderr.count("\n") == 1 and "memory_store.db" in failed.stderr
+
+
+def test_retag_only_runs_privacy_and_index(capsys, demo_home, tmp_path):
+    assert main(["sync", "--hermes-home", str(demo_home), "--quiet"]) == 0
+    keywords = tmp_path / "kw.txt"
+    keywords.write_text("restic\n", encoding="utf-8")
+    assert main(["sync", "--hermes-home", str(demo_home), "--retag", "--keywords", str(keywords)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == ["default: re-tagged, 2 private facts", "work: re-tagged, 1 private facts"]
+    assert "restic" not in out

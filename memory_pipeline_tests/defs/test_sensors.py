@@ -1,0 +1,86 @@
+import json
+
+import dagster as dg
+
+from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
+from memory_pipeline.defs.sensors import RETAG_ASSETS, privacy_keywords_sensor
+from memory_pipeline.runs import run_sync
+from memory_pipeline_tests.store_helpers import query
+
+TERM = "atlas"  # stands in for a private term: it occurs in facts of both demo profiles
+
+
+def _stores(home):
+    return {"default": home / "memory_store.db", "work": home / "profiles" / "work" / "memory_store.db"}
+
+
+def _facts(db):
+    # updated_at moves when a tag moves; everything else must come back exactly
+    return {r[0]: r[1:] for r in query(db, "SELECT fact_id, content, category, tags, trust_score, hrr_vector FROM facts")}
+
+
+def _links(db):
+    return sorted(query(db, "SELECT fe.fact_id, e.name FROM fact_entities fe JOIN entities e USING (entity_id)"))
+
+
+def _evaluate(instance, home, keywords, cursor):
+    context = dg.build_sensor_context(
+        instance=instance,
+        cursor=cursor,
+        resources={"hermes": HermesHomeResource(hermes_home=str(home)), "privacy": PrivacyResource(keywords_path=str(keywords))},
+    )
+    return privacy_keywords_sensor(context)
+
+
+def _run_requests(instance, home, keywords, result):
+    """Carry the sensor's run requests out in-process, as the daemon would launch them."""
+    runs = []
+    for request in result.run_requests:
+        (run,) = run_sync(instance, home, [request.partition_key],
+                          resource_config={"privacy": {"keywords_path": str(keywords)}},
+                          assets=[a.key.to_user_string() for a in RETAG_ASSETS])
+        assert run.success, run.error
+        runs.append(run)
+    return runs
+
+
+def _event_log_text(instance, runs):
+    return "\n".join(json.dumps(str(e), ensure_ascii=False) for r in runs for e in instance.all_logs(r.run_id))
+
+
+def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
+    keywords = tmp_path / "keywords.txt"
+    keywords.write_text("# the user's private terms\n张伟\n", encoding="utf-8")
+    stores = _stores(demo_home)
+    with dg.instance_for_test() as instance:
+        first = run_sync(instance, demo_home, ["default", "work"], resource_config={"privacy": {"keywords_path": str(keywords)}})
+        assert all(r.success for r in first)
+        result = _evaluate(instance, demo_home, keywords, None)
+        cursor = result.cursor
+        before = {p: (_facts(db), _links(db)) for p, db in stores.items()}
+        assert _evaluate(instance, demo_home, keywords, cursor).skip_message == "privacy keyword list unchanged"
+
+        keywords.write_text(f"# the user's private terms\n张伟\n{TERM}\n", encoding="utf-8")
+        added = _evaluate(instance, demo_home, keywords, cursor)
+        assert sorted(r.partition_key for r in added.run_requests) == ["default", "work"]
+        assert added.cursor != cursor and TERM not in added.cursor
+        runs = _run_requests(instance, demo_home, keywords, added)
+        for profile, db in stores.items():
+            facts, _ = before[profile]
+            matching = {i for i, (content, *_rest) in facts.items() if TERM in content.lower()}
+            assert matching, profile
+            now = _facts(db)
+            for fact_id, row in now.items():
+                if fact_id in matching:
+                    assert "private-person" in row[2].split(",")
+                    assert query(db, "SELECT e.name FROM fact_entities fe JOIN entities e USING (entity_id) WHERE fe.fact_id = ?",
+                                 (fact_id,)) == [("private-person",)]
+                else:
+                    assert row == facts[fact_id], "no other fact changes"
+        assert TERM not in _event_log_text(instance, runs).lower()
+
+        keywords.write_text("# the user's private terms\n张伟\n", encoding="utf-8")
+        removed = _evaluate(instance, demo_home, keywords, added.cursor)
+        _run_requests(instance, demo_home, keywords, removed)
+        for profile, db in stores.items():
+            assert (_facts(db), _links(db)) == before[profile], "untagging restores tags, links and vectors"

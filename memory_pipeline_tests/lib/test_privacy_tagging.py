@@ -1,0 +1,83 @@
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memory_pipeline.lib.privacy import load_keywords
+from memory_pipeline.lib.privacy_tagging import retag_store
+from memory_pipeline.lib.store import connect, holographic_settings
+from memory_pipeline_tests.hermes_oracle import holographic_store
+from memory_pipeline_tests.store_helpers import query, sync_json, table_checksums
+
+
+@pytest.fixture
+def store(capsys, demo_home, tmp_path):
+    empty = tmp_path / "none.txt"
+    empty.write_text("# nothing private by keyword\n", encoding="utf-8")
+    sync_json(capsys, demo_home, "--profile", "default", "--keywords", str(empty))
+    return demo_home / "memory_store.db", holographic_settings(demo_home)
+
+
+def _keywords(tmp_path, *terms):
+    path = tmp_path / "kw.txt"
+    path.write_text("\n".join(terms) + "\n", encoding="utf-8")
+    return load_keywords(path)
+
+
+def test_detector_tagging_happened_in_the_sync(store):
+    db, _ = store
+    # The demo contact entry carries an e-mail and a phone number: tagged by detectors alone.
+    assert query(db, "SELECT count(*) FROM facts WHERE tags LIKE '%private-person%'") == [(1,)]
+
+
+def test_hide_policy_and_back(store, tmp_path):
+    db, settings = store
+    conn = connect(db)
+    try:
+        report = retag_store(conn, _keywords(tmp_path, "restic"), settings, policy="hide")
+        assert (report.tagged, report.hidden) == (1, 2)  # restic fact newly, contact fact already tagged
+        assert query(db, "SELECT count(*) FROM facts WHERE trust_score < 0.3") == [(2,)]
+        report = retag_store(conn, _keywords(tmp_path, "# none"), settings, policy="hide")
+        assert (report.untagged, report.unhidden) == (1, 1)
+        assert query(db, "SELECT trust_score FROM facts WHERE content LIKE '%restic%'") == [(0.5,)]
+    finally:
+        conn.close()
+
+
+def test_variants_are_folded_and_nothing_else_is_written(store, tmp_path):
+    db, settings = store
+    conn = connect(db)
+    try:
+        conn.execute("UPDATE facts SET tags = tags || ',Private_Person' WHERE fact_id = 21")
+        before = table_checksums(db)
+        report = retag_store(conn, _keywords(tmp_path, "# none"), settings)
+        assert report.normalised == 1 and report.tagged == 0
+        assert query(db, "SELECT tags FROM facts WHERE fact_id = 21") == [("synced-from-memory,user,private-person",)]
+        after = table_checksums(db)
+        assert {t for t in before if before[t] != after[t]} <= {"facts", "facts_fts", "facts_fts_data", "facts_fts_idx", "facts_fts_docsize"}
+        assert retag_store(conn, _keywords(tmp_path, "# none"), settings).wrote is False
+    finally:
+        conn.close()
+
+
+def test_vectors_after_tagging_are_what_holographic_computes(store, tmp_path):
+    db, settings = store
+    conn = connect(db)
+    try:
+        retag_store(conn, _keywords(tmp_path, "atlas", "qwen"), settings)
+    finally:
+        conn.close()
+    copy = tmp_path / "copy.db"
+    shutil.copyfile(db, copy)
+    mine = dict(query(db, "SELECT fact_id, hrr_vector FROM facts"))
+    oracle = holographic_store(copy)
+    try:
+        oracle.rebuild_all_vectors()
+    finally:
+        oracle.close()
+    for fact_id, blob in query(copy, "SELECT fact_id, hrr_vector FROM facts"):
+        assert np.max(np.abs(np.frombuffer(blob) - np.frombuffer(mine[fact_id]))) <= 1e-9
+    for name, blob in query(copy, "SELECT bank_name, vector FROM memory_banks"):
+        (own,) = query(db, "SELECT vector FROM memory_banks WHERE bank_name = ?", (name,))[0]
+        assert np.max(np.abs(np.frombuffer(blob) - np.frombuffer(own))) <= 1e-9

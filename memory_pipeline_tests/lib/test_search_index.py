@@ -1,0 +1,105 @@
+import shutil
+import sqlite3
+
+import pytest
+
+from memory_pipeline.lib.search_index import (
+    SearchError,
+    holographic_fts_health,
+    rebuild_holographic_fts,
+    search,
+    sync_search_index,
+)
+from memory_pipeline.lib.store import connect
+from memory_pipeline_tests.fixtures.search_queries import LABELLED_QUERIES, PRIVATE_QUERY, title_of
+from memory_pipeline_tests.hermes_oracle import holographic_retriever, holographic_store
+from memory_pipeline_tests.store_helpers import sync_json
+
+
+@pytest.fixture
+def demo_store(capsys, demo_home):
+    sync_json(capsys, demo_home, "--profile", "default")
+    return demo_home / "memory_store.db"
+
+
+def _titles(results):
+    return sorted(title_of(r["content"]) for r in results)
+
+
+def test_labelled_queries_all_answered(demo_store):
+    conn = connect(demo_store)
+    try:
+        for query, titles in LABELLED_QUERIES.items():
+            assert _titles(search(conn, query, limit=50)) == sorted(titles), query
+        query, titles = PRIVATE_QUERY
+        assert search(conn, query) == []
+        assert _titles(search(conn, query, include_private=True)) == titles
+    finally:
+        conn.close()
+
+
+def holographic_answered(db) -> int:
+    """How many labelled queries Hermes' own retriever (facts_fts, unicode61) answers fully."""
+    store = holographic_store(db)
+    try:
+        retriever = holographic_retriever(store)
+        answered = 0
+        for query, titles in LABELLED_QUERIES.items():
+            found = {title_of(r["content"]) for r in retriever.search(query, min_trust=0.0, limit=50)}
+            answered += set(titles) <= found
+        return answered
+    finally:
+        store.close()
+
+
+def test_hermes_own_fts_misses_chinese_inside_sentences(demo_store, tmp_path):
+    copy = tmp_path / "copy.db"
+    shutil.copyfile(demo_store, copy)
+    answered = holographic_answered(copy)
+    assert 0 < answered < len(LABELLED_QUERIES)
+
+
+def test_index_follows_facts_hermes_writes(demo_store):
+    store = holographic_store(demo_store)
+    try:
+        fact_id = store.add_fact("会议纪要：新的部署窗口改到周三", category="project")
+    finally:
+        store.close()
+    conn = connect(demo_store)
+    try:
+        assert fact_id not in [r["fact_id"] for r in search(conn, "部署窗口")]
+        assert sync_search_index(conn).added == 1
+        assert [r["fact_id"] for r in search(conn, "部署窗口")] == [fact_id]
+        conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
+        assert sync_search_index(conn).removed == 1
+        assert search(conn, "部署窗口") == []
+        assert sync_search_index(conn).changed == 0
+    finally:
+        conn.close()
+
+
+def test_short_query_is_refused(demo_store):
+    conn = connect(demo_store)
+    try:
+        with pytest.raises(SearchError, match="at least 2 characters"):
+            search(conn, " 部 ")
+        assert search(conn, 'a"b') == []  # quotes are data, never FTS syntax
+    finally:
+        conn.close()
+
+
+def test_holographic_fts_out_of_step_is_detected_and_rebuilt(demo_store):
+    conn = connect(demo_store)
+    try:
+        assert holographic_fts_health(conn).healthy
+        # The seed's pitfall: a direct UPDATE with the triggers gone leaves facts_fts stale.
+        conn.execute("DROP TRIGGER facts_au")
+        conn.execute("UPDATE facts SET content = 'Completely rewritten zebra content' WHERE fact_id = 1")
+        health = holographic_fts_health(conn)
+        assert not health.healthy
+        rebuild_holographic_fts(conn)
+        assert holographic_fts_health(conn).healthy
+        hit = conn.execute("SELECT rowid FROM facts_fts WHERE facts_fts MATCH 'zebra'").fetchall()
+        assert hit == [(1,)]
+    finally:
+        conn.close()
