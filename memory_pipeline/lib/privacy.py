@@ -111,7 +111,7 @@ _ID_CHECK = "10X98765432"
 
 
 def _cn_id_valid(number: str) -> bool:
-    total = sum(int(d) * w for d, w in zip(number[:17], _ID_WEIGHTS))
+    total = sum(int(d) * w for d, w in zip(number[:17], _ID_WEIGHTS, strict=True))
     if _ID_CHECK[total % 11] != number[17].upper():
         return False
     year, month, day = int(number[6:10]), int(number[10:12]), int(number[12:14])

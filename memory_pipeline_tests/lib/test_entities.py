@@ -1,4 +1,3 @@
-import sqlite3
 
 import pytest
 from plugins.memory.holographic.store import MemoryStore

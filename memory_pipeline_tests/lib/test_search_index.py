@@ -1,5 +1,4 @@
 import shutil
-import sqlite3
 
 import pytest
 

@@ -1,0 +1,164 @@
+"""Search latency and full re-tag time at scale, and the labelled-query recall against Hermes' own index.
+
+    .venv/bin/python benchmarks/bench_search.py [--facts 100000] [--queries 300]
+
+Builds a store of synthetic facts with the pipeline's own sync path, then measures in one run:
+`memory-pipeline search` (the trigram index) against Holographic's `FactRetriever.search`
+(facts_fts, unicode61) on the same queries; a full re-tag after a keyword-list change and a
+no-change re-tag; and, on the demo profile, how many labelled queries each index answers fully.
+Prints Markdown tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from memory_pipeline.lib.entries import hashed_frame, parsed_frame, read_profile  # noqa: E402
+from memory_pipeline.lib.extraction import entries_to_extract, facts_frame  # noqa: E402
+from memory_pipeline.lib.extraction.rules import RulesExtractor  # noqa: E402
+from memory_pipeline.lib.ledger import active_ledger, diff_entries, ledger_fingerprint  # noqa: E402
+from memory_pipeline.lib.privacy import load_keywords  # noqa: E402
+from memory_pipeline.lib.privacy_tagging import retag_store  # noqa: E402
+from memory_pipeline.lib.profiles import DEMO_HERMES_HOME, Profile  # noqa: E402
+from memory_pipeline.lib.search_index import search, sync_search_index  # noqa: E402
+from memory_pipeline.lib.store import connect, holographic_settings  # noqa: E402
+from memory_pipeline.lib.sync_writer import write_sync  # noqa: E402
+from memory_pipeline_tests.fixtures.search_queries import LABELLED_QUERIES, title_of  # noqa: E402
+from memory_pipeline_tests.hermes_oracle import holographic_retriever, holographic_store  # noqa: E402
+from memory_pipeline_tests.store_helpers import write_entries  # noqa: E402
+from memory_pipeline_tests.synthetic import synthetic_entries  # noqa: E402
+
+
+def sync_store(home: Path) -> Path:
+    """The pipeline's stages on a profile home, without Dagster: upsert, tags, search index."""
+    profile = Profile("default", home)
+    settings = holographic_settings(home)
+    hashed = hashed_frame(parsed_frame("default", read_profile(profile)))
+    conn = connect(settings.db_path)
+    diff = diff_entries(hashed, active_ledger(conn))
+    facts = facts_frame(RulesExtractor().extract(entries_to_extract(diff, conn)))
+    write_sync(conn, diff, facts, settings=settings, expected_ledger=ledger_fingerprint(conn))
+    retag_store(conn, load_keywords(ROOT / "data" / "privacy_keywords.txt"), settings)
+    sync_search_index(conn)
+    conn.close()
+    return settings.db_path
+
+
+def build_store(home: Path, count: int) -> Path:
+    user = count // 10
+    write_entries(home / "memories" / "MEMORY.md", synthetic_entries(count - user, seed=21))
+    write_entries(home / "memories" / "USER.md", synthetic_entries(user, seed=22, start=10 * count))
+    return sync_store(home)
+
+
+def query_mix(db: Path, count: int) -> list[str]:
+    """Two-character Chinese words, longer Chinese and mixed phrases, English words, and random
+    substrings of stored facts (which always have an answer)."""
+    rng = random.Random(5)
+    conn = connect(db, create=False)
+    contents = [r[0] for r in conn.execute("SELECT content FROM facts ORDER BY random() LIMIT 500")]
+    conn.close()
+    words_zh = "部署 评审 分支 缓存 管道 备份 回滚 延迟 索引 镜像 队列 发布 脚本 配置 安装 会话 预算 报告 规则 偏好".split()
+    words_en = "deploy review branch cache token pipeline schema backup rollback latency mirror release".split()
+    queries = []
+    for i in range(count):
+        kind = i % 4
+        if kind == 0:
+            queries.append(rng.choice(words_zh))
+        elif kind == 1:
+            queries.append(f"{rng.choice(words_zh)} {rng.choice(words_en)}")
+        elif kind == 2:
+            queries.append(rng.choice(words_en))
+        else:
+            text = rng.choice(contents)
+            start = rng.randrange(0, max(1, len(text) - 6))
+            queries.append(text[start : start + rng.randint(2, 6)].strip() or text[:4])
+    return [q for q in queries if len(q.strip()) >= 2]
+
+
+def timed(fn, queries):
+    latencies = []
+    for q in queries:
+        started = time.perf_counter()
+        fn(q)
+        latencies.append(time.perf_counter() - started)
+    values = np.array(latencies) * 1000
+    return float(np.percentile(values, 50)), float(np.percentile(values, 95)), float(values.max())
+
+
+def labelled_recall(tmp: Path) -> tuple[int, int]:
+    home = tmp / "demo"
+    shutil.copytree(DEMO_HERMES_HOME, home, ignore=shutil.ignore_patterns("memory_store.db*", "memory-pipeline", "profiles"))
+    db = sync_store(home)
+    conn = connect(db, create=False)
+    ours = sum(
+        set(titles) <= {title_of(r["content"]) for r in search(conn, q, limit=50)} for q, titles in LABELLED_QUERIES.items()
+    )
+    conn.close()
+    store = holographic_store(db)
+    retriever = holographic_retriever(store)
+    theirs = sum(
+        set(titles) <= {title_of(r["content"]) for r in retriever.search(q, min_trust=0.0, limit=50)}
+        for q, titles in LABELLED_QUERIES.items()
+    )
+    store.close()
+    return ours, theirs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--facts", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        started = time.perf_counter()
+        db = build_store(tmp / "home", args.facts)
+        print(f"built a store of {args.facts:,} facts in {time.perf_counter() - started:.0f} s\n")
+        queries = query_mix(db, args.queries)
+        conn = connect(db, create=False)
+        mine = timed(lambda q: search(conn, q, limit=10), queries)
+        store = holographic_store(db)
+        retriever = holographic_retriever(store)
+        theirs = timed(lambda q: retriever.search(q, min_trust=0.0, limit=10), queries)
+        store.close()
+        print(f"| search, {len(queries)} queries, {args.facts:,} facts | p50 | p95 | max |")
+        print("|---|---:|---:|---:|")
+        print(f"| memory-pipeline (trigram index) | {mine[0]:.2f} ms | {mine[1]:.2f} ms | {mine[2]:.2f} ms |")
+        print(f"| Holographic FactRetriever.search (facts_fts) | {theirs[0]:.2f} ms | {theirs[1]:.2f} ms | {theirs[2]:.2f} ms |")
+
+        settings = holographic_settings(tmp / "home")
+        keywords = tmp / "kw.txt"
+        keywords.write_text("# private\n缓存 token\nre:#\\d*77\\b\n", encoding="utf-8")
+        started = time.perf_counter()
+        changed = retag_store(conn, load_keywords(keywords), settings)
+        full = time.perf_counter() - started
+        started = time.perf_counter()
+        again = retag_store(conn, load_keywords(keywords), settings)
+        steady = time.perf_counter() - started
+        conn.close()
+        print(f"\n| re-tag, {args.facts:,} facts | seconds | facts changed |")
+        print("|---|---:|---:|")
+        print(f"| after a keyword-list change | {full:.2f} s | {changed.tagged + changed.untagged:,} |")
+        print(f"| no change | {steady:.2f} s | {again.tagged + again.untagged} |")
+
+        ours, theirs_answered = labelled_recall(tmp)
+        print(f"\n| labelled queries on the demo profile ({len(LABELLED_QUERIES)}) | answered fully |")
+        print("|---|---:|")
+        print(f"| memory-pipeline search | {ours} |")
+        print(f"| Hermes' own facts_fts (FactRetriever.search) | {theirs_answered} |")
+
+
+if __name__ == "__main__":
+    main()
