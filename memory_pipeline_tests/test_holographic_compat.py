@@ -111,7 +111,7 @@ def test_holographic_add_mirror_then_sync_gains_no_duplicate(capsys, demo_home):
     store = holographic_store(db)
     mirrored = {}
     try:
-        for _source, name, category in (("memory", "MEMORY.md", "general"), ("user", "USER.md", "user_pref")):
+        for name, category in (("MEMORY.md", "general"), ("USER.md", "user_pref")):
             for entry in read_entries(demo_home / "memories" / name):
                 mirrored[entry] = store.add_fact(entry, category=category)
     finally:

@@ -3,23 +3,52 @@ resolved its way, the HRR vector over content and linked entities, the category 
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
+from collections import defaultdict
 from collections.abc import Iterable
+
+import numpy as np
 
 from memory_pipeline.lib import hrr
 from memory_pipeline.lib.entities import EntityResolver, extract_entities
 from memory_pipeline.lib.store import HolographicSettings
 
 
+BANK_SUMS = "memory_pipeline_bank_sums"
+
+
 class FactWrites:
-    """Used inside one write transaction; remembers which categories' banks went stale."""
+    """Used inside one write transaction. Every change to a fact's vector or category is noted, so
+    each touched bank is brought up to date by its change alone (see `rebuild_banks`)."""
 
     def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings):
         self.conn = conn
         self.settings = settings
         self.resolver = EntityResolver(conn)
         self.atoms = hrr.AtomCache(settings.hrr_dim)
-        self.categories: set[str] = set()
+        self._vector_bytes = 8 * settings.hrr_dim
+        self._sum_delta: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(settings.hrr_dim, dtype=np.complex128))
+        self._count_delta: dict[str, int] = defaultdict(int)
+        self._needs_full: set[str] = set()
+
+    @property
+    def categories(self) -> set[str]:
+        return set(self._sum_delta) | self._needs_full
+
+    def vector_changed(self, old_category: str | None, old_blob: bytes | None, new_category: str | None, new_blob: bytes | None) -> None:
+        """A fact's (category, vector) went from old to new (None: absent, e.g. inserted or deleted)."""
+        if old_blob == new_blob and old_category == new_category:
+            return
+        for category, blob, sign in ((old_category, old_blob, -1), (new_category, new_blob, 1)):
+            if category is None or blob is None:
+                continue
+            if len(blob) != self._vector_bytes:
+                self._needs_full.add(category)  # a malformed vector: only a full rebuild is right
+                continue
+            phases = np.frombuffer(blob, dtype=np.float64)
+            self._sum_delta[category] += sign * (np.cos(phases) + 1j * np.sin(phases))
+            self._count_delta[category] += sign
 
     def resolve(self, names: Iterable[str]) -> list[tuple[int, str]]:
         """(entity_id, stored name) per distinct entity, in entity_id order: the order in which
@@ -50,28 +79,64 @@ class FactWrites:
 
     def relink(self, fact_id: int, content: str, links: list[tuple[int, str]]) -> None:
         """New entity links and the vector that encodes them (the category's bank follows)."""
+        category, old_blob = self.conn.execute("SELECT category, hrr_vector FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
         self.set_links(fact_id, links)
-        self.conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?", (self.vector(content, links), fact_id))
+        blob = self.vector(content, links)
+        self.conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?", (blob, fact_id))
+        self.vector_changed(category, old_blob, category, blob)
 
     def rebuild_banks(self) -> None:
-        """Each touched category's bank, streamed from every vector of that category (Hermes'
-        own facts included), so memory stays flat however many facts there are."""
-        expected = 8 * self.settings.hrr_dim
+        """Bring every touched category's bank (`cat:<category>`: the bundle of its vectors) up to
+        date. A bank is the angle of a sum of phasors; the pipeline keeps that sum beside it
+        (`memory_pipeline_bank_sums`), so an update costs only the changed vectors. The kept sum is
+        used only while the bank is exactly the one the pipeline wrote (same hash, same count, and
+        the count still matches the facts): after Hermes rebuilt a bank itself, or anything odd,
+        the bank is rebuilt in full, streamed from every vector of its category."""
         for category in sorted(c for c in self.categories if c is not None):
-            bank = hrr.BankAccumulator(self.settings.hrr_dim)
-            for (blob,) in self.conn.execute(
-                "SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL ORDER BY fact_id", (category,)
-            ):
-                if len(blob) == expected:
-                    bank.add(hrr.from_bytes(blob))
             name = f"cat:{category}"
-            if bank.count == 0:
+            present = self.conn.execute(
+                "SELECT count(*) FROM facts WHERE category = ? AND length(hrr_vector) = ?", (category, self._vector_bytes)
+            ).fetchone()[0]
+            total = self._kept_sum(name, category, present)
+            if total is None:
+                total = self._full_sum(category)
+            if present == 0:
                 self.conn.execute("DELETE FROM memory_banks WHERE bank_name = ?", (name,))
+                self.conn.execute(f"DELETE FROM {BANK_SUMS} WHERE bank_name = ?", (name,))
                 continue
+            blob = hrr.to_bytes(np.angle(total) % hrr.TWO_PI)
             self.conn.execute(
                 """INSERT INTO memory_banks (bank_name, vector, dim, fact_count, updated_at)
                    VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)
                    ON CONFLICT(bank_name) DO UPDATE SET vector = excluded.vector, dim = excluded.dim,
                        fact_count = excluded.fact_count, updated_at = excluded.updated_at""",
-                (name, hrr.to_bytes(bank.vector()), self.settings.hrr_dim, bank.count),
+                (name, blob, self.settings.hrr_dim, present),
             )
+            self.conn.execute(
+                f"INSERT OR REPLACE INTO {BANK_SUMS} (bank_name, fact_count, sum_re, sum_im, bank_sha256) VALUES (?, ?, ?, ?, ?)",
+                (name, present, total.real.tobytes(), total.imag.tobytes(), hashlib.sha256(blob).hexdigest()),
+            )
+
+    def _kept_sum(self, name: str, category: str, present: int) -> np.ndarray | None:
+        if category in self._needs_full:
+            return None
+        kept = self.conn.execute(f"SELECT fact_count, sum_re, sum_im, bank_sha256 FROM {BANK_SUMS} WHERE bank_name = ?", (name,)).fetchone()
+        bank = self.conn.execute("SELECT vector, fact_count, dim FROM memory_banks WHERE bank_name = ?", (name,)).fetchone()
+        if kept is None or bank is None:
+            return None
+        count, real, imag, digest = kept
+        if (bank[1], bank[2]) != (count, self.settings.hrr_dim) or hashlib.sha256(bank[0]).hexdigest() != digest:
+            return None
+        if count + self._count_delta.get(category, 0) != present:
+            return None
+        total = np.frombuffer(real, dtype=np.float64) + 1j * np.frombuffer(imag, dtype=np.float64)
+        return total + self._sum_delta.get(category, 0)
+
+    def _full_sum(self, category: str) -> np.ndarray:
+        bank = hrr.BankAccumulator(self.settings.hrr_dim)
+        for (blob,) in self.conn.execute(
+            "SELECT hrr_vector FROM facts WHERE category = ? AND length(hrr_vector) = ? ORDER BY fact_id",
+            (category, self._vector_bytes),
+        ):
+            bank.add_bytes(blob)
+        return bank.sum()

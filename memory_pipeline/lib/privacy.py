@@ -106,6 +106,8 @@ _SECRET = re.compile(
     r"|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
     r"|(?i:\b(?:api[_-]?key|access[_-]?token|secret|password|passwd)\b\s*[:=]\s*['\"]?[^\s'\"]{8,}))"
 )
+# Every secret pattern contains one of these (lower-cased); text without any skips the scan.
+_SECRET_MARKERS = ("sk-", "ghp_", "github_pat_", "akia", "xox", "-----begin", "eyj", "key", "token", "secret", "passw")
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
 
@@ -167,20 +169,26 @@ def _cn_id_found(text: str) -> bool:
     return any(_cn_id_valid(m.group(1)) for m in _CN_ID.finditer(text))
 
 
+# Cheap gates: a phone, ID or card number needs seven digits in a row (separators aside), an IP
+# address a digit-dot-digit or a double colon; most facts have neither, and skip those scans.
+_LONG_NUMBER = re.compile(r"\d(?:[\s-]?\d){6,}")
+_IP_HINT = re.compile(r"\d\.\d|:[0-9A-Fa-f]*:")
+
 DETECTORS = {
-    "email": lambda t: "@" in t and bool(_EMAIL.search(t)),
-    "phone": lambda t: bool(_CN_MOBILE.search(t) or ("+" in t and _INTL_PHONE.search(t))),
-    "ip_address": lambda t: ("." in t and _ipv4_found(t)) or (":" in t and _ipv6_found(t)),
-    "cn_resident_id": _cn_id_found,
-    "payment_card": _card_found,
-    "street_address": lambda t: bool(_ADDRESS.search(t)),
-    "secret": lambda t: bool(_SECRET.search(t)),
+    "email": lambda t, long_number: "@" in t and bool(_EMAIL.search(t)),
+    "phone": lambda t, long_number: long_number and bool(_CN_MOBILE.search(t) or ("+" in t and _INTL_PHONE.search(t))),
+    "ip_address": lambda t, long_number: bool(_IP_HINT.search(t)) and (_ipv4_found(t) or _ipv6_found(t)),
+    "cn_resident_id": lambda t, long_number: long_number and _cn_id_found(t),
+    "payment_card": lambda t, long_number: long_number and _card_found(t),
+    "street_address": lambda t, long_number: bool(_ADDRESS.search(t)),
+    "secret": lambda t, long_number: any(m in t.lower() for m in _SECRET_MARKERS) and bool(_SECRET.search(t)),
 }
 
 
 def detect(text: str) -> list[str]:
     """Names of the built-in detectors that fire on a text (never what they matched)."""
-    return [name for name, found in DETECTORS.items() if found(text)]
+    long_number = bool(_LONG_NUMBER.search(text))
+    return [name for name, found in DETECTORS.items() if found(text, long_number)]
 
 
 def private_reasons(text: str, keywords: KeywordList) -> list[str]:

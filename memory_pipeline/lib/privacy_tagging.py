@@ -48,10 +48,9 @@ class _Target:
     tags: str
 
 
-def _target(content: str, tags: str, keywords: KeywordList, report: RetagReport | None) -> _Target:
+def _target(content: str, normal_tags: str, keywords: KeywordList, report: RetagReport | None) -> _Target:
     reasons = private_reasons(content, keywords)
-    normal, _ = normalise_tags(tags)
-    parts = [t for t in normal.split(",") if t and t != PRIVATE_TAG]
+    parts = [t for t in normal_tags.split(",") if t and t != PRIVATE_TAG]
     if reasons:
         parts.append(PRIVATE_TAG)
         if report is not None:
@@ -72,11 +71,12 @@ def retag_store(conn: sqlite3.Connection, keywords: KeywordList, settings: Holog
     candidates = []
     for fact_id, content, tags, trust in conn.execute("SELECT fact_id, content, tags, trust_score FROM facts"):
         report.facts += 1
-        target = _target(content, tags, keywords, report)
+        normal = normalise_tags(tags)[0]
+        target = _target(content, normal, keywords, report)
         report.private += target.private
         links_right = not target.private or (private_entity is not None and private_links.get(fact_id) == str(private_entity[0]))
         trust_right = not (policy == "hide" and target.private and trust >= settings.min_trust)
-        was_private = PRIVATE_TAG in (normalise_tags(tags)[0].split(","))
+        was_private = PRIVATE_TAG in normal.split(",")
         if target.tags != (tags or "") or not links_right or not trust_right or (was_private and not target.private):
             candidates.append(fact_id)
     if not candidates:
@@ -103,9 +103,10 @@ def _apply(writes: FactWrites, fact_id: int, keywords: KeywordList, settings: Ho
         return
     content, tags, category, trust = row
     tags = tags or ""
-    target = _target(content, tags, keywords, None)
+    normal = normalise_tags(tags)[0]
+    target = _target(content, normal, keywords, None)
     old_parts = tags.split(",")
-    was_private = PRIVATE_TAG in normalise_tags(tags)[0].split(",")
+    was_private = PRIVATE_TAG in normal.split(",")
     if any(p.strip() and p.strip() != PRIVATE_TAG and normalise_tags(p)[0] == PRIVATE_TAG for p in old_parts):
         report.normalised += 1
     report.tagged += target.private and not was_private
@@ -129,7 +130,6 @@ def _apply(writes: FactWrites, fact_id: int, keywords: KeywordList, settings: Ho
         links = None
     if links is not None and writes.current_links(fact_id) != [entity_id for entity_id, _ in links]:
         writes.relink(fact_id, content, links)
-        writes.categories.add(category)
         report.relinked += 1
     if target.tags != tags or new_trust != trust:
         writes.conn.execute(

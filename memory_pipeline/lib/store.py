@@ -87,12 +87,19 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_ledger (
     PRIMARY KEY (entry_id, fact_id)
 );
 CREATE INDEX IF NOT EXISTS idx_memory_pipeline_ledger_fact ON memory_pipeline_ledger(fact_id);
+CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
+    bank_name   TEXT PRIMARY KEY,
+    fact_count  INTEGER NOT NULL,
+    sum_re      BLOB NOT NULL,
+    sum_im      BLOB NOT NULL,
+    bank_sha256 TEXT NOT NULL
+);
 """
 
 _REQUIRED_OBJECTS = {
     "facts", "entities", "fact_entities", "idx_facts_trust", "idx_facts_category", "idx_entities_name",
     "facts_fts", "facts_ai", "facts_ad", "facts_au", "memory_banks",
-    "memory_pipeline_ledger", "idx_memory_pipeline_ledger_fact",
+    "memory_pipeline_ledger", "idx_memory_pipeline_ledger_fact", "memory_pipeline_bank_sums",
 }
 
 

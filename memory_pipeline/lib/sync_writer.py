@@ -68,56 +68,62 @@ class _Writer(FactWrites):
     def add(self, fact, source: str) -> int:
         tags = merge_tags([PIPELINE_TAG, source], fact.tags)
         links = self.links_for(fact.content, fact.entity)
+        blob = self.vector(fact.content, links)
         cursor = self.conn.execute(
             """INSERT INTO facts (content, category, tags, trust_score, hrr_vector) VALUES (?, ?, ?, ?, ?)
                ON CONFLICT(content) DO NOTHING""",
-            (fact.content, fact.category, tags, self.settings.default_trust, self.vector(fact.content, links)),
+            (fact.content, fact.category, tags, self.settings.default_trust, blob),
         )
         self.report.added += 1
-        self.categories.add(fact.category)
         if cursor.rowcount == 1:
             fact_id = cursor.lastrowid
             self.set_links(fact_id, links, fresh=True)
+            self.vector_changed(None, None, fact.category, blob)
             return fact_id
         # Identical content already stored (Holographic's own add-mirror, or another entry):
         # adopt that row instead of duplicating it.
-        fact_id, category, old_tags, trust = self.conn.execute(
-            "SELECT fact_id, category, tags, trust_score FROM facts WHERE content = ?", (fact.content,)
+        fact_id, category, old_tags, trust, old_blob = self.conn.execute(
+            "SELECT fact_id, category, tags, trust_score, hrr_vector FROM facts WHERE content = ?", (fact.content,)
         ).fetchone()
-        self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust)
+        self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust, old_blob=old_blob)
         return fact_id
 
     def update(self, fact_id: int, fact, source: str) -> int:
-        row = self.conn.execute("SELECT content, category, tags, trust_score FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        row = self.conn.execute(
+            "SELECT content, category, tags, trust_score, hrr_vector FROM facts WHERE fact_id = ?", (fact_id,)
+        ).fetchone()
         if row is None:
             return self.add(fact, source)
-        content, category, old_tags, trust = row
+        content, category, old_tags, trust, old_blob = row
         if content != fact.content:
             clash = self.conn.execute("SELECT 1 FROM facts WHERE content = ? AND fact_id != ?", (fact.content, fact_id)).fetchone()
             if clash:
                 return self.add(fact, source)  # the new text is already another fact: adopt it
         links = self.links_for(fact.content, fact.entity)
-        self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust, old_content=content)
+        self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust,
+                      old_blob=old_blob, old_content=content)
         self.report.updated += 1
         return fact_id
 
-    def _rewrite(self, fact_id, fact, source, *, old_category, old_tags, links, trust, old_content=None) -> None:
+    def _rewrite(self, fact_id, fact, source, *, old_category, old_tags, links, trust, old_blob, old_content=None) -> None:
         tags = merge_tags([t for t in (old_tags or "").split(",") if t.strip() not in _SOURCE_TAGS], [PIPELINE_TAG, source], fact.tags)
         current_links = self.current_links(fact_id)
         content_changed = old_content is not None and old_content != fact.content
         links_changed = current_links != [entity_id for entity_id, _ in links]
         # A fact the pipeline retired comes back to full trust when an entry backs it again.
         new_trust = self.settings.default_trust if trust is not None and trust < self.settings.min_trust else trust
-        self.categories.update({old_category, fact.category})
         if not (content_changed or links_changed or tags != old_tags or fact.category != old_category or new_trust != trust):
             return
         assignments = ["content = ?", "category = ?", "tags = ?", "trust_score = ?", "updated_at = CURRENT_TIMESTAMP"]
         params: list = [fact.content, fact.category, tags, new_trust]
+        blob = old_blob
         if content_changed or links_changed:
+            blob = self.vector(fact.content, links)
             assignments.append("hrr_vector = ?")
-            params.append(self.vector(fact.content, links))
+            params.append(blob)
             self.set_links(fact_id, links)
         self.conn.execute(f"UPDATE facts SET {', '.join(assignments)} WHERE fact_id = ?", (*params, fact_id))
+        self.vector_changed(old_category, old_blob, fact.category, blob)
 
     # --- removals ----------------------------------------------------------------------------
 
@@ -131,10 +137,9 @@ class _Writer(FactWrites):
         for fact_id in fact_ids:
             if policy == "keep" or self._backed_elsewhere(fact_id):
                 continue
-            row = self.conn.execute("SELECT category FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+            row = self.conn.execute("SELECT category, hrr_vector FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
             if row is None:
                 continue
-            self.categories.add(row[0])
             if policy == "retire":
                 changed = self.conn.execute(
                     "UPDATE facts SET trust_score = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ? AND trust_score > ?",
@@ -145,6 +150,7 @@ class _Writer(FactWrites):
                 self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
                 self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
                 self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'retired'", (fact_id,))
+                self.vector_changed(row[0], row[1], None, None)
                 self.report.deleted_facts += 1
 
     # --- ledger ------------------------------------------------------------------------------
