@@ -7,7 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-from memory_pipeline.lib.profiles import Profile, ProfileNotFound, discover_profiles, get_profile, resolve_hermes_home
+from memory_pipeline.lib.profiles import (
+    DEFAULT_PROFILE,
+    Profile,
+    ProfileNotFound,
+    discover_profiles,
+    get_profile,
+    resolve_hermes_home,
+)
 
 
 class CommandError(Exception):
@@ -27,6 +34,18 @@ def add_profile_arguments(parser: argparse.ArgumentParser, *, all_flag: bool = F
     group.add_argument("--profile", metavar="NAME", help="one profile (default: every profile)")
     if all_flag:
         group.add_argument("--all-profiles", action="store_true", help="every profile (the default)")
+
+
+def add_single_profile_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", metavar="NAME", default=DEFAULT_PROFILE, help="profile (default: default)")
+
+
+def single_profile(args: argparse.Namespace) -> Profile:
+    """The one profile a command works on (`--profile`, default `default`)."""
+    try:
+        return get_profile(hermes_home(args), args.profile)
+    except ProfileNotFound as exc:
+        raise CommandError(str(exc)) from None
 
 
 def hermes_home(args: argparse.Namespace) -> Path:

@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, hermes_home
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, single_profile
 from memory_pipeline.lib.entries import hashed_frame, parsed_frame, read_profile
 from memory_pipeline.lib.ledger_tsv import export_tsv, import_tsv
-from memory_pipeline.lib.profiles import DEFAULT_PROFILE, ProfileNotFound, get_profile
 from memory_pipeline.lib.store import StoreError, connect, holographic_settings
 
 
@@ -20,16 +19,12 @@ def register(commands) -> None:
         sub = actions.add_parser(action, help=helptext)
         sub.add_argument("path", metavar="PATH")
         add_home_argument(sub)
-        sub.add_argument("--profile", metavar="NAME", default=DEFAULT_PROFILE, help="profile (default: default)")
+        add_single_profile_argument(sub)
         sub.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    home = hermes_home(args)
-    try:
-        profile = get_profile(home, args.profile)
-    except ProfileNotFound as exc:
-        raise CommandError(str(exc)) from None
+    profile = single_profile(args)
     path = Path(args.path)
     store_path = holographic_settings(profile.home).db_path
     try:

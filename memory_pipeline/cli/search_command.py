@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, hermes_home, print_json
-from memory_pipeline.lib.profiles import DEFAULT_PROFILE, ProfileNotFound, get_profile
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, print_json, single_profile
 from memory_pipeline.lib.search_index import SearchError, search, sync_search_index
 from memory_pipeline.lib.store import StoreError, connect, holographic_settings
 
@@ -14,7 +13,7 @@ def register(commands) -> None:
     parser = commands.add_parser("search", help="find facts containing a Chinese or English substring")
     parser.add_argument("query", metavar="QUERY")
     add_home_argument(parser)
-    parser.add_argument("--profile", metavar="NAME", default=DEFAULT_PROFILE, help="profile (default: default)")
+    add_single_profile_argument(parser)
     parser.add_argument("--limit", type=int, default=10, metavar="N", help="at most N results (default: 10)")
     parser.add_argument("--include-private", action="store_true", help="also show facts tagged private-person")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -22,11 +21,7 @@ def register(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    home = hermes_home(args)
-    try:
-        profile = get_profile(home, args.profile)
-    except ProfileNotFound as exc:
-        raise CommandError(str(exc)) from None
+    profile = single_profile(args)
     if args.limit < 1:
         raise CommandError("--limit must be at least 1")
     try:
