@@ -5,6 +5,7 @@ import os
 import dagster as dg
 
 from memory_pipeline.defs import assets
+from memory_pipeline.defs.checks import AUDIT_CHECKS
 from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.sensors import privacy_keywords_sensor
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
@@ -17,6 +18,7 @@ def _hermes_home_config():
 
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules([assets]),
+    asset_checks=AUDIT_CHECKS,
     jobs=[memory_sync_job],
     sensors=[privacy_keywords_sensor],
     resources={

@@ -25,7 +25,16 @@ class ProfileRun:
     run_id: str
     duration_s: float
     metadata: dict[str, dict[str, object]] = field(default_factory=dict)  # asset -> plain metadata
+    checks: list[tuple[str, bool, str]] = field(default_factory=list)  # (check, passed, "ERROR"/"WARN")
     error: str | None = None
+
+    @property
+    def failing_errors(self) -> list[str]:
+        return [name for name, passed, severity in self.checks if not passed and severity == "ERROR"]
+
+    @property
+    def failing_warnings(self) -> list[str]:
+        return [name for name, passed, severity in self.checks if not passed and severity == "WARN"]
 
 
 def _plain(value: object) -> object:
@@ -89,6 +98,11 @@ def run_sync(
                 event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
                 for event in result.get_asset_materialization_events()
             }
+            checks = [
+                (event.event_specific_data.check_name, event.event_specific_data.passed, event.event_specific_data.severity.value)
+                for event in result.all_events
+                if event.event_type_value == "ASSET_CHECK_EVALUATION"
+            ]
             runs.append(
                 ProfileRun(
                     profile=profile,
@@ -96,6 +110,7 @@ def run_sync(
                     run_id=result.run_id,
                     duration_s=time.perf_counter() - started,
                     metadata=metadata,
+                    checks=checks,
                     error=None if result.success else _failure_message(result),
                 )
             )

@@ -11,7 +11,7 @@ from memory_pipeline.lib.privacy_tagging import PRIVACY_POLICIES
 from memory_pipeline.lib.sync_writer import REMOVAL_POLICIES
 
 EXTRACTORS = ("rules",)
-RETAG_ASSETS = ["privacy_tags", "fts_index"]
+RETAG_ASSETS = ["privacy_tags", "fts_index", "audit_report"]
 
 
 def register(commands) -> None:
@@ -50,6 +50,7 @@ def profile_summary(run) -> dict:
         "facts_total": int(stored.get("facts_total", 0)),
         "store": str(stored.get("store", "")),
         "private_facts": int(tagged.get("private_facts", 0)),
+        "failing_checks": sorted(run.failing_errors + run.failing_warnings),
         "error": run.error,
     }
 
@@ -58,10 +59,13 @@ def _problems(run) -> list[str]:
     """One line per thing the user must look at; empty for a clean run."""
     if run.error:
         return [f"sync of profile {run.profile} failed: {run.error}"]
+    problems = []
     unreadable = int(run.metadata.get("parsed_entries", {}).get("unreadable_files", 0))
     if unreadable:
-        return [f"profile {run.profile}: {unreadable} memory file(s) unreadable, skipped (see `memory-pipeline entries`)"]
-    return []
+        problems.append(f"profile {run.profile}: {unreadable} memory file(s) unreadable, skipped (see `memory-pipeline entries`)")
+    if run.failing_errors:
+        problems.append(f"profile {run.profile}: audit failed: {', '.join(run.failing_errors)} (see `memory-pipeline audit`)")
+    return problems
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,4 +102,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"{s['profile']}: {s['added']} added, {s['updated']} updated, {s['unchanged']} unchanged, "
                   f"{s['removed']} removed, {s['quarantined']} pending; {s['facts_total']} facts "
                   f"({s['extractor']}, {s['private_facts']} private) in {s['store']}")
+            if s["failing_checks"]:
+                print(f"  checks not passing: {', '.join(s['failing_checks'])}")
     return 0 if ok else 1

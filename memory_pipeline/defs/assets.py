@@ -8,6 +8,7 @@ import pandas as pd
 
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
+from memory_pipeline.lib.audit_report import HISTORY_FILE, failing_errors, write_reports
 from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame, read_profile
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract, facts_frame
 from memory_pipeline.lib.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
@@ -15,6 +16,7 @@ from memory_pipeline.lib.memory_files import SourceReading
 from memory_pipeline.lib.metrics import latency_summary
 from memory_pipeline.lib.privacy import KeywordListError
 from memory_pipeline.lib.privacy_tagging import retag_store
+from memory_pipeline.lib.profiles import pipeline_data_dir
 from memory_pipeline.lib.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
 from memory_pipeline.lib.store import StoreError, connect
 from memory_pipeline.lib.sync_writer import write_sync
@@ -312,5 +314,41 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
             "search_index_added": float(synced.added),
             "search_index_updated": float(synced.updated),
             "search_index_removed": float(synced.removed),
+        }
+    )
+
+
+@dg.asset(
+    partitions_def=hermes_profiles,
+    group_name="audit",
+    kinds={"duckdb"},
+    deps=[fts_index],
+)
+def audit_report(
+    context: dg.AssetExecutionContext,
+    hermes: HermesHomeResource,
+    store: FactStoreResource,
+    privacy: PrivacyResource,
+) -> dg.MaterializeResult:
+    """The six cross-layer audits and the extra checks for the profile, as a Markdown and a JSON
+    report under the pipeline's data directory and rows of the DuckDB `audit_history` table.
+    Counts and ids only: no entry, fact or keyword text."""
+    from memory_pipeline.defs.checks import profile_audit  # checks import this module
+
+    with profile_audit(context.partition_key, hermes, store, privacy) as audit:
+        results = audit.run_all()
+    data_dir = pipeline_data_dir(hermes.path())
+    markdown_path, json_path = write_reports(data_dir, context.partition_key, context.run.run_id, results)
+    errors = failing_errors(results)
+    return dg.MaterializeResult(
+        metadata={
+            "checks": float(len(results)),
+            "passed": float(sum(r.passed for r in results)),
+            "error_failures": float(len(errors)),
+            "warn_failures": float(sum(not r.passed for r in results) - len(errors)),
+            "failing": ", ".join(r.name for r in results if not r.passed) or "none",
+            "report": dg.MetadataValue.path(str(markdown_path)),
+            "report_json": dg.MetadataValue.path(str(json_path)),
+            "history": dg.MetadataValue.path(str(data_dir / HISTORY_FILE)),
         }
     )

@@ -1,11 +1,11 @@
 import dagster as dg
 
-from memory_pipeline.defs.assets import fts_index, privacy_tags
+from memory_pipeline.defs.assets import audit_report, fts_index, privacy_tags
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.privacy import KeywordListError
 
-RETAG_ASSETS = [privacy_tags, fts_index]
+RETAG_ASSETS = [privacy_tags, fts_index, audit_report]
 
 
 @dg.sensor(
@@ -18,8 +18,9 @@ RETAG_ASSETS = [privacy_tags, fts_index]
 def privacy_keywords_sensor(
     context: dg.SensorEvaluationContext, hermes: HermesHomeResource, privacy: PrivacyResource
 ) -> dg.SensorResult | dg.SkipReason:
-    """The cursor is the list's hash (never its terms): a new hash requests `privacy_tags` and
-    `fts_index` for every profile partition, one run each, keyed by the hash so none repeats."""
+    """The cursor is the list's hash (never its terms): a new hash requests `privacy_tags`,
+    `fts_index` and `audit_report` for every profile partition, one run each, keyed by the hash so
+    none repeats."""
     try:
         digest = privacy.keywords(hermes.path()).sha256
     except KeywordListError as exc:

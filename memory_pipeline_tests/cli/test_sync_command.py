@@ -5,7 +5,7 @@ import sys
 from memory_pipeline.cli import main
 
 PROFILE_KEYS = {"profile", "extractor", "added", "updated", "unchanged", "removed", "quarantined", "llm_calls",
-                "facts_total", "store", "private_facts", "error"}
+                "facts_total", "store", "private_facts", "failing_checks", "error"}
 
 
 def test_json_contract_for_every_demo_profile(capsys, demo_home):
@@ -22,7 +22,8 @@ def test_json_contract_for_every_demo_profile(capsys, demo_home):
         assert set(result) == PROFILE_KEYS
         assert result == {**result, "extractor": "rules", "added": entries, "updated": 0, "unchanged": 0, "removed": 0,
                           "quarantined": 0, "llm_calls": 0, "facts_total": entries, "store": str(store),
-                          "private_facts": 1, "error": None}
+                          "private_facts": 1, "failing_checks": ["cap_usage"] if profile == "default" else [],
+                          "error": None}
     # The runs are recorded in the persistent local instance the UI shares.
     assert (demo_home / "memory-pipeline" / "dagster_home" / "dagster.yaml").exists()
 
@@ -58,4 +59,6 @@ def test_retag_only_runs_privacy_and_index(capsys, demo_home, tmp_path):
     assert main(["sync", "--hermes-home", str(demo_home), "--retag", "--keywords", str(keywords)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines() == ["default: re-tagged, 2 private facts", "work: re-tagged, 1 private facts"]
+    report = (demo_home / "memory-pipeline" / "reports" / "default" / "audit.md").read_text(encoding="utf-8")
+    assert "restic" not in report and "privacy_coverage" in report
     assert "restic" not in out

@@ -1,0 +1,88 @@
+"""The audits of DESIGN §9 as Dagster asset checks, each on the asset whose invariant it guards."""
+
+import warnings
+from contextlib import contextmanager
+
+import dagster as dg
+
+from memory_pipeline.defs.assets import fact_store, fts_index, ledger_diff, parsed_entries, privacy_tags
+from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
+from memory_pipeline.lib.audits import ERROR, Audit, AuditInputs
+from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.store import connect
+
+
+@contextmanager
+def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource):
+    """The loaded three layers of one profile, for one or more checks."""
+    profile = hermes.profile(profile_name)
+    settings = store.settings(profile)
+    conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
+    try:
+        with Audit(AuditInputs(read_profile(profile), conn, settings, privacy.keywords(hermes.path()))) as audit:
+            yield audit
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+def _result(key: dg.AssetCheckKey, audit: Audit) -> dg.AssetCheckResult:
+    result = audit.run(key.name)
+    severity = dg.AssetCheckSeverity.ERROR if result.severity == ERROR else dg.AssetCheckSeverity.WARN
+    return dg.AssetCheckResult(
+        asset_key=key.asset_key, check_name=key.name, passed=result.passed, severity=severity,
+        description=result.detail, metadata=result.metrics,
+    )
+
+
+# Partitioned asset checks are a preview feature in Dagster 1.13 (pinned here); the warning says nothing new.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", dg.PreviewWarning)
+
+    @dg.asset_check(
+        asset=ledger_diff,
+        description="Ledger rows well-formed (numeric fact ids, one version per entry, known sources, "
+        "timestamps). Blocking: no write happens on a bad ledger.",
+        blocking=True,
+        partitions_def=hermes_profiles,
+    )
+    def ledger_integrity(
+        context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
+    ) -> dg.AssetCheckResult:
+        with profile_audit(context.partition_key, hermes, store, privacy) as audit:
+            return _result(dg.AssetCheckKey(ledger_diff.key, "ledger_integrity"), audit)
+
+    # The other audits share one load of the three layers: one step, after the last stage.
+    AUDIT_SPECS = [
+        dg.AssetCheckSpec("layer_counts", asset=fact_store, partitions_def=hermes_profiles,
+                          description="Every entry has active ledger rows and every active row an entry."),
+        dg.AssetCheckSpec("hashes_fresh", asset=fact_store, partitions_def=hermes_profiles,
+                          description="Every entry's hash is in the ledger; only quarantined entries wait."),
+        dg.AssetCheckSpec("fact_links", asset=fact_store, partitions_def=hermes_profiles,
+                          description="No orphan ledger fact ids, no ghost pipeline facts, no duplicates, no dangling links."),
+        dg.AssetCheckSpec("pointers_resolve", asset=fact_store, partitions_def=hermes_profiles,
+                          description="Every fact_store#N pointer in the memory files names a fact."),
+        dg.AssetCheckSpec("quarantine_empty", asset=fact_store, partitions_def=hermes_profiles,
+                          description="No extraction is waiting in quarantine."),
+        dg.AssetCheckSpec("privacy_coverage", asset=privacy_tags, partitions_def=hermes_profiles,
+                          description="Every fact matching the list or a detector carries private-person; no tag variants."),
+        dg.AssetCheckSpec("index_consistency", asset=fts_index, partitions_def=hermes_profiles,
+                          description="facts_fts in step, an HRR vector of the right length per fact, bank counts right."),
+        dg.AssetCheckSpec("cap_usage", asset=parsed_entries, partitions_def=hermes_profiles,
+                          description="MEMORY.md and USER.md within 85% of their caps (over 100% is an error)."),
+        dg.AssetCheckSpec("format_parity", asset=parsed_entries, partitions_def=hermes_profiles,
+                          description="Hermes' own reader sees the same entries as the pipeline."),
+    ]
+
+    @dg.multi_asset_check(specs=AUDIT_SPECS, can_subset=True, name="memory_audits")
+    def memory_audits(
+        context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
+    ):
+        """The cross-layer audits of DESIGN §9 (all but the blocking ledger check)."""
+        with profile_audit(context.partition_key, hermes, store, privacy) as audit:
+            for key in sorted(context.selected_asset_check_keys, key=lambda k: k.name):
+                yield _result(key, audit)
+
+
+AUDIT_CHECKS = [ledger_integrity, memory_audits]

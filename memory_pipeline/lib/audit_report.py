@@ -1,0 +1,67 @@
+"""Writing audit results: a Markdown and a JSON report per profile, and a DuckDB history table
+(one row per check per run) so a trend is one query away."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from memory_pipeline.lib.audits import ERROR, AuditResult
+
+HISTORY_FILE = "audit_history.duckdb"
+
+
+def failing_errors(results: list[AuditResult]) -> list[AuditResult]:
+    return [r for r in results if not r.passed and r.severity == ERROR]
+
+
+def report_payload(profile: str, results: list[AuditResult]) -> dict:
+    return {
+        "profile": profile,
+        "checks": [{"name": r.name, "passed": r.passed, "severity": r.severity, "detail": r.detail} for r in results],
+    }
+
+
+def markdown(profile: str, results: list[AuditResult], checked_at: str) -> str:
+    lines = [f"# Audit of profile `{profile}`", "", f"Checked {checked_at}. "
+             f"{sum(r.passed for r in results)} of {len(results)} checks pass; "
+             f"{len(failing_errors(results))} ERROR failures.", "", "| check | result | severity | detail |", "|---|---|---|---|"]
+    lines += [f"| `{r.name}` | {'pass' if r.passed else 'FAIL'} | {r.severity} | {r.detail} |" for r in results]
+    return "\n".join(lines) + "\n"
+
+
+def write_reports(data_dir: Path, profile: str, run_id: str, results: list[AuditResult]) -> tuple[Path, Path]:
+    checked_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    folder = data_dir / "reports" / profile
+    folder.mkdir(parents=True, exist_ok=True)
+    md, js = folder / "audit.md", folder / "audit.json"
+    _atomic_write(md, markdown(profile, results, checked_at))
+    _atomic_write(js, json.dumps({**report_payload(profile, results), "checked_at": checked_at, "run_id": run_id},
+                                 ensure_ascii=False, indent=2) + "\n")
+    append_history(data_dir / HISTORY_FILE, profile, run_id, checked_at, results)
+    return md, js
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def append_history(path: Path, profile: str, run_id: str, checked_at: str, results: list[AuditResult]) -> None:
+    rows = [(checked_at, run_id, profile, r.name, r.passed, r.severity, r.detail) for r in results]
+    for attempt in range(20):  # another partition's run may hold DuckDB's file lock for a moment
+        try:
+            with duckdb.connect(str(path)) as db:
+                db.execute("""CREATE TABLE IF NOT EXISTS audit_history (checked_at TIMESTAMP, run_id VARCHAR,
+                              profile VARCHAR, name VARCHAR, passed BOOLEAN, severity VARCHAR, detail VARCHAR)""")
+                db.executemany("INSERT INTO audit_history VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            return
+        except duckdb.IOException:
+            if attempt == 19:
+                raise
+            time.sleep(0.25)
