@@ -85,6 +85,11 @@ class FactWrites:
         self.conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?", (blob, fact_id))
         self.vector_changed(category, old_blob, category, blob)
 
+    def rebuild_banks_in_full(self, categories: set[str]) -> None:
+        """Rebuild these banks from their vectors, whatever the kept sums say (repairs)."""
+        self._needs_full.update(categories)
+        self.rebuild_banks()
+
     def rebuild_banks(self) -> None:
         """Bring every touched category's bank (`cat:<category>`: the bundle of its vectors) up to
         date. A bank is the angle of a sum of phasors; the pipeline keeps that sum beside it

@@ -1,0 +1,91 @@
+"""`memory-pipeline audit`: the six cross-layer audits and the extra checks, without the UI."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.lib.audit_report import failing_errors, report_payload
+from memory_pipeline.lib.audits import AuditInputs, AuditResult, run_audits
+from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.privacy import KeywordList, KeywordListError, keyword_list_path, load_keywords
+from memory_pipeline.lib.profiles import Profile
+from memory_pipeline.lib.repairs import repair_indexes, repair_tags
+from memory_pipeline.lib.store import StoreError, connect, holographic_settings
+
+_INDEX_CHECKS = {"index_consistency"}
+_TAG_CHECKS = {"privacy_coverage"}
+_SYNC_CHECKS = {"hashes_fresh", "layer_counts"}
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("audit", help="run the cross-layer audits; exit 1 when an ERROR check fails")
+    add_home_argument(parser)
+    add_profile_arguments(parser)
+    parser.add_argument("--keywords", metavar="PATH", help="privacy keyword list (same lookup as `sync`)")
+    parser.add_argument("--repair", action="store_true",
+                        help="fix what is safe to fix mechanically (FTS rebuild, vectors and banks, tags, pending entries)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def _audit(profile: Profile, keywords: KeywordList) -> list[AuditResult]:
+    settings = holographic_settings(profile.home)
+    conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
+    try:
+        return run_audits(AuditInputs(read_profile(profile), conn, settings, keywords))
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) -> list[str]:
+    settings = holographic_settings(profile.home)
+    done: list[str] = []
+    if failing & (_INDEX_CHECKS | _TAG_CHECKS) and settings.db_path.exists():
+        conn = connect(settings.db_path)
+        try:
+            if failing & _INDEX_CHECKS:
+                done += repair_indexes(conn, settings)
+            if failing & _TAG_CHECKS:
+                done += repair_tags(conn, keywords, settings)
+        finally:
+            conn.close()
+    if failing & _SYNC_CHECKS:
+        from memory_pipeline.instance import local_instance
+        from memory_pipeline.runs import run_sync
+
+        (result,) = run_sync(local_instance(home), home, [profile.name],
+                             resource_config={"privacy": {"keywords_path": str(keywords.path)}})
+        done.append("re-synced pending entries" if result.success else f"re-sync failed: {result.error}")
+    return done
+
+
+def run(args: argparse.Namespace) -> int:
+    home = hermes_home(args)
+    try:
+        keywords = load_keywords(keyword_list_path(args.keywords, home))
+    except KeywordListError as exc:
+        raise CommandError(str(exc)) from None
+    profiles = []
+    try:
+        for profile in selected_profiles(args, home):
+            results = _audit(profile, keywords)
+            if args.repair:
+                failing = {r.name for r in results if not r.passed}
+                for line in _repair(profile, home, keywords, failing):
+                    print(f"{profile.name}: repaired: {line}", file=sys.stderr if args.json else sys.stdout)
+                results = _audit(profile, keywords) if failing else results
+            profiles.append((profile.name, results))
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+    ok = not any(failing_errors(results) for _, results in profiles)
+    if args.json:
+        print_json({"ok": ok, "profiles": [report_payload(name, results) for name, results in profiles]})
+    else:
+        for name, results in profiles:
+            for r in results:
+                mark = "pass" if r.passed else ("FAIL" if r.severity == "ERROR" else "warn")
+                print(f"{name}: {mark:4} {r.name}: {r.detail}")
+    return 0 if ok else 1

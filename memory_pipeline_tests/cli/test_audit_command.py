@@ -1,0 +1,46 @@
+import json
+import sqlite3
+
+from memory_pipeline.cli import main
+from memory_pipeline_tests.store_helpers import profile_result, sync_json, table_checksums
+
+CHECK_NAMES = ["layer_counts", "hashes_fresh", "ledger_integrity", "fact_links", "index_consistency", "privacy_coverage",
+               "cap_usage", "format_parity", "pointers_resolve", "quarantine_empty"]
+
+
+def test_clean_demo_sync_passes_every_error_check(capsys, demo_home):
+    sync_json(capsys, demo_home)
+    assert main(["audit", "--hermes-home", str(demo_home), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["ok"] is True and [p["profile"] for p in payload["profiles"]] == ["default", "work"]
+    for profile in payload["profiles"]:
+        assert [c["name"] for c in profile["checks"]] == CHECK_NAMES
+        for check in profile["checks"]:
+            assert set(check) == {"name", "passed", "severity", "detail"} and check["severity"] in ("ERROR", "WARN")
+            # the demo MEMORY.md sits at 94% of its cap on purpose: a warning, not an error
+            assert check["passed"] or (profile["profile"], check["name"], check["severity"]) == ("default", "cap_usage", "WARN")
+    report = json.loads((demo_home / "memory-pipeline" / "reports" / "work" / "audit.json").read_text(encoding="utf-8"))
+    assert [c["name"] for c in report["checks"]] == CHECK_NAMES
+    history = demo_home / "memory-pipeline" / "audit_history.duckdb"
+    import duckdb
+
+    with duckdb.connect(str(history), read_only=True) as db:
+        assert db.execute("SELECT count(*), count(DISTINCT run_id) FROM audit_history").fetchone() == (20, 2)
+
+
+def test_corrupt_ledger_blocks_the_write(capsys, demo_home):
+    sync_json(capsys, demo_home, "--profile", "work")
+    db = demo_home / "profiles" / "work" / "memory_store.db"
+    conn = sqlite3.connect(db)
+    conn.execute("""INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, status)
+                    SELECT entry_id, source, entry_sha256, 'content 18 leaked', 'active' FROM memory_pipeline_ledger LIMIT 1""")
+    conn.commit()
+    conn.close()
+    (demo_home / "profiles" / "work" / "memories" / "USER.md").write_text("a brand new entry\n§\nanother", encoding="utf-8")
+    facts_before = table_checksums(db)["facts"]
+    payload = sync_json(capsys, demo_home, "--profile", "work")
+    result = profile_result(payload, "work")
+    assert payload["ok"] is False and "ledger_integrity" in result["error"]
+    assert table_checksums(db)["facts"] == facts_before
+    assert main(["audit", "--hermes-home", str(demo_home), "--profile", "work"]) == 1
+    assert "FAIL ledger_integrity" in capsys.readouterr().out

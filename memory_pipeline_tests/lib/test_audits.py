@@ -1,0 +1,182 @@
+"""One fault per check, each the seed's pitfall it exists for: the check fails, the others pass,
+and the next sync or `audit --repair` heals it where that can be done safely."""
+
+import sqlite3
+
+import pytest
+
+from memory_pipeline.cli import main
+from memory_pipeline.lib.audits import CHECKS, AuditInputs, run_audits
+from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.privacy import DEMO_KEYWORDS, load_keywords
+from memory_pipeline.lib.profiles import get_profile
+from memory_pipeline.lib.store import holographic_settings
+from memory_pipeline_tests.hermes_oracle import holographic_store
+from memory_pipeline_tests.store_helpers import read_entries, sync_json, write_entries
+
+
+@pytest.fixture
+def work(capsys, demo_home):
+    """The demo `work` profile after a sync: every check passes there."""
+    sync_json(capsys, demo_home, "--profile", "work")
+    profile = get_profile(demo_home, "work")
+    assert failing(profile) == set()
+    return demo_home, profile
+
+
+def failing(profile) -> set[str]:
+    settings = holographic_settings(profile.home)
+    conn = sqlite3.connect(settings.db_path) if settings.db_path.exists() else None
+    try:
+        results = run_audits(AuditInputs(read_profile(profile), conn, settings, load_keywords(DEMO_KEYWORDS)))
+    finally:
+        if conn is not None:
+            conn.close()
+    assert [r.name for r in results] == list(CHECKS)
+    return {r.name for r in results if not r.passed}
+
+
+def sql(profile, statement, params=()):
+    conn = sqlite3.connect(profile.home / "memory_store.db")
+    try:
+        conn.execute(statement, params)
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def heal_by_sync(capsys, home, profile):
+    sync_json(capsys, home, "--profile", profile.name)
+    assert failing(profile) == set()
+
+
+def heal_by_repair(capsys, home, profile):
+    code = main(["audit", "--hermes-home", str(home), "--profile", profile.name, "--repair"])
+    out = capsys.readouterr().out
+    assert code == 0 and "repaired:" in out, out
+    assert failing(profile) == set()
+
+
+def test_column_leak_fails_ledger_integrity_only(work):
+    home, profile = work
+    sql(profile, """INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, status)
+                    SELECT entry_id, source, entry_sha256, '18 条 facts 漏进来', 'active' FROM memory_pipeline_ledger LIMIT 1""")
+    assert failing(profile) == {"ledger_integrity"}
+
+
+def test_orphan_ledger_fact_id(capsys, work):
+    home, profile = work
+    sql(profile, "UPDATE memory_pipeline_ledger SET fact_id = 99999 WHERE rowid = (SELECT min(rowid) FROM memory_pipeline_ledger)")
+    assert failing(profile) == {"fact_links"}
+    heal_by_sync(capsys, home, profile)
+
+
+def test_ghost_pipeline_fact(work):
+    home, profile = work
+    store = holographic_store(profile.home / "memory_store.db")
+    try:
+        store.add_fact("an entry long gone from MEMORY.md", category="general", tags="synced-from-memory,memory")
+    finally:
+        store.close()
+    assert failing(profile) == {"fact_links"}
+
+
+def test_near_duplicate_fact(work):
+    home, profile = work
+    store = holographic_store(profile.home / "memory_store.db")
+    try:
+        content = read_entries(profile.memory_file("memory"))[2]
+        store.add_fact(content.replace(" ", "  ", 1), category="tool")
+    finally:
+        store.close()
+    assert failing(profile) == {"fact_links"}
+
+
+def test_fts_out_of_step(capsys, work):
+    home, profile = work
+    sql(profile, "DROP TRIGGER facts_au")
+    sql(profile, "UPDATE facts SET content = 'rewritten by hand, behind the index' WHERE fact_id = 2")
+    assert failing(profile) == {"index_consistency"}
+    heal_by_repair(capsys, home, profile)
+
+
+def test_short_hrr_vector(capsys, work):
+    home, profile = work
+    sql(profile, "UPDATE facts SET hrr_vector = substr(hrr_vector, 1, 100) WHERE fact_id = 3")
+    assert failing(profile) == {"index_consistency"}
+    heal_by_repair(capsys, home, profile)
+
+
+def test_bank_count_off(capsys, work):
+    home, profile = work
+    sql(profile, "UPDATE memory_banks SET fact_count = fact_count + 1 WHERE bank_name = 'cat:user_pref'")
+    assert failing(profile) == {"index_consistency"}
+    heal_by_repair(capsys, home, profile)
+
+
+def test_pii_fact_without_tag(capsys, work):
+    home, profile = work
+    sql(profile, "UPDATE facts SET tags = 'synced-from-memory,user' WHERE tags LIKE '%private-person%'")
+    assert failing(profile) == {"privacy_coverage"}
+    heal_by_repair(capsys, home, profile)
+
+
+def test_private_person_variant(capsys, work):
+    home, profile = work
+    sql(profile, "UPDATE facts SET tags = replace(tags, 'private-person', 'private_person')")
+    assert failing(profile) == {"privacy_coverage"}
+    heal_by_sync(capsys, home, profile)
+
+
+def test_file_over_cap_is_an_error(capsys, work):
+    home, profile = work
+    path = profile.memory_file("memory")
+    write_entries(path, read_entries(path) + [f"**Long note {i}**: " + "细节" * 200 for i in range(5)])
+    sync_json(capsys, home, "--profile", "work")
+    assert failing(profile) == {"cap_usage"}
+    code = main(["audit", "--hermes-home", str(home), "--profile", "work"])
+    assert code == 1 and "FAIL cap_usage" in capsys.readouterr().out
+
+
+def test_dangling_pointer(capsys, work):
+    home, profile = work
+    path = profile.memory_file("memory")
+    write_entries(path, read_entries(path) + ["**Old rule (→ fact_store#9999)**: moved to L2"])
+    sync_json(capsys, home, "--profile", "work")
+    assert failing(profile) == {"pointers_resolve"}
+
+
+def test_pending_entry(capsys, work):
+    home, profile = work
+    path = profile.memory_file("user")
+    write_entries(path, read_entries(path) + ["刚写进去、还没同步的一条"])
+    assert failing(profile) == {"hashes_fresh"}
+    heal_by_repair(capsys, home, profile)
+
+
+def test_removed_entry_not_synced(capsys, work):
+    home, profile = work
+    path = profile.memory_file("memory")
+    write_entries(path, read_entries(path)[1:])
+    assert failing(profile) == {"layer_counts"}
+    heal_by_sync(capsys, home, profile)
+
+
+def test_quarantined_entry(work):
+    home, profile = work
+    path = profile.memory_file("user")
+    write_entries(path, read_entries(path) + ["an entry the LLM could not answer for"])
+    pending = read_profile(profile)[1]
+    from memory_pipeline.lib.hashing import entry_id, entry_sha256
+
+    sql(profile, "CREATE TABLE memory_pipeline_quarantine (entry_id TEXT, raw_reply TEXT)")
+    sql(profile, "INSERT INTO memory_pipeline_quarantine VALUES (?, 'not json')",
+        (entry_id("user", entry_sha256(pending.entries[-1])),))
+    assert failing(profile) == {"quarantine_empty"}
+
+
+def test_format_parity(capsys, work):
+    home, profile = work
+    path = profile.memory_file("memory")
+    path.write_text("§\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert failing(profile) == {"format_parity"}
