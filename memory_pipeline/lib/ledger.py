@@ -80,19 +80,20 @@ def ledger_problems(conn: sqlite3.Connection) -> list[str]:
         return []
     sources = ", ".join(f"'{s}'" for s in SOURCE_FILES)
     checks = [
-        ("WHERE typeof(fact_id) != 'integer' OR fact_id <= 0",
+        ("typeof(fact_id) != 'integer' OR fact_id <= 0",
          "rows whose fact_id is not a positive integer (content leaked into the fact_id column)"),
-        ("WHERE status NOT IN ('active', 'retired')", "rows with an unknown status"),
-        (f"WHERE source NOT IN ({sources})", "rows with an unknown source"),
-        ("WHERE length(entry_sha256) NOT IN (16, 64) OR entry_sha256 GLOB '*[^0-9a-f]*'",
+        ("status NOT IN ('active', 'retired')", "rows with an unknown status"),
+        (f"source NOT IN ({sources})", "rows with an unknown source"),
+        ("length(entry_sha256) NOT IN (16, 64) OR entry_sha256 GLOB '*[^0-9a-f]*'",
          "rows whose entry hash is not 16 or 64 hex characters"),
-        ("WHERE synced_at IS NULL OR julianday(synced_at) IS NULL", "rows whose timestamp does not parse"),
+        ("synced_at IS NULL OR julianday(synced_at) IS NULL", "rows whose timestamp does not parse"),
     ]
-    problems = []
-    for where, what in checks:
-        count = conn.execute(f"SELECT count(*) FROM {LEDGER_TABLE} {where}").fetchone()[0]
-        if count:
-            problems.append(f"{count} {what}")
+    # One pass over the ledger for every row-level rule.
+    counts = conn.execute(
+        "SELECT " + ", ".join(f"coalesce(sum(CASE WHEN {where} THEN 1 ELSE 0 END), 0)" for where, _ in checks)
+        + f" FROM {LEDGER_TABLE}"
+    ).fetchone()
+    problems = [f"{count} {what}" for count, (_, what) in zip(counts, checks, strict=True) if count]
     split = conn.execute(
         f"""SELECT count(*) FROM (SELECT entry_id FROM {LEDGER_TABLE} WHERE status = 'active' GROUP BY entry_id
             HAVING count(DISTINCT entry_sha256) > 1 OR count(DISTINCT source) > 1)"""
