@@ -54,25 +54,20 @@ with warnings.catch_warnings():
             return _result(dg.AssetCheckKey(ledger_diff.key, "ledger_integrity"), audit)
 
     # The other audits share one load of the three layers: one step, after the last stage.
+    AUDITS_BY_ASSET = [
+        ("layer_counts", fact_store, "Every active ledger entry still has its entry in the files."),
+        ("hashes_fresh", fact_store, "Every entry's hash is in the ledger; only quarantined entries wait."),
+        ("fact_links", fact_store, "No orphan ledger fact ids, no ghost pipeline facts, no near-copies, no dangling links."),
+        ("pointers_resolve", fact_store, "Every fact_store#N pointer in the memory files names a fact."),
+        ("quarantine_empty", fact_store, "No extraction is waiting in quarantine."),
+        ("privacy_coverage", privacy_tags, "Every fact matching the list or a detector carries private-person; no tag variants."),
+        ("index_consistency", fts_index, "facts_fts in step, an HRR vector of the right length per fact, bank counts right."),
+        ("cap_usage", parsed_entries, "MEMORY.md and USER.md within 85% of their caps (over 100% is an error)."),
+        ("format_parity", parsed_entries, "Hermes' own reader sees the same entries as the pipeline."),
+    ]
     AUDIT_SPECS = [
-        dg.AssetCheckSpec("layer_counts", asset=fact_store, partitions_def=hermes_profiles,
-                          description="Every entry has active ledger rows and every active row an entry."),
-        dg.AssetCheckSpec("hashes_fresh", asset=fact_store, partitions_def=hermes_profiles,
-                          description="Every entry's hash is in the ledger; only quarantined entries wait."),
-        dg.AssetCheckSpec("fact_links", asset=fact_store, partitions_def=hermes_profiles,
-                          description="No orphan ledger fact ids, no ghost pipeline facts, no duplicates, no dangling links."),
-        dg.AssetCheckSpec("pointers_resolve", asset=fact_store, partitions_def=hermes_profiles,
-                          description="Every fact_store#N pointer in the memory files names a fact."),
-        dg.AssetCheckSpec("quarantine_empty", asset=fact_store, partitions_def=hermes_profiles,
-                          description="No extraction is waiting in quarantine."),
-        dg.AssetCheckSpec("privacy_coverage", asset=privacy_tags, partitions_def=hermes_profiles,
-                          description="Every fact matching the list or a detector carries private-person; no tag variants."),
-        dg.AssetCheckSpec("index_consistency", asset=fts_index, partitions_def=hermes_profiles,
-                          description="facts_fts in step, an HRR vector of the right length per fact, bank counts right."),
-        dg.AssetCheckSpec("cap_usage", asset=parsed_entries, partitions_def=hermes_profiles,
-                          description="MEMORY.md and USER.md within 85% of their caps (over 100% is an error)."),
-        dg.AssetCheckSpec("format_parity", asset=parsed_entries, partitions_def=hermes_profiles,
-                          description="Hermes' own reader sees the same entries as the pipeline."),
+        dg.AssetCheckSpec(name, asset=asset, description=description, partitions_def=hermes_profiles)
+        for name, asset, description in AUDITS_BY_ASSET
     ]
 
     @dg.multi_asset_check(specs=AUDIT_SPECS, can_subset=True, name="memory_audits")
