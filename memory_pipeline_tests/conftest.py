@@ -15,11 +15,33 @@ def isolated_environment(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+def _copy_demo(target: Path) -> Path:
+    shutil.copytree(DEMO_HERMES_HOME, target, ignore=shutil.ignore_patterns("memory_store.db*", "memory-pipeline"))
+    return target
+
+
 @pytest.fixture
 def demo_home(tmp_path) -> Path:
     """A private copy of the demo Hermes home (memory files only, nothing a run wrote)."""
+    return _copy_demo(tmp_path / "hermes_home")
+
+
+@pytest.fixture(scope="session")
+def _synced_demo_template(tmp_path_factory) -> Path:
+    from memory_pipeline.cli import main
+
+    home = _copy_demo(tmp_path_factory.mktemp("synced") / "hermes_home")
+    with pytest.MonkeyPatch.context() as patch:
+        for name in _ISOLATED_ENV:
+            patch.delenv(name, raising=False)
+        assert main(["sync", "--hermes-home", str(home), "--quiet"]) == 0
+    return home
+
+
+@pytest.fixture
+def synced_home(_synced_demo_template, tmp_path) -> Path:
+    """A private copy of the demo home after one sync of every profile (stores, ledger, index,
+    reports): for tests whose subject comes after the first sync. One sync per session."""
     home = tmp_path / "hermes_home"
-    shutil.copytree(
-        DEMO_HERMES_HOME, home, ignore=shutil.ignore_patterns("memory_store.db*", "memory-pipeline")
-    )
+    shutil.copytree(_synced_demo_template, home)
     return home

@@ -23,9 +23,9 @@ def _vectors(db):
 
 
 @pytest.fixture
-def synced_copy(capsys, demo_home, tmp_path):
+def synced_copy(capsys, synced_home, tmp_path):
     """A demo store after a sync, an edit, a removal (policy delete) and a move: then copied."""
-    sync_json(capsys, demo_home, "--profile", "default")
+    demo_home = synced_home
     memory, user = demo_home / "memories" / "MEMORY.md", demo_home / "memories" / "USER.md"
     entries = read_entries(memory)
     entries[2] += " 备用镜像 mirror.example.org 也会 403。"

@@ -4,8 +4,8 @@ from memory_pipeline_tests.hermes_oracle import holographic_store
 from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, sync_json
 
 
-def test_export_writes_the_seeds_five_columns(capsys, demo_home, tmp_path):
-    sync_json(capsys, demo_home, "--profile", "default")
+def test_export_writes_the_seeds_five_columns(synced_home, tmp_path):
+    demo_home = synced_home
     out = tmp_path / "ledger.tsv"
     assert main(["ledger", "export", str(out), "--hermes-home", str(demo_home)]) == 0
     lines = out.read_text(encoding="utf-8").splitlines()

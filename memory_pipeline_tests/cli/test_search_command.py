@@ -4,8 +4,8 @@ from memory_pipeline.cli import main
 from memory_pipeline_tests.store_helpers import sync_json
 
 
-def test_json_contract_and_private_filter(capsys, demo_home):
-    sync_json(capsys, demo_home)
+def test_json_contract_and_private_filter(capsys, synced_home):
+    demo_home = synced_home
     assert main(["search", "备份", "--hermes-home", str(demo_home), "--json"]) == 0
     (result,) = json.loads(capsys.readouterr().out)["results"]
     assert set(result) == {"fact_id", "content", "category", "tags", "score"}
@@ -16,8 +16,8 @@ def test_json_contract_and_private_filter(capsys, demo_home):
     assert capsys.readouterr().out.startswith("#21 [user_pref] **联系人 张伟")
 
 
-def test_other_profile_and_limit(capsys, demo_home):
-    sync_json(capsys, demo_home)
+def test_other_profile_and_limit(capsys, synced_home):
+    demo_home = synced_home
     assert main(["search", "atlas", "--hermes-home", str(demo_home), "--profile", "work", "--limit", "1", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["results"]) == 1
 

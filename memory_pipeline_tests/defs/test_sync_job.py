@@ -14,10 +14,8 @@ from memory_pipeline_tests.store_helpers import (
 
 
 @pytest.fixture
-def synced(capsys, demo_home):
-    first = profile_result(sync_json(capsys, demo_home, "--profile", "default"))
-    assert (first["added"], first["updated"], first["unchanged"]) == (23, 0, 0)
-    return demo_home, demo_home / "memory_store.db"
+def synced(synced_home):
+    return synced_home, synced_home / "memory_store.db"
 
 
 def test_second_sync_writes_nothing_and_calls_no_extractor(capsys, synced):

@@ -16,9 +16,9 @@ from memory_pipeline_tests.store_helpers import read_entries, sync_json, write_e
 
 
 @pytest.fixture
-def work(capsys, demo_home):
+def work(synced_home):
     """The demo `work` profile after a sync: every check passes there."""
-    sync_json(capsys, demo_home, "--profile", "work")
+    demo_home = synced_home
     profile = get_profile(demo_home, "work")
     assert failing(profile) == set()
     return demo_home, profile

@@ -12,13 +12,11 @@ from memory_pipeline.lib.search_index import (
 from memory_pipeline.lib.store import connect
 from memory_pipeline_tests.fixtures.search_queries import LABELLED_QUERIES, PRIVATE_QUERY, title_of
 from memory_pipeline_tests.hermes_oracle import holographic_retriever, holographic_store
-from memory_pipeline_tests.store_helpers import sync_json
 
 
 @pytest.fixture
-def demo_store(capsys, demo_home):
-    sync_json(capsys, demo_home, "--profile", "default")
-    return demo_home / "memory_store.db"
+def demo_store(synced_home):
+    return synced_home / "memory_store.db"
 
 
 def _titles(results):
