@@ -34,9 +34,17 @@ class KeywordList:
     sha256: str
     terms: int
     _pattern: re.Pattern | None
+    has_regex: bool = False
 
     def matches(self, text: str) -> bool:
         return bool(self._pattern and self._pattern.search(text))
+
+    @property
+    def literal_expression(self) -> str | None:
+        """The combined pattern when the list has only plain terms (escaped literals read the same
+        in RE2), for a vectorised pre-filter; None when a `re:` term may use Python-only syntax.
+        Never to be shown anywhere."""
+        return self._pattern.pattern if self._pattern and not self.has_regex else None
 
 
 def keyword_list_path(explicit: str | os.PathLike | None, hermes_home: Path) -> Path:
@@ -78,7 +86,8 @@ def load_keywords(path: Path) -> KeywordList:
         else:
             alternatives.append(re.escape(term))
     pattern = re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
-    return KeywordList(path, hashlib.sha256(raw).hexdigest(), len(alternatives), pattern)
+    has_regex = any(line.strip().startswith("re:") for line in text.splitlines())
+    return KeywordList(path, hashlib.sha256(raw).hexdigest(), len(alternatives), pattern, has_regex)
 
 
 # --- built-in detectors ---------------------------------------------------------------------
@@ -190,6 +199,14 @@ DETECTORS = {
 # marker. A text with none of these cannot match any detector (most facts).
 _ANY_DETECTOR = re.compile(
     r"@|\d(?:[\s-]?\d){6,}|\d\.\d|:[0-9A-Fa-f]*:|号|\d\s+[A-Z]|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ"
+    r"|(?i:api[_-]?key|access[_-]?token|secret|passw)"
+)
+
+
+# The same gate in RE2 syntax (DuckDB's regexp_matches), for filtering many facts at once. It is
+# a superset of every detector, so facts it rejects need no further look.
+DETECTOR_GATE_RE2 = (
+    r"@|\d{3}[\s-]?\d{4}|\+[1-9]|\d\.\d|:[0-9A-Fa-f]*:|号|\d\s+[A-Z]|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ"
     r"|(?i:api[_-]?key|access[_-]?token|secret|passw)"
 )
 
