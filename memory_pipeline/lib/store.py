@@ -18,6 +18,7 @@ from memory_pipeline.lib.hrr import DEFAULT_DIM
 
 BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
+# The categories the agent's fact_store tool knows.
 CATEGORIES = ("user_pref", "project", "tool", "general")
 SOURCE_CATEGORY = {"user": "user_pref", "memory": "general"}
 

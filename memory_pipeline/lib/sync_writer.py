@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -37,7 +37,6 @@ class SyncReport:
     quarantined: int = 0  # entries left pending for the next run
     facts_total: int = 0
     wrote: bool = False
-    touched_categories: list[str] = field(default_factory=list)
 
 
 def merge_tags(*groups) -> str:
@@ -244,7 +243,6 @@ def write_sync(
                 writer.retire_rows(entry.entry_id)
             writer.release(list(entry.existing_fact_ids), removal_policy)
         writer.rebuild_banks()
-        report.touched_categories = sorted(c for c in writer.categories if c)
         report.facts_total = _count_facts(conn)
         report.wrote = True
     return report
