@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import duckdb
 import pandas as pd
 
+from memory_pipeline.lib.entries import hashed_frame, parsed_frame
+from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists, ledger_problems
 from memory_pipeline.lib.memory_files import SourceReading
 from memory_pipeline.lib.privacy import DETECTOR_GATE_RE2, PRIVATE_TAG, KeywordList, normalise_tags, private_reasons
@@ -45,12 +47,7 @@ class AuditInputs:
 
 
 def _frames(inputs: AuditInputs) -> dict[str, pd.DataFrame]:
-    from memory_pipeline.lib.hashing import SHORT_HASH_CHARS, entry_sha256
-
-    entries = pd.DataFrame(
-        [(r.source, entry_sha256(t)[:SHORT_HASH_CHARS]) for r in inputs.readings if r.readable for t in r.entries],
-        columns=["source", "short_hash"],
-    )
+    entries = hashed_frame(parsed_frame("", inputs.readings))[["source", "short_hash"]]
     unreadable = pd.DataFrame([(r.source,) for r in inputs.readings if not r.readable], columns=["source"])
     conn = inputs.conn
     if conn is not None and ledger_exists(conn):
@@ -84,8 +81,8 @@ def _count(db: duckdb.DuckDBPyConnection, sql: str) -> int:
 
 
 class Audit:
-    """One profile's three layers loaded once into DuckDB; each check is a method-free lookup in
-    CHECKS, so a single check (a Dagster asset check) or all of them (the report, the CLI) run."""
+    """One profile's three layers loaded once into DuckDB. Checks are looked up by name in
+    CHECKS, so one (a Dagster asset check) or all of them (the report, the CLI) can run."""
 
     def __init__(self, inputs: AuditInputs):
         self.inputs = inputs
