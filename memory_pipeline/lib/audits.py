@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import duckdb
 import pandas as pd
@@ -17,16 +20,20 @@ import pandas as pd
 from memory_pipeline.lib.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists, ledger_problems
-from memory_pipeline.lib.memory_files import SourceReading
-from memory_pipeline.lib.privacy import DETECTOR_GATE_RE2, PRIVATE_TAG, KeywordList, normalise_tags, private_reasons
+from memory_pipeline.lib.memory_files import SourceReading, fact_pointers
+from memory_pipeline.lib.privacy import (
+    DETECTOR_GATE_RE2,
+    PRIVATE_TAG,
+    KeywordList,
+    normalise_tags,
+    private_reasons,
+)
 from memory_pipeline.lib.search_index import holographic_fts_health
-from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings
+from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, connect
 
 ERROR, WARN = "ERROR", "WARN"
 CAP_TARGET = 0.85
 QUARANTINE_TABLE = "memory_pipeline_quarantine"
-# `fact_store#34`, and the seed's grouped form `fact_store#16/27/33`.
-_POINTER = re.compile(r"fact_store#(\d+(?:/\d+)*)")
 
 
 @dataclass(frozen=True)
@@ -46,53 +53,111 @@ class AuditInputs:
     keywords: KeywordList
 
 
-def _frames(inputs: AuditInputs) -> dict[str, pd.DataFrame]:
-    entries = hashed_frame(parsed_frame("", inputs.readings))[["source", "short_hash"]]
-    unreadable = pd.DataFrame([(r.source,) for r in inputs.readings if not r.readable], columns=["source"])
-    conn = inputs.conn
-    if conn is not None and ledger_exists(conn):
-        ledger = pd.read_sql_query(
-            f"SELECT entry_id, source, substr(entry_sha256, 1, {SHORT_HASH_CHARS}) AS short_hash, "
-            f"CAST(fact_id AS TEXT) AS fact_id_text, typeof(fact_id) AS fact_id_type, status FROM {LEDGER_TABLE}",
-            conn,
-        )
-    else:
-        ledger = pd.DataFrame(columns=["entry_id", "source", "short_hash", "fact_id_text", "fact_id_type", "status"])
-    if conn is not None:
-        facts = pd.read_sql_query(
-            "SELECT fact_id, content, category, coalesce(tags, '') AS tags, trust_score, "
-            "coalesce(length(hrr_vector), -1) AS vector_bytes FROM facts",
-            conn,
-        )
-        links = pd.read_sql_query("SELECT fact_id, entity_id FROM fact_entities", conn)
-        entities = pd.read_sql_query("SELECT entity_id FROM entities", conn)
-        banks = pd.read_sql_query("SELECT bank_name, dim, fact_count FROM memory_banks", conn)
-    else:
-        facts = pd.DataFrame(columns=["fact_id", "content", "category", "tags", "trust_score", "vector_bytes"])
-        links, entities = pd.DataFrame(columns=["fact_id", "entity_id"]), pd.DataFrame(columns=["entity_id"])
-        banks = pd.DataFrame(columns=["bank_name", "dim", "fact_count"])
-    facts["pipeline"] = facts["tags"].map(lambda t: PIPELINE_TAG in t.split(","))
-    return {"entries": entries, "unreadable": unreadable, "ledger": ledger, "facts": facts, "links": links,
-            "entities": entities, "banks": banks}
+def _table(conn: sqlite3.Connection, sql: str, columns: list[str]) -> pd.DataFrame:
+    # fetchall + from_records is about twice as fast as pandas.read_sql_query on wide scans.
+    return pd.DataFrame.from_records(conn.execute(sql).fetchall(), columns=columns)
+
+
+_LEDGER_COLUMNS = ["entry_id", "source", "short_hash", "fact_id_text", "fact_id_type", "status"]
+_FACT_COLUMNS = ["fact_id", "content", "category", "tags", "trust_score", "vector_bytes"]
+_EMPTY_STORE = {"ledger": _LEDGER_COLUMNS, "facts": _FACT_COLUMNS, "links": ["fact_id", "entity_id"],
+                "entities": ["entity_id"], "banks": ["bank_name", "dim", "fact_count"]}
+
+
+def _entry_frames(readings: list[SourceReading]) -> dict[str, pd.DataFrame]:
+    return {
+        "entries": hashed_frame(parsed_frame("", readings))[["source", "short_hash"]],
+        "unreadable": pd.DataFrame([(r.source,) for r in readings if not r.readable], columns=["source"]),
+    }
+
+
+def _store_frames(conn: sqlite3.Connection | None) -> dict[str, pd.DataFrame]:
+    """Ledger, facts, links, entities and banks, read in one transaction: one snapshot even while
+    Hermes writes."""
+    if conn is None:
+        return {name: pd.DataFrame(columns=columns) for name, columns in _EMPTY_STORE.items()}
+    conn.execute("BEGIN")
+    try:
+        if ledger_exists(conn):
+            ledger = _table(conn, f"SELECT entry_id, source, substr(entry_sha256, 1, {SHORT_HASH_CHARS}), "
+                                  f"CAST(fact_id AS TEXT), typeof(fact_id), status FROM {LEDGER_TABLE}", _LEDGER_COLUMNS)
+        else:
+            ledger = pd.DataFrame(columns=_LEDGER_COLUMNS)
+        facts = _table(conn, "SELECT fact_id, content, category, coalesce(tags, ''), trust_score, "
+                             "coalesce(length(hrr_vector), -1) FROM facts", _FACT_COLUMNS)
+        links = _table(conn, "SELECT fact_id, entity_id FROM fact_entities", _EMPTY_STORE["links"])
+        entities = _table(conn, "SELECT entity_id FROM entities", _EMPTY_STORE["entities"])
+        banks = _table(conn, "SELECT bank_name, dim, fact_count FROM memory_banks", _EMPTY_STORE["banks"])
+    finally:
+        conn.execute("COMMIT")
+    return {"ledger": ledger, "facts": facts, "links": links, "entities": entities, "banks": banks}
+
+
+_WHITE_SPACE = "' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)"
 
 
 def _count(db: duckdb.DuckDBPyConnection, sql: str) -> int:
-    return int(db.execute(sql).fetchone()[0])
+    return int(db.execute(sql).fetchall()[0][0])
+
+
+# Store-side checks that are pure SQLite work: run on their own connection in a thread while the
+# frames load (sqlite3 releases the GIL while a statement runs), so on two cores they cost nothing.
+_STORE_SIDE = {"ledger_integrity": ledger_problems, "index_consistency": holographic_fts_health}
+
+
+def _on_own_connection(path, fn):
+    conn = connect(path, create=False)
+    try:
+        return fn(conn)
+    finally:
+        conn.close()
 
 
 class Audit:
-    """One profile's three layers loaded once into DuckDB. Checks are looked up by name in
-    CHECKS, so one (a Dagster asset check) or all of them (the report, the CLI) can run."""
+    """One profile's three layers, loaded into DuckDB on first use. Checks are looked up by name
+    in CHECKS, so one (a Dagster asset check) or all of them (the report, the CLI) can run; the
+    store-side work of the checks named up front starts at once, beside the loading."""
 
-    def __init__(self, inputs: AuditInputs):
+    def __init__(self, inputs: AuditInputs, names: Iterable[str] | None = None):
         self.inputs = inputs
-        self.frames = _frames(inputs)
-        self.db = duckdb.connect()
+        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="audit")
+        self._store_side: dict[str, Future] = {}
+        self._store_frames: Future | None = None
+        if inputs.conn is not None:
+            self._store_frames = self._pool.submit(_on_own_connection, inputs.settings.db_path, _store_frames)
+            for name in _STORE_SIDE.keys() & set(CHECKS if names is None else names):
+                self._store_side[name] = self._pool.submit(_on_own_connection, inputs.settings.db_path, _STORE_SIDE[name])
+
+    def store_side(self, name: str):
+        """The result of a store-side check: from its thread when started, else computed now."""
+        if name in self._store_side:
+            return self._store_side[name].result()
+        return _STORE_SIDE[name](self.inputs.conn)
+
+    @cached_property
+    def frames(self) -> dict[str, pd.DataFrame]:
+        entries = _entry_frames(self.inputs.readings)  # Python work, beside the store reads
+        store = self._store_frames.result() if self._store_frames is not None else _store_frames(None)
+        return entries | store
+
+    @cached_property
+    def db(self) -> duckdb.DuckDBPyConnection:
+        db = duckdb.connect()
         for name, frame in self.frames.items():
-            self.db.register(name, frame)
-        self.db.execute("""CREATE TEMP VIEW active AS SELECT * FROM ledger WHERE status = 'active'
-                           AND source NOT IN (SELECT source FROM unreadable)""")
-        self.quarantined = _quarantined(inputs.conn)
+            if name != "facts":
+                db.register(name, frame)
+        # Facts are copied in once: every check scanning a registered frame would convert its texts again.
+        db.register("facts_frame", self.frames["facts"])
+        db.execute(f"""CREATE TEMP TABLE facts AS SELECT *,
+                       list_contains(string_split(tags, ','), '{PIPELINE_TAG}') AS pipeline FROM facts_frame""")
+        db.unregister("facts_frame")
+        db.execute("""CREATE TEMP VIEW active AS SELECT * FROM ledger WHERE status = 'active'
+                      AND source NOT IN (SELECT source FROM unreadable)""")
+        return db
+
+    @cached_property
+    def quarantined(self) -> set[str]:
+        return _quarantined(self.inputs.conn)
 
     def run(self, name: str) -> AuditResult:
         return CHECKS[name](self)
@@ -101,7 +166,9 @@ class Audit:
         return [self.run(name) for name in CHECKS]
 
     def close(self) -> None:
-        self.db.close()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        if "db" in self.__dict__:
+            self.db.close()
 
     def __enter__(self) -> Audit:
         return self
@@ -148,8 +215,7 @@ def _hashes_fresh(audit: Audit) -> AuditResult:
 
 
 def _ledger_integrity(audit: Audit) -> AuditResult:
-    conn = audit.inputs.conn
-    problems = ledger_problems(conn) if conn is not None else []
+    problems = audit.store_side("ledger_integrity") if audit.inputs.conn is not None else []
     return AuditResult("ledger_integrity", not problems, ERROR, "; ".join(problems) or "ledger rows well-formed",
                        {"problems": float(len(problems))})
 
@@ -161,9 +227,11 @@ def _fact_links(audit: Audit) -> AuditResult:
     ghosts = _count(db, """SELECT count(*) FROM facts f WHERE pipeline AND f.fact_id NOT IN
                            (SELECT CAST(fact_id_text AS BIGINT) FROM ledger WHERE fact_id_type = 'integer')""")
     # Contents are UNIQUE, so a duplicate is the seed's near-copy: equal once case and runs of
-    # white space are folded.
-    duplicates = _count(db, """SELECT count(*) FROM (SELECT lower(regexp_replace(trim(content), '\\s+', ' ', 'g')) AS c
-                               FROM facts GROUP BY c HAVING count(*) > 1)""")
+    # white space are folded. A cheap key without any white space finds the few candidates first.
+    duplicates = _count(db, f"""WITH coarse AS (SELECT content, count(*) OVER (PARTITION BY lower(translate(content, {_WHITE_SPACE}, '')))
+                                AS n FROM facts)
+                                SELECT count(*) FROM (SELECT lower(regexp_replace(trim(content), '\\s+', ' ', 'g')) AS c
+                                FROM coarse WHERE n > 1 GROUP BY c HAVING count(*) > 1)""")
     dangling = _count(db, """SELECT count(*) FROM links WHERE fact_id NOT IN (SELECT fact_id FROM facts)
                              OR entity_id NOT IN (SELECT entity_id FROM entities)""")
     passed = not (orphans or ghosts or duplicates or dangling)
@@ -179,7 +247,7 @@ def _index_consistency(audit: Audit) -> AuditResult:
     db, inputs = audit.db, audit.inputs
     if inputs.conn is None:
         return AuditResult("index_consistency", True, ERROR, "no store yet")
-    health = holographic_fts_health(inputs.conn)
+    health = audit.store_side("index_consistency")
     expected = 8 * inputs.settings.hrr_dim
     bad_vectors = _count(db, f"SELECT count(*) FROM facts WHERE vector_bytes != {expected}")
     bank_off = _count(db, """SELECT count(*) FROM (
@@ -198,43 +266,51 @@ def _index_consistency(audit: Audit) -> AuditResult:
     )
 
 
-def _privacy_candidates(audit: Audit) -> set[int]:
-    """Facts that could be private, so the Python detectors run on few: DuckDB's vectorised RE2
-    pass with the detectors' gate (and, for a list of plain terms, the keyword pattern). A list with
-    `re:` terms is matched by Python's own engine on every fact: RE2's syntax and classes differ."""
-    keywords = audit.inputs.keywords
-    literal = keywords.literal_expression
+def _private_tagging(audit: Audit) -> tuple[dict[int, bool], int, int]:
+    """Which facts carry `private-person` (after folding variants), how many variants, how many
+    tagged facts prefetch still sees. Only facts whose tags mention `person` can hold either."""
+    rows = audit.db.execute("SELECT fact_id, tags, trust_score FROM facts WHERE tags ILIKE '%person%'").fetchall()
+    tagged, variants, visible = {}, 0, 0
+    for fact_id, tags, trust in rows:
+        normal, folded = normalise_tags(tags)
+        variants += folded
+        tagged[fact_id] = PRIVATE_TAG in normal.split(",")
+        visible += tagged[fact_id] and trust >= audit.inputs.settings.min_trust
+    return tagged, variants, visible
+
+
+def _untagged_matches(audit: Audit, tagged: dict[int, bool]) -> int:
+    """How many untagged facts the keyword list or a detector matches. DuckDB's vectorised RE2
+    pass (the detectors' gate, and an RE2 superset of the list) leaves few candidates; Python's
+    own engine, the one that tags, confirms them. A list with no safe RE2 form is matched in
+    Python on every fact the gate let through."""
+    keywords, db = audit.inputs.keywords, audit.db
+    prefilter = keywords.re2_prefilter
     conditions, params = ["regexp_matches(content, ?)"], [DETECTOR_GATE_RE2]
-    if literal is not None:
+    if prefilter is not None:
         conditions.append("regexp_matches(content, ?, 'i')")
-        params.append(literal)
+        params.append(prefilter)
     try:
-        found = {r[0] for r in audit.db.execute(f"SELECT fact_id FROM facts WHERE {' OR '.join(conditions)}", params).fetchall()}
-    except duckdb.Error:  # a term RE2 refuses: fall back to Python for the keywords
-        found, literal = {r[0] for r in audit.db.execute(
-            "SELECT fact_id FROM facts WHERE regexp_matches(content, ?)", [DETECTOR_GATE_RE2]).fetchall()}, None
-    if literal is None and keywords.terms:
-        facts = audit.frames["facts"]
-        found |= {i for i, c in zip(facts["fact_id"], facts["content"], strict=True) if keywords.matches(c)}
+        candidates = db.execute(f"SELECT fact_id, content FROM facts WHERE {' OR '.join(conditions)}", params).fetchall()
+    except duckdb.Error:  # RE2 refused the list's form: the detectors' gate here, the list below
+        prefilter = None
+        candidates = db.execute(f"SELECT fact_id, content FROM facts WHERE {conditions[0]}", params[:1]).fetchall()
+    found = sum(1 for fact_id, content in candidates if not tagged.get(fact_id) and private_reasons(content, keywords))
+    if prefilter is None and keywords.terms:
+        rest = db.execute("SELECT fact_id, content FROM facts WHERE NOT regexp_matches(content, ?)", [DETECTOR_GATE_RE2]).fetchall()
+        found += sum(1 for fact_id, content in rest if not tagged.get(fact_id) and keywords.matches(content))
     return found
 
 
 def _privacy_coverage(audit: Audit) -> AuditResult:
-    facts, inputs = audit.frames["facts"], audit.inputs
-    normal = facts["tags"].map(normalise_tags)
-    variants = int(sum(folded for _, folded in normal))
-    tagged = normal.map(lambda n: PRIVATE_TAG in n[0].split(","))
-    visible = int((tagged & (facts["trust_score"] >= inputs.settings.min_trust)).sum())
-    candidates = _privacy_candidates(audit)
-    untagged = private = 0
-    for fact_id, content, is_tagged in zip(facts["fact_id"], facts["content"], tagged, strict=True):
-        if fact_id in candidates and private_reasons(content, inputs.keywords):
-            private += 1
-            untagged += not is_tagged
+    inputs = audit.inputs
+    tagged, variants, visible = _private_tagging(audit)
+    untagged = _untagged_matches(audit, tagged)  # a tagged fact is covered, whatever it holds
+    private = sum(tagged.values())
     passed = untagged == 0 and variants == 0
     return AuditResult(
         "privacy_coverage", passed, ERROR,
-        f"{private} facts match the keyword list or a detector, {untagged} of them without `{PRIVATE_TAG}`; "
+        f"{private} facts tagged `{PRIVATE_TAG}`, {untagged} untagged facts match the keyword list or a detector; "
         f"{variants} tag variants; {visible} private facts visible to prefetch (trust ≥ {inputs.settings.min_trust})",
         {"private_facts": float(private), "untagged_private": float(untagged), "tag_variants": float(variants),
          "private_visible_to_prefetch": float(visible)},
@@ -243,13 +319,13 @@ def _privacy_coverage(audit: Audit) -> AuditResult:
 
 def _cap_usage(audit: Audit) -> AuditResult:
     """Both files within the 85% target (WARN above it); ERROR once a file is over its cap."""
-    readings = audit.inputs.readings
-    over = any(r.cap_usage > 1.0 for r in readings)
+    usage = [(r, r.chars) for r in audit.inputs.readings]
+    share = {r.source: chars / r.limit if r.limit > 0 else 0.0 for r, chars in usage}
     return AuditResult(
-        "cap_usage", all(r.cap_usage <= CAP_TARGET for r in readings), ERROR if over else WARN,
-        "; ".join(f"{r.path.name} {r.chars}/{r.limit} chars ({100 * r.cap_usage:.0f}%)" for r in readings)
+        "cap_usage", all(s <= CAP_TARGET for s in share.values()), ERROR if any(s > 1.0 for s in share.values()) else WARN,
+        "; ".join(f"{r.path.name} {chars}/{r.limit} chars ({100 * share[r.source]:.0f}%)" for r, chars in usage)
         + f"; target ≤ {100 * CAP_TARGET:.0f}%",
-        {f"{r.source}_usage_pct": round(100.0 * r.cap_usage, 2) for r in readings},
+        {f"{source}_usage_pct": round(100.0 * s, 2) for source, s in share.items()},
     )
 
 
@@ -266,9 +342,12 @@ def _format_parity(audit: Audit) -> AuditResult:
 
 
 def _pointers_resolve(audit: Audit) -> AuditResult:
-    readings, fact_ids = audit.inputs.readings, set(audit.frames["facts"]["fact_id"].astype(int))
-    pointers = [int(n) for r in readings for t in r.entries for m in _POINTER.finditer(t) for n in m.group(1).split("/")]
-    dangling = sorted({p for p in pointers if p not in fact_ids})
+    pointers = [n for r in audit.inputs.readings for t in r.entries for n in fact_pointers(t)]
+    existing = set()
+    if pointers:
+        audit.db.register("pointers", pd.DataFrame({"fact_id": sorted(set(pointers))}))
+        existing = {r[0] for r in audit.db.execute("SELECT fact_id FROM facts WHERE fact_id IN (SELECT fact_id FROM pointers)").fetchall()}
+    dangling = sorted({p for p in pointers if p not in existing})
     return AuditResult(
         "pointers_resolve", not dangling, WARN,
         f"{len(pointers)} fact_store#N pointers in the memory files, {len(dangling)} name no fact"
@@ -289,7 +368,7 @@ def _quarantine_empty(audit: Audit) -> AuditResult:
                        {"quarantined": float(len(quarantined))})
 
 
-CHECKS = {
+CHECKS: dict[str, Callable[[Audit], AuditResult]] = {
     "layer_counts": _layer_counts,
     "hashes_fresh": _hashes_fresh,
     "ledger_integrity": _ledger_integrity,

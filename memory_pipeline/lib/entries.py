@@ -33,8 +33,9 @@ def parsed_frame(profile_name: str, readings: list[SourceReading]) -> pd.DataFra
 
 def hashed_frame(parsed: pd.DataFrame) -> pd.DataFrame:
     frame = parsed.copy()
-    frame["entry_sha256"] = [entry_sha256(t) for t in frame["text"]]
-    frame["short_hash"] = [short_hash(h) for h in frame["entry_sha256"]]
-    frame["entry_id"] = [entry_id(s, h) for s, h in zip(frame["source"], frame["entry_sha256"], strict=True)]
+    hashes = [entry_sha256(t) for t in frame["text"].tolist()]
+    frame["entry_sha256"] = hashes
+    frame["short_hash"] = [short_hash(h) for h in hashes]
+    frame["entry_id"] = [entry_id(s, h) for s, h in zip(frame["source"].tolist(), hashes, strict=True)]
     frame.attrs = dict(parsed.attrs)
     return frame[HASHED_COLUMNS]

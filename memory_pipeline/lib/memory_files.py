@@ -204,3 +204,13 @@ def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: b
             f"Hermes reads {len(reading.hermes_entries)} entries from {name}, the pipeline {len(reading.entries)}"
             + ("" if len(reading.hermes_entries) != len(reading.entries) else " (same count, different text)"))
     return findings
+
+
+# `fact_store#34`, and the seed's grouped form `fact_store#16/27/33`: an entry shortened into the
+# fact store that holds its full text (the compaction command writes them).
+FACT_POINTER = re.compile(r"fact_store#(\d+(?:/\d+)*)")
+
+
+def fact_pointers(text: str) -> list[int]:
+    """The fact ids an entry points at, in order."""
+    return [int(n) for m in FACT_POINTER.finditer(text) for n in m.group(1).split("/")]

@@ -34,17 +34,16 @@ class KeywordList:
     sha256: str
     terms: int
     _pattern: re.Pattern | None
-    has_regex: bool = False
 
     def matches(self, text: str) -> bool:
         return bool(self._pattern and self._pattern.search(text))
 
     @property
-    def literal_expression(self) -> str | None:
-        """The combined pattern when the list has only plain terms (escaped literals read the same
-        in RE2), for a vectorised pre-filter; None when a `re:` term may use Python-only syntax.
-        Never to be shown anywhere."""
-        return self._pattern.pattern if self._pattern and not self.has_regex else None
+    def re2_prefilter(self) -> str | None:
+        """An RE2 expression (DuckDB's `regexp_matches`, flag `i`) matching at least every text the
+        list matches, for a vectorised pre-filter before Python confirms the few candidates; None
+        when a `re:` term uses syntax with no safe RE2 superset. Never to be shown anywhere."""
+        return re2_superset(self._pattern.pattern) if self._pattern else None
 
 
 def keyword_list_path(explicit: str | os.PathLike | None, hermes_home: Path) -> Path:
@@ -86,8 +85,59 @@ def load_keywords(path: Path) -> KeywordList:
         else:
             alternatives.append(re.escape(term))
     pattern = re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
-    has_regex = any(line.strip().startswith("re:") for line in text.splitlines())
-    return KeywordList(path, hashlib.sha256(raw).hexdigest(), len(alternatives), pattern, has_regex)
+    return KeywordList(path, hashlib.sha256(raw).hexdigest(), len(alternatives), pattern)
+
+
+# Python's Unicode classes widened to RE2 classes that contain them (RE2's own are ASCII-only).
+_RE2_CLASS = {"w": r"\pL\pN\pM_", "d": r"\pN", "s": r"\s\x{0b}\pZ\x{1c}-\x{1f}\x{85}"}
+
+
+def re2_superset(pattern: str) -> str | None:
+    """Rewrite a Python pattern into RE2 syntax that matches a superset of what it matches, or None.
+
+    Word boundaries are dropped (RE2's are ASCII-only; dropping an assertion only widens), `\\w`,
+    `\\d`, `\\s` widen to Unicode classes, `\\Z` becomes `\\z`, `{,n}` becomes `{0,n}`. Negated
+    classes, `$`, backreferences and anything RE2 itself refuses (look-arounds) give None, so
+    the caller falls back to Python's engine."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            if i + 1 >= len(pattern):
+                return None
+            nxt = pattern[i + 1]
+            i += 2
+            if nxt in _RE2_CLASS:
+                out.append(_RE2_CLASS[nxt] if in_class else f"[{_RE2_CLASS[nxt]}]")
+            elif nxt in "bB" and not in_class:
+                continue
+            elif nxt == "Z" and not in_class:
+                out.append("\\z")
+            elif nxt == "u" and re.fullmatch(r"[0-9A-Fa-f]{4}", pattern[i : i + 4]):
+                out.append(f"\\x{{{pattern[i : i + 4]}}}")
+                i += 4
+            elif nxt.isalnum() and nxt not in "Atnrfvx":
+                return None  # \W \D \S \1 \N{…} \U… \b-in-class: no safe translation
+            else:
+                out.append("\\" + nxt)
+            continue
+        if in_class:
+            if ch == "[":
+                return None  # RE2 reads `[[:alpha:]]` as a POSIX class, Python as a set
+            in_class = ch != "]"
+        elif ch == "[":
+            if pattern[i + 1 : i + 2] in ("]", "^") or pattern[i + 1 : i + 3] == "^]":
+                return None  # negated (or `[]…]`) classes do not widen
+            in_class = True
+        elif ch == "$":
+            return None  # Python's `$` also matches before a final newline
+        elif ch == "{" and pattern[i + 1 : i + 2] == ",":
+            out.append("{0")
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return None if in_class else "".join(out)
 
 
 # --- built-in detectors ---------------------------------------------------------------------
@@ -178,14 +228,15 @@ def _cn_id_found(text: str) -> bool:
     return any(_cn_id_valid(m.group(1)) for m in _CN_ID.finditer(text))
 
 
-# Cheap gates: a phone, ID or card number needs seven digits in a row (separators aside), an IP
+# Cheap gates: a phone, ID or card number needs eleven digits in a row (single separators aside:
+# a CN mobile has 11, a card 13, an ID 18; an international number also starts with `+`), an IP
 # address a digit-dot-digit or a double colon; most facts have neither, and skip those scans.
-_LONG_NUMBER = re.compile(r"\d(?:[\s-]?\d){6,}")
+_LONG_NUMBER = re.compile(r"\d(?:[\s-]?\d){10,}")
 _IP_HINT = re.compile(r"\d\.\d|:[0-9A-Fa-f]*:")
 
 DETECTORS = {
     "email": lambda t, long_number: "@" in t and bool(_EMAIL.search(t)),
-    "phone": lambda t, long_number: long_number and bool(_CN_MOBILE.search(t) or ("+" in t and _INTL_PHONE.search(t))),
+    "phone": lambda t, long_number: bool((long_number and _CN_MOBILE.search(t)) or ("+" in t and _INTL_PHONE.search(t))),
     "ip_address": lambda t, long_number: bool(_IP_HINT.search(t)) and (_ipv4_found(t) or _ipv6_found(t)),
     "cn_resident_id": lambda t, long_number: long_number and _cn_id_found(t),
     "payment_card": lambda t, long_number: long_number and _card_found(t),
@@ -194,20 +245,22 @@ DETECTORS = {
 }
 
 
-# What every detector needs at the least, in one pass: an @, seven digits in a row, a
+# What every detector needs at the least, in one pass: an @, eleven digits in a row, a +, a
 # digit-dot-digit or a double colon, a 号 or a house number before a capitalised word, a secret's
 # marker. A text with none of these cannot match any detector (most facts).
 _ANY_DETECTOR = re.compile(
-    r"@|\d(?:[\s-]?\d){6,}|\d\.\d|:[0-9A-Fa-f]*:|号|\d\s+[A-Z]|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ"
+    r"@|\d(?:[\s-]?\d){10}|\+[1-9]|\d\.\d|:[0-9A-Fa-f]*:|号|\d\s+[A-Z]|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ"
     r"|(?i:api[_-]?key|access[_-]?token|secret|passw)"
 )
 
 
-# The same gate in RE2 syntax (DuckDB's regexp_matches), for filtering many facts at once. It is
-# a superset of every detector, so facts it rejects need no further look.
+# The same gate in RE2 syntax (DuckDB's regexp_matches), for filtering many facts at once; a
+# superset of every detector, so facts it rejects need no further look. Python's `\\d` and `\\s`
+# are Unicode-wide, so they become RE2's `\\pN` and the Unicode spaces here.
+_RE2_SPACE = r"[\s\x{0b}\pZ\x{1c}-\x{1f}\x{85}]"
 DETECTOR_GATE_RE2 = (
-    r"@|\d{3}[\s-]?\d{4}|\+[1-9]|\d\.\d|:[0-9A-Fa-f]*:|号|\d\s+[A-Z]|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ"
-    r"|(?i:api[_-]?key|access[_-]?token|secret|passw)"
+    rf"@|\pN(?:(?:{_RE2_SPACE}|-)?\pN){{10}}|\+[1-9]|\pN\.\pN|:[0-9A-Fa-f]*:|号|\pN{_RE2_SPACE}+[A-Z]"
+    r"|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ|(?i:api[_-]?key|access[_-]?token|secret|passw)"
 )
 
 

@@ -180,3 +180,21 @@ def test_format_parity(capsys, work):
     path = profile.memory_file("memory")
     path.write_text("§\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
     assert failing(profile) == {"format_parity"}
+
+
+@pytest.mark.parametrize("term", [r"re:\bAPI\s+约定", r"re:(?<!x)API\s+约定"], ids=["re2-prefilter", "python-fallback"])
+def test_keyword_only_fact_without_tag(tmp_path, work, term):
+    """A fact only the keyword list makes private, untagged: found through DuckDB's RE2 pre-filter,
+    and through Python alone when the term has no RE2 form (a look-behind)."""
+    _, profile = work
+    keywords = tmp_path / "keywords.txt"
+    keywords.write_text(f"{term}\n", encoding="utf-8")
+    settings = holographic_settings(profile.home)
+    conn = sqlite3.connect(settings.db_path)
+    try:
+        results = {r.name: r for r in run_audits(AuditInputs(read_profile(profile), conn, settings, load_keywords(keywords)))}
+    finally:
+        conn.close()
+    assert not results["privacy_coverage"].passed
+    assert results["privacy_coverage"].metrics["untagged_private"] == 1.0
+    assert "约定" not in results["privacy_coverage"].detail

@@ -1,5 +1,7 @@
 import hashlib
+import re
 
+import duckdb
 import pytest
 
 from memory_pipeline.lib.privacy import (
@@ -10,6 +12,7 @@ from memory_pipeline.lib.privacy import (
     load_keywords,
     normalise_tags,
     private_reasons,
+    re2_superset,
 )
 
 POSITIVES = {
@@ -81,3 +84,29 @@ def test_tag_variants_fold(variant):
     assert normalise_tags(f"synced-from-memory,{variant},user") == ("synced-from-memory,private-person,user", True)
     assert normalise_tags("a,private-person,private_person") == ("a,private-person", True)
     assert normalise_tags("a,private-person") == ("a,private-person", False)
+
+
+# Python patterns and texts they match; the RE2 form must match each text too (a superset).
+SUPERSET_CASES = [
+    (r"\bLi\s+Na\b", ["Li Na", "li\u3000na", "met Li  Na."]),
+    (r"on-?call\d+", ["oncall７", "on-call42"]),
+    (r"[\w.]+@corp", ["ä.b@corp", "x@corp"]),
+    (r"ab{,2}c\Z", ["abbc", "ac"]),
+    (r"\u674e\s?\u5a1c", ["李 娜", "李娜"]),
+    (re.escape("Zhang Wei (HR)"), ["zhang wei (hr)"]),
+]
+
+
+@pytest.mark.parametrize("pattern,texts", SUPERSET_CASES)
+def test_re2_prefilter_matches_everything_python_matches(pattern, texts):
+    translated = re2_superset(pattern)
+    assert translated is not None
+    db = duckdb.connect()
+    for text in texts:
+        assert re.search(pattern, text, re.IGNORECASE)
+        assert db.execute("SELECT regexp_matches(?, ?, 'i')", [text, translated]).fetchall()[0][0], (pattern, text)
+
+
+@pytest.mark.parametrize("pattern", [r"\W+x", r"[^a]b", r"(a)\1", r"end$", r"[[:alpha:]]", r"\N{BULLET}", "a\\"])
+def test_re2_prefilter_refuses_what_has_no_safe_superset(pattern):
+    assert re2_superset(pattern) is None

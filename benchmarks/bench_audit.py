@@ -1,0 +1,174 @@
+"""All audits on a large store, against a naive per-fact implementation in the seed's style.
+
+    .venv/bin/python benchmarks/bench_audit.py [--facts 100000] [--home DIR]
+
+Builds a store of synthetic facts with the pipeline's own sync path (or reuses `--home`, a
+profile home built by an earlier run), reads the memory files once, then times in one run:
+every check of `memory_pipeline.lib.audits` (DuckDB over the three layers, SQLite-side work on
+threads) and the same checks written the way the seed's `audit_consistency.py` is: Python loops
+over rows, a query per fact. Both must reach the same verdicts. Prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sqlite3
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_search import build_store
+
+from memory_pipeline.lib.audits import AuditInputs, run_audits
+from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.privacy import (
+    _LONG_NUMBER,
+    DEMO_KEYWORDS,
+    DETECTORS,
+    load_keywords,
+    normalise_tags,
+)
+from memory_pipeline.lib.profiles import Profile
+from memory_pipeline.lib.store import connect, holographic_settings
+
+NAIVE_CHECKS = ("layer_counts", "hashes_fresh", "ledger_integrity", "fact_links", "index_consistency", "privacy_coverage")
+
+
+def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
+    """The six audits the seed's way: every row through Python, each cross-layer lookup a query
+    per entry or fact (on the store's indexes), every privacy rule and an FTS MATCH per fact."""
+    conn = sqlite3.connect(db)
+    verdict = {}
+    entries = [(r.source, hashlib.sha256(t.encode()).hexdigest()[:16]) for r in readings for t in r.entries]
+    ledger = conn.execute("SELECT entry_id, source, entry_sha256, fact_id, status, synced_at FROM memory_pipeline_ledger").fetchall()
+    active = {(source, sha[:16]) for _, source, sha, _, status, _ in ledger if status == "active"}
+    verdict["hashes_fresh"] = all(
+        conn.execute("SELECT 1 FROM memory_pipeline_ledger WHERE entry_id = ? AND status = 'active'",
+                     (f"{source}:{short}",)).fetchone() is not None
+        for source, short in entries
+    )
+    current = set(entries)
+    verdict["layer_counts"] = all(a in current for a in active)
+
+    problems, versions = 0, {}
+    for entry_id, source, sha, fact_id, status, synced_at in ledger:
+        if not isinstance(fact_id, int) or fact_id <= 0 or status not in ("active", "retired") or source not in ("memory", "user"):
+            problems += 1
+        if len(sha) not in (16, 64) or not re.fullmatch("[0-9a-f]+", sha):
+            problems += 1
+        try:
+            datetime.strptime(synced_at, "%Y-%m-%d %H:%M:%S")
+        except (TypeError, ValueError):
+            problems += 1
+        if status == "active":
+            versions.setdefault(entry_id, set()).add((sha, source))
+    verdict["ledger_integrity"] = problems == 0 and all(len(v) == 1 for v in versions.values())
+
+    orphans = [row[3] for row in ledger if conn.execute("SELECT 1 FROM facts WHERE fact_id = ?", (row[3],)).fetchone() is None]
+    ghosts, seen = 0, Counter()
+    for (fact_id,) in conn.execute("SELECT fact_id FROM facts").fetchall():
+        content, tags = conn.execute("SELECT content, tags FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        if "synced-from-memory" in (tags or "").split(",") and conn.execute(
+                "SELECT 1 FROM memory_pipeline_ledger WHERE fact_id = ?", (fact_id,)).fetchone() is None:
+            ghosts += 1
+        seen[" ".join(content.lower().split())] += 1
+    duplicates = sum(1 for n in seen.values() if n > 1)
+    dangling = 0
+    for fact_id, entity_id in conn.execute("SELECT fact_id, entity_id FROM fact_entities").fetchall():
+        if conn.execute("SELECT 1 FROM facts WHERE fact_id = ?", (fact_id,)).fetchone() is None or conn.execute("SELECT 1 FROM entities WHERE entity_id = ?", (entity_id,)).fetchone() is None:
+            dangling += 1
+    verdict["fact_links"] = not (orphans or ghosts or duplicates or dangling)
+
+    try:
+        conn.execute("INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)")
+        healthy = True
+    except sqlite3.DatabaseError:
+        healthy = False
+    per_category = Counter()
+    for (fact_id,) in conn.execute("SELECT fact_id FROM facts").fetchall():
+        length, category, content = conn.execute(
+            "SELECT length(hrr_vector), category, content FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        token = re.search(r"\w+", content)  # every fact findable by its first word
+        if token and conn.execute("SELECT count(*) FROM facts_fts WHERE facts_fts MATCH ? AND rowid = ?",
+                                  (f'"{token.group()}"', fact_id)).fetchone()[0] != 1:
+            healthy = False
+        if length != 8 * dim:
+            healthy = False
+        if length:
+            per_category[category] += 1
+    banks = {name: count for name, count in conn.execute("SELECT bank_name, fact_count FROM memory_banks")}
+    healthy = healthy and banks == {f"cat:{c}": n for c, n in per_category.items()}
+    verdict["index_consistency"] = healthy
+
+    untagged = 0
+    for fact_id, content in conn.execute("SELECT fact_id, content FROM facts").fetchall():
+        # Every rule on every fact, as the seed's `re.search(PII, content)` loop does.
+        long_number = bool(_LONG_NUMBER.search(content))
+        if keywords.matches(content) or any(found(content, long_number) for found in DETECTORS.values()):
+            tags = conn.execute("SELECT tags FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()[0]
+            if "private-person" not in (tags or "").split(","):
+                untagged += 1
+        tags = conn.execute("SELECT tags FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()[0] or ""
+        if normalise_tags(tags)[1]:
+            untagged += 1
+    verdict["privacy_coverage"] = untagged == 0
+    conn.close()
+    return verdict
+
+
+def timed(fn):
+    started = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - started, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--facts", type=int, default=100_000)
+    parser.add_argument("--home", type=Path, help="a profile home an earlier run built (skips the build)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        home = args.home or Path(tmp) / "home"
+        if args.home is None:
+            seconds, _ = timed(lambda: build_store(home, args.facts))
+            print(f"built a store of {args.facts:,} facts in {seconds:.0f} s\n")
+        settings = holographic_settings(home)
+        keywords = load_keywords(DEMO_KEYWORDS)
+        read_s, readings = timed(lambda: read_profile(Profile("default", home)))
+        entries = sum(len(r.entries) for r in readings)
+
+        def ours():
+            conn = connect(settings.db_path, create=False)
+            try:
+                return run_audits(AuditInputs(readings, conn, settings, keywords))
+            finally:
+                conn.close()
+
+        ours()  # warm the page cache for both sides alike
+        ours_s, results = min((timed(ours) for _ in range(3)), key=lambda r: r[0])
+        naive_s, naive = timed(lambda: naive_audit(readings, settings.db_path, keywords, settings.hrr_dim))
+        mine = {r.name: r.passed for r in results}
+        disagree = [name for name in NAIVE_CHECKS if mine[name] != naive[name]]
+        if disagree:
+            raise SystemExit(f"the two implementations disagree on: {', '.join(disagree)}")
+        facts = sqlite3.connect(settings.db_path).execute("SELECT count(*) FROM facts").fetchone()[0]
+
+        print(f"| audits, {facts:,} facts, {entries:,} entries | seconds | checks | vs naive |")
+        print("|---|---:|---:|---:|")
+        print(f"| read and parse MEMORY.md + USER.md (both sides) | {read_s:.2f} s | – | – |")
+        print(f"| memory-pipeline, all checks (best of 3) | {ours_s:.2f} s | {len(results)} | {naive_s / ours_s:.1f}× faster |")
+        print(f"| naive per-fact Python, seed style | {naive_s:.2f} s | {len(NAIVE_CHECKS)} | 1.0× |")
+        print(f"\nverdicts agree on the six audits: {', '.join(f'{n}={mine[n]}' for n in NAIVE_CHECKS)}")
+
+
+if __name__ == "__main__":
+    main()
