@@ -205,6 +205,7 @@ def fact_store(
             "updated": float(report.updated),
             "unchanged": float(report.unchanged),
             "removed": float(report.removed),
+            "compacted": float(report.compacted),
             "retired_facts": float(report.retired_facts),
             "deleted_facts": float(report.deleted_facts),
             "quarantined": float(report.quarantined),

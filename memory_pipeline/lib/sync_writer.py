@@ -32,6 +32,7 @@ class SyncReport:
     updated: int = 0  # facts rewritten in place for `update` decisions
     unchanged: int = 0  # entries
     removed: int = 0  # entries that vanished from the files
+    compacted: int = 0  # entries shortened to a pointer summary: ledger re-keyed, facts untouched
     retired_facts: int = 0
     deleted_facts: int = 0
     quarantined: int = 0  # entries left pending for the next run
@@ -206,7 +207,9 @@ def write_sync(
     report.quarantined = len(work) - len(ready)
     removed = diff[diff["status"] == "removed"]
     report.removed = len(removed)
-    if ready.empty and removed.empty:
+    compacted = diff[diff["status"] == "compacted"]
+    report.compacted = len(compacted)
+    if ready.empty and removed.empty and compacted.empty:
         report.facts_total = _count_facts(conn)
         return report  # nothing to write: not even a transaction is opened
 
@@ -236,6 +239,9 @@ def write_sync(
                 # retired rows of the old entry, then handled by the removal policy.
                 writer.record(entry.matched_entry_id, previous[0], previous[1], leftover, status="retired")
                 writer.release(leftover, removal_policy)
+        for entry in compacted.itertuples(index=False):
+            writer.drop_rows(entry.matched_entry_id)
+            writer.record(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
         for entry in removed.itertuples(index=False):
             if removal_policy == "delete":
                 writer.drop_rows(entry.entry_id)

@@ -1,0 +1,116 @@
+"""`memory-pipeline compact [--profile NAME] [--target 0.8] [--apply]`: shorten over-budget memory
+files into summaries that point at the facts holding the full text (DESIGN §2, §11)."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, hermes_home, single_profile
+from memory_pipeline.lib.compaction import DEFAULT_TARGET, CompactionError, Proposal, apply, propose
+from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.ledger import active_ledger
+from memory_pipeline.lib.memory_files import SourceReading
+from memory_pipeline.lib.store import StoreError, connect, holographic_settings
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("compact", help="propose (or --apply) summary + fact_store#N rewrites for over-budget files")
+    add_home_argument(parser)
+    add_single_profile_argument(parser)
+    parser.add_argument("--target", type=float, default=DEFAULT_TARGET, help="share of the cap to fit into (default 0.8)")
+    parser.add_argument("--apply", action="store_true", help="write the proposal (under Hermes' lock, after a backup), then sync")
+    parser.add_argument("--lock-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="how long to wait for Hermes' lock on the file (default 10)")
+    parser.set_defaults(run=run)
+
+
+def _usage(chars: int, limit: int) -> str:
+    return f"{chars}/{limit} chars ({100 * chars / limit:.0f}%)" if limit else f"{chars} chars"
+
+
+def _read_stable(reading_of, path) -> tuple[SourceReading, bytes]:
+    """The reading and the exact bytes it came from (read again if the agent wrote meanwhile)."""
+    for _ in range(3):
+        before = path.read_bytes() if path.exists() else b""
+        reading = reading_of()
+        if (path.read_bytes() if path.exists() else b"") == before:
+            return reading, before
+    raise CommandError(f"{path}: keeps changing while being read; try again when the agent is idle")
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 < args.target <= 1:
+        raise CommandError(f"--target must be a share of the cap between 0 and 1, not {args.target}")
+    profile = single_profile(args)
+    settings = holographic_settings(profile.home)
+    try:
+        conn = connect(settings.db_path, create=False)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+    try:
+        ledger = active_ledger(conn)
+        proposals = []
+        for position, first in enumerate(read_profile(profile)):
+            reading, raw = _read_stable(lambda p=position: read_profile(profile)[p], first.path)
+            if not reading.exists or reading.cap_usage <= args.target:
+                print(f"{reading.path.name}: {_usage(reading.chars, reading.limit)}, within the {100 * args.target:.0f}% target")
+                continue
+            try:
+                proposal = propose(reading, raw, ledger, target=args.target)
+            except CompactionError as exc:
+                raise CommandError(str(exc)) from None
+            _print_proposal(proposal)
+            if proposal.rewrites:
+                proposals.append(proposal)
+        if not args.apply or not proposals:
+            if proposals:
+                print("\nnothing written; run again with --apply to write it")
+            return 0
+        for proposal in proposals:
+            _confirm_facts(conn, proposal)
+    finally:
+        conn.close()
+    return _apply_all(args, profile, proposals)
+
+
+def _print_proposal(proposal: Proposal) -> None:
+    name = proposal.path.name
+    if not proposal.rewrites:
+        print(f"{name}: {_usage(proposal.chars_before, proposal.limit)}; no entry with synced facts to shorten "
+              "(run `memory-pipeline sync` first?)")
+        return
+    print(proposal.diff(), end="")
+    print(f"\n{name}: {len(proposal.rewrites)} entries shortened, {_usage(proposal.chars_before, proposal.limit)} → "
+          f"{_usage(proposal.chars_after, proposal.limit)}; target {100 * proposal.target:.0f}% "
+          + ("reached" if proposal.fits else "NOT reached: no more entries with synced facts to shorten"))
+
+
+def _confirm_facts(conn: sqlite3.Connection, proposal: Proposal) -> None:
+    wanted = sorted({i for r in proposal.rewrites for i in r.fact_ids})
+    marks = ",".join("?" * len(wanted))
+    present = {row[0] for row in conn.execute(f"SELECT fact_id FROM facts WHERE fact_id IN ({marks})", wanted)}
+    missing = [i for i in wanted if i not in present]
+    if missing:
+        raise CommandError(f"{proposal.path}: facts #{', #'.join(map(str, missing))} are gone from the store; nothing written")
+
+
+def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> int:
+    for proposal in proposals:
+        try:
+            backup = apply(proposal, lock_timeout_s=args.lock_timeout)
+        except CompactionError as exc:
+            raise CommandError(str(exc)) from None
+        print(f"{proposal.path}: written ({_usage(proposal.chars_after, proposal.limit)}), backup {backup.name}")
+    from memory_pipeline.instance import local_instance
+    from memory_pipeline.runs import run_sync
+
+    home = hermes_home(args)
+    (result,) = run_sync(local_instance(home), home, [profile.name])
+    stored = result.metadata.get("fact_store", {})
+    added, compacted = int(stored.get("added", 0)), int(stored.get("compacted", 0))
+    if result.error or added:
+        raise CommandError(f"the sync after compaction of profile {profile.name} "
+                           + (f"failed: {result.error}" if result.error else f"added {added} facts; expected none"))
+    print(f"synced profile {profile.name}: added 0, {compacted} entries re-pointed at their facts")
+    return 0

@@ -1,0 +1,195 @@
+"""Summary-plus-pointer compaction of a memory file (DESIGN §2, the seed's 摘要 + 指针).
+
+The one place the pipeline writes a memory file, and only when the user asks: the longest
+entries whose full text is already in the fact store become `**Title (→ fact_store#N)**: summary`
+until the file fits its target share of the cap. Applying takes Hermes' own lock, keeps a backup,
+writes Hermes' canonical form atomically and reads it back before anything else happens.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fcntl
+import hashlib
+import os
+import re
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memory_pipeline.lib.extraction.rules import title_entity
+from memory_pipeline.lib.hashing import entry_sha256, short_hash
+from memory_pipeline.lib.ledger import LedgerEntry
+from memory_pipeline.lib.memory_files import ENTRY_DELIMITER, SourceReading, canonical_chars, fact_pointers, hermes_read_entries, parse_entries
+
+DEFAULT_TARGET = 0.8
+MAX_SUMMARY_CHARS = 80
+_TITLE_PREFIX = re.compile(r"^(?:\*\*.+?\*\*|[^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s*")
+_SENTENCE_END = re.compile(r"[。！？!?；;]|\.(?:\s|$)")
+_CLAUSE_BREAK = re.compile(r"[，,、]|\s")
+
+
+class CompactionError(Exception):
+    """Compaction cannot go on; the message names the file and why. Nothing was written."""
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    position: int  # 0-based index in the file's entries
+    before: str
+    after: str
+    fact_ids: tuple[int, ...]
+
+
+@dataclass
+class Proposal:
+    path: Path
+    limit: int
+    target: float
+    file_sha256: str  # of the bytes the proposal was made from
+    before: list[str]
+    after: list[str]
+    rewrites: list[Rewrite] = field(default_factory=list)
+
+    @property
+    def chars_before(self) -> int:
+        return canonical_chars(self.before)
+
+    @property
+    def chars_after(self) -> int:
+        return canonical_chars(self.after)
+
+    @property
+    def budget(self) -> int:
+        return int(self.target * self.limit)
+
+    @property
+    def fits(self) -> bool:
+        return self.chars_after <= self.budget
+
+    def diff(self) -> str:
+        old = ENTRY_DELIMITER.join(self.before).splitlines(keepends=True)
+        new = ENTRY_DELIMITER.join(self.after).splitlines(keepends=True)
+        return "".join(difflib.unified_diff(old, new, f"{self.path.name} (now)", f"{self.path.name} (compacted)"))
+
+
+def shorten(text: str) -> str:
+    """Deterministic one-line summary: the first sentence after the title, cut at a clause
+    boundary when it is still longer than MAX_SUMMARY_CHARS."""
+    body = _TITLE_PREFIX.sub("", text.strip(), count=1) if title_entity(text) else text.strip()
+    body = " ".join(body.split())
+    end = _SENTENCE_END.search(body)
+    sentence = (body[: end.end()].strip() if end else body).rstrip("；;，, ")
+    if len(sentence) <= MAX_SUMMARY_CHARS:
+        return sentence
+    cuts = [m.start() for m in _CLAUSE_BREAK.finditer(sentence, 0, MAX_SUMMARY_CHARS)]
+    return sentence[: cuts[-1] if cuts and cuts[-1] > MAX_SUMMARY_CHARS // 3 else MAX_SUMMARY_CHARS].rstrip() + "…"
+
+
+def pointer_entry(text: str, fact_ids: tuple[int, ...], summary: str) -> str:
+    title = title_entity(text) or " ".join(text.split()[:3])[:24]
+    return f"**{title} (→ fact_store#{'/'.join(map(str, fact_ids))})**: {summary}"
+
+
+def propose(
+    reading: SourceReading,
+    raw: bytes,
+    ledger: dict[str, LedgerEntry],
+    *,
+    target: float = DEFAULT_TARGET,
+    summarise: Callable[[str], str] = shorten,
+) -> Proposal:
+    """Shorten the longest entries whose facts exist, one at a time, until the file fits
+    `target` × its cap. Entries that already point into the store, or whose facts are not all
+    synced, are left as they are."""
+    if not reading.readable:
+        raise CompactionError(reading.error or f"{reading.path}: unreadable")
+    proposal = Proposal(reading.path, reading.limit, target, hashlib.sha256(raw).hexdigest(), list(reading.entries), list(reading.entries))
+    facts_of = {(led.source, led.short_hash): led for led in ledger.values() if not led.missing_fact_ids}
+    order = sorted(range(len(reading.entries)), key=lambda i: (-len(reading.entries[i]), i))
+    for position in order:
+        if proposal.fits:
+            break
+        text = reading.entries[position]
+        led = facts_of.get((reading.source, short_hash(entry_sha256(text))))
+        if led is None or not led.fact_ids or fact_pointers(text):
+            continue
+        fact_ids = tuple(sorted(led.fact_ids))
+        shorter = pointer_entry(text, fact_ids, summarise(text))
+        if len(shorter) >= len(text) or shorter in proposal.after:
+            continue
+        proposal.after[position] = shorter
+        proposal.rewrites.append(Rewrite(position, text, shorter, fact_ids))
+    return proposal
+
+
+@contextmanager
+def hermes_lock(path: Path, timeout_s: float):
+    """Hermes' own lock for a memory file (`MEMORY.md.lock`, `fcntl.flock`), waited for up to
+    `timeout_s` seconds."""
+    lock_path = path.with_name(path.name + ".lock")
+    with open(lock_path, "a+", encoding="utf-8") as handle:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise CompactionError(
+                        f"{lock_path}: still held after {timeout_s:g} s (Hermes is writing the file); nothing written, try again"
+                    ) from None
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    """Temp file in the same directory, fsync, `os.replace`, fsync the directory."""
+    temp = path.with_name(f".{path.name}.compact-{os.getpid()}.tmp")
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def _backup_path(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    candidate, n = path.with_name(f"{path.name}.bak-{stamp}"), 1
+    while candidate.exists():
+        candidate, n = path.with_name(f"{path.name}.bak-{stamp}-{n}"), n + 1
+    return candidate
+
+
+def apply(proposal: Proposal, *, lock_timeout_s: float = 10.0) -> Path:
+    """Write the proposal under Hermes' lock; returns the backup's path. Refuses when the file
+    changed since the proposal was made; restores the backup if the written file does not read
+    back as exactly the proposed entries."""
+    path = proposal.path
+    with hermes_lock(path, lock_timeout_s):
+        raw = path.read_bytes()
+        if hashlib.sha256(raw).hexdigest() != proposal.file_sha256:
+            raise CompactionError(
+                f"{path}: changed since the proposal was made (the agent wrote meanwhile); nothing written, run compact again"
+            )
+        backup = _backup_path(path)
+        _write_durably(backup, raw)
+        _write_durably(path, ENTRY_DELIMITER.join(proposal.after).encode("utf-8"))
+        text = path.read_bytes().decode("utf-8")
+        if parse_entries(text) != proposal.after or hermes_read_entries(text) != proposal.after:
+            _write_durably(path, raw)
+            raise CompactionError(f"{path}: did not read back as the proposed entries; restored from {backup.name}")
+    return backup

@@ -1,0 +1,130 @@
+"""`compact`: the proposal reaches the target, `--apply` writes what Hermes' own reader reads back
+exactly, the sync after it adds nothing, and a concurrent writer or a held lock stops it cleanly."""
+
+import fcntl
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+from memory_pipeline.cli import main
+from memory_pipeline.lib.compaction import propose
+from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.ledger import active_ledger
+from memory_pipeline.lib.memory_files import ENTRY_DELIMITER, canonical_chars, fact_pointers
+from memory_pipeline.lib.profiles import get_profile
+from memory_pipeline.lib.store import connect
+from memory_pipeline_tests.hermes_oracle import hermes_home_env, hermes_loaded_entries
+
+
+def _memory(home):
+    return home / "memories" / "MEMORY.md"
+
+
+def _proposal(home):
+    profile = get_profile(home, "default")
+    reading = read_profile(profile)[0]
+    conn = connect(home / "memory_store.db", create=False)
+    try:
+        return propose(reading, _memory(home).read_bytes(), active_ledger(conn), target=0.8)
+    finally:
+        conn.close()
+
+
+def _facts(home):
+    conn = sqlite3.connect(home / "memory_store.db")
+    try:
+        return dict(conn.execute("SELECT fact_id, content FROM facts"))
+    finally:
+        conn.close()
+
+
+def test_proposal_reaches_target_and_writes_nothing(capsys, synced_home):
+    before = _memory(synced_home).read_bytes()
+    assert main(["compact", "--hermes-home", str(synced_home)]) == 0
+    out = capsys.readouterr().out
+    assert "target 80% reached" in out and "+**" in out and "nothing written" in out
+    assert _memory(synced_home).read_bytes() == before
+    proposal = _proposal(synced_home)
+    assert proposal.chars_before > 0.8 * 2200 >= proposal.chars_after
+    # The longest entries with facts go first.
+    lengths = sorted((len(e) for e in proposal.before), reverse=True)
+    assert sorted(len(r.before) for r in proposal.rewrites) == sorted(lengths[: len(proposal.rewrites)])
+
+
+def test_apply_is_read_back_by_hermes_and_sync_adds_nothing(capsys, synced_home):
+    original = _memory(synced_home).read_bytes()
+    proposal = _proposal(synced_home)
+    facts_before = _facts(synced_home)
+
+    assert main(["compact", "--hermes-home", str(synced_home), "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert f"synced profile default: added 0, {len(proposal.rewrites)} entries re-pointed" in out
+
+    written = _memory(synced_home).read_bytes()
+    assert written == ENTRY_DELIMITER.join(proposal.after).encode() and not written.endswith(b"\n")
+    assert hermes_loaded_entries(synced_home)["memory"] == proposal.after
+    from tools.memory_tool import MemoryStore
+
+    with hermes_home_env(synced_home):
+        assert MemoryStore()._detect_external_drift("memory") is None  # Hermes' own drift rule
+    backups = list((synced_home / "memories").glob("MEMORY.md.bak-*"))
+    assert len(backups) == 1 and backups[0].read_bytes() == original
+
+    # The full texts stay in the store, each pointer names the fact holding its entry.
+    assert _facts(synced_home) == facts_before
+    for rewrite in proposal.rewrites:
+        assert fact_pointers(rewrite.after) == list(rewrite.fact_ids)
+        assert facts_before[rewrite.fact_ids[0]] == rewrite.before
+    assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    audit = capsys.readouterr().out
+    assert "pass pointers_resolve" in audit and "pass cap_usage" in audit
+
+    assert main(["compact", "--hermes-home", str(synced_home)]) == 0
+    assert "within the 80% target" in capsys.readouterr().out.splitlines()[0]
+    assert canonical_chars(hermes_loaded_entries(synced_home)["memory"]) <= 0.8 * 2200
+
+
+def _hold_lock(home):
+    handle = open(_memory(home).with_name("MEMORY.md.lock"), "a+")
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    return handle
+
+
+def test_held_lock_waits_then_gives_up(capsys, synced_home):
+    before = _memory(synced_home).read_bytes()
+    lock = _hold_lock(synced_home)
+    try:
+        started = time.monotonic()
+        code = main(["compact", "--hermes-home", str(synced_home), "--apply", "--lock-timeout", "0.5"])
+        waited = time.monotonic() - started
+    finally:
+        lock.close()
+    err = capsys.readouterr().err
+    assert code == 2 and waited >= 0.5
+    assert "MEMORY.md.lock: still held after 0.5 s" in err and "nothing written" in err
+    assert _memory(synced_home).read_bytes() == before
+    assert not list((synced_home / "memories").glob("MEMORY.md.bak-*"))
+
+
+def test_file_changed_between_proposal_and_apply_stops(synced_home):
+    """The agent writes while compact waits for the lock: compact notices and writes nothing."""
+    lock = _hold_lock(synced_home)
+    process = subprocess.Popen(
+        [sys.executable, "-u", "-m", "memory_pipeline.cli", "compact", "--hermes-home", str(synced_home), "--apply"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ},
+    )
+    try:
+        for line in process.stdout:  # the proposal is printed before the lock is taken
+            if "target 80% reached" in line:
+                break
+        agent_wrote = _memory(synced_home).read_text(encoding="utf-8") + ENTRY_DELIMITER + "**New**: written meanwhile"
+        _memory(synced_home).write_text(agent_wrote, encoding="utf-8")
+    finally:
+        lock.close()
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "MEMORY.md: changed since the proposal was made (the agent wrote meanwhile); nothing written" in err
+    assert _memory(synced_home).read_text(encoding="utf-8") == agent_wrote
+    assert not list((synced_home / "memories").glob("MEMORY.md.bak-*"))
