@@ -8,9 +8,8 @@ import sqlite3
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, hermes_home, single_profile
 from memory_pipeline.lib.compaction import DEFAULT_TARGET, CompactionError, Proposal, apply, propose
-from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.ledger import active_ledger
-from memory_pipeline.lib.memory_files import SourceReading
+from memory_pipeline.lib.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.store import StoreError, connect, holographic_settings
 
 
@@ -29,11 +28,11 @@ def _usage(chars: int, limit: int) -> str:
     return f"{chars}/{limit} chars ({100 * chars / limit:.0f}%)" if limit else f"{chars} chars"
 
 
-def _read_stable(reading_of, path) -> tuple[SourceReading, bytes]:
+def _read_stable(path, source: str, limit: int) -> tuple[SourceReading, bytes]:
     """The reading and the exact bytes it came from (read again if the agent wrote meanwhile)."""
     for _ in range(3):
         before = path.read_bytes() if path.exists() else b""
-        reading = reading_of()
+        reading = read_source(path, source, limit)
         if (path.read_bytes() if path.exists() else b"") == before:
             return reading, before
     raise CommandError(f"{path}: keeps changing while being read; try again when the agent is idle")
@@ -51,8 +50,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         ledger = active_ledger(conn)
         proposals = []
-        for position, first in enumerate(read_profile(profile)):
-            reading, raw = _read_stable(lambda p=position: read_profile(profile)[p], first.path)
+        limits = profile.char_limits()
+        for source in SOURCE_FILES:
+            reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
             if not reading.exists or reading.cap_usage <= args.target:
                 print(f"{reading.path.name}: {_usage(reading.chars, reading.limit)}, within the {100 * args.target:.0f}% target")
                 continue
