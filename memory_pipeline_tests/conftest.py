@@ -6,13 +6,24 @@ import pytest
 from memory_pipeline.lib.profiles import DEMO_HERMES_HOME
 
 # Variables that would point a test at a real home, store or Dagster instance.
-_ISOLATED_ENV = ("HERMES_HOME", "DAGSTER_HOME", "MEMORY_PIPELINE_DATA_DIR", "MEMORY_PIPELINE_PRIVACY_KEYWORDS", "OLLAMA_HOST")
+_ISOLATED_ENV = ("HERMES_HOME", "DAGSTER_HOME", "MEMORY_PIPELINE_DATA_DIR", "MEMORY_PIPELINE_PRIVACY_KEYWORDS", "OLLAMA_HOST",
+                 "MEMORY_PIPELINE_OLLAMA_MODEL", "OLLAMA_API_KEY")
+
+
+# `auto` extraction must fall back to rules in tests, even on a machine that runs Ollama: port 9
+# (discard) on loopback answers nothing. Tests that want a model start their own server.
+NO_OLLAMA = "http://127.0.0.1:9"
+
+
+def _isolate(patch) -> None:
+    for name in _ISOLATED_ENV:
+        patch.delenv(name, raising=False)
+    patch.setenv("OLLAMA_HOST", NO_OLLAMA)
 
 
 @pytest.fixture(autouse=True)
 def isolated_environment(monkeypatch):
-    for name in _ISOLATED_ENV:
-        monkeypatch.delenv(name, raising=False)
+    _isolate(monkeypatch)
 
 
 def _copy_demo(target: Path) -> Path:
@@ -32,8 +43,7 @@ def _synced_demo_template(tmp_path_factory) -> Path:
 
     home = _copy_demo(tmp_path_factory.mktemp("synced") / "hermes_home")
     with pytest.MonkeyPatch.context() as patch:
-        for name in _ISOLATED_ENV:
-            patch.delenv(name, raising=False)
+        _isolate(patch)
         assert main(["sync", "--hermes-home", str(home), "--quiet"]) == 0
     return home
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.lib.audit_report import failing_errors, report_payload
 from memory_pipeline.lib.audits import AuditInputs, AuditResult, run_audits
 from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.privacy import KeywordList, KeywordListError, keyword_list_path, load_keywords
-from memory_pipeline.lib.profiles import Profile
+from memory_pipeline.lib.profiles import Profile, pipeline_data_dir
 from memory_pipeline.lib.repairs import repair_indexes, repair_tags
 from memory_pipeline.lib.store import StoreError, connect, holographic_settings
 
@@ -30,11 +31,12 @@ def register(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def _audit(profile: Profile, keywords: KeywordList) -> list[AuditResult]:
+def _audit(profile: Profile, home: Path, keywords: KeywordList) -> list[AuditResult]:
     settings = holographic_settings(profile.home)
     conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
     try:
-        return run_audits(AuditInputs(read_profile(profile), conn, settings, keywords))
+        return run_audits(AuditInputs(read_profile(profile), conn, settings, keywords,
+                                      data_dir=pipeline_data_dir(home), profile=profile.name))
     finally:
         if conn is not None:
             conn.close()
@@ -71,12 +73,12 @@ def run(args: argparse.Namespace) -> int:
     profiles = []
     try:
         for profile in selected_profiles(args, home):
-            results = _audit(profile, keywords)
+            results = _audit(profile, home, keywords)
             if args.repair:
                 failing = {r.name for r in results if not r.passed}
                 for line in _repair(profile, home, keywords, failing):
                     print(f"{profile.name}: repaired: {line}", file=sys.stderr if args.json else sys.stdout)
-                results = _audit(profile, keywords) if failing else results
+                results = _audit(profile, home, keywords) if failing else results
             profiles.append((profile.name, results))
     except StoreError as exc:
         raise CommandError(str(exc)) from None

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from memory_pipeline.lib.extraction.base import EXTRACTOR_MODES
 from memory_pipeline.lib.profiles import (
     DEFAULT_PROFILE,
     Profile,
@@ -62,6 +63,33 @@ def selected_profiles(args: argparse.Namespace, home: Path) -> list[Profile]:
     except ProfileNotFound as exc:
         raise CommandError(str(exc)) from None
     return discover_profiles(home)
+
+
+def add_extractor_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--extractor", choices=EXTRACTOR_MODES, default="auto",
+                        help="auto (default: Ollama when it answers and has the model, else rules), rules or ollama")
+    parser.add_argument("--model", metavar="NAME",
+                        help="Ollama model (default: $MEMORY_PIPELINE_OLLAMA_MODEL, else qwen3.6-nothink)")
+    parser.add_argument("--batch-size", metavar="N", type=_positive_int, help="entries per LLM call (default: 10)")
+    parser.add_argument("--ollama-host", metavar="URL", help="Ollama server (default: $OLLAMA_HOST, else http://127.0.0.1:11434)")
+    parser.add_argument("--allow-remote-ollama", action="store_true",
+                        help="allow an Ollama host off this machine (memory entries would leave it)")
+
+
+def extractor_config(args: argparse.Namespace) -> dict:
+    """The `extractor` resource's run config from the extractor arguments (unset ones keep their defaults)."""
+    config = {"extractor": args.extractor, "allow_remote_host": args.allow_remote_ollama}
+    for key, value in (("model", args.model), ("batch_size", args.batch_size), ("ollama_host", args.ollama_host)):
+        if value is not None:
+            config[key] = value
+    return config
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
 
 
 def print_json(payload: object) -> None:

@@ -6,11 +6,18 @@ import argparse
 import sys
 import time
 
-from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.cli.common import (
+    add_extractor_arguments,
+    add_home_argument,
+    add_profile_arguments,
+    extractor_config,
+    hermes_home,
+    print_json,
+    selected_profiles,
+)
 from memory_pipeline.lib.privacy_tagging import PRIVACY_POLICIES
 from memory_pipeline.lib.sync_writer import REMOVAL_POLICIES
 
-EXTRACTORS = ("rules",)
 RETAG_ASSETS = ["privacy_tags", "fts_index", "audit_report"]
 
 
@@ -18,7 +25,7 @@ def register(commands) -> None:
     parser = commands.add_parser("sync", help="sync the fact store with the memory files (in-process Dagster run)")
     add_home_argument(parser)
     add_profile_arguments(parser, all_flag=True)
-    parser.add_argument("--extractor", choices=EXTRACTORS, default="rules", help="how facts are extracted (default: rules)")
+    add_extractor_arguments(parser)
     parser.add_argument("--removal-policy", choices=REMOVAL_POLICIES, default="keep",
                         help="facts of removed entries: keep (default), retire (below prefetch trust) or delete")
     parser.add_argument("--keywords", metavar="PATH",
@@ -41,6 +48,8 @@ def profile_summary(run) -> dict:
     return {
         "profile": run.profile,
         "extractor": str(extracted.get("extractor", "")),
+        "extractor_reason": str(extracted.get("extractor_reason", "")),
+        "model": str(extracted.get("model", "")),
         "added": int(stored.get("added", 0)),
         "updated": int(stored.get("updated", 0)),
         "unchanged": int(stored.get("unchanged", 0)),
@@ -79,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     runs = run_sync(
         local_instance(home), home, profiles,
         resource_config={
-            "extractor": {"extractor": args.extractor},
+            "extractor": extractor_config(args),
             "store": {"removal_policy": args.removal_policy},
             "privacy": {"keywords_path": str(args.keywords or ""), "policy": args.privacy_policy},
         },
@@ -102,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"{s['profile']}: {s['added']} added, {s['updated']} updated, {s['unchanged']} unchanged, "
                   f"{s['removed']} removed, {s['quarantined']} pending; {s['facts_total']} facts "
                   f"({s['extractor']}, {s['private_facts']} private) in {s['store']}")
+            if s["llm_calls"] or s["extractor"] != args.extractor:
+                # Which extractor ran and why, whenever it was not simply the one asked for.
+                print(f"  extractor: {s['extractor']}{' ' + s['model'] if s['model'] else ''}, "
+                      f"{s['llm_calls']} LLM calls; {s['extractor_reason']}")
             if s["failing_checks"]:
                 print(f"  checks not passing: {', '.join(s['failing_checks'])}")
     return 0 if ok else 1

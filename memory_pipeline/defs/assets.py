@@ -8,9 +8,12 @@ import pandas as pd
 
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
-from memory_pipeline.lib.audit_report import HISTORY_FILE, failing_errors, write_reports
+from memory_pipeline.lib.audit_report import failing_errors, write_reports
 from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame, read_profile
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract, facts_frame
+from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
+from memory_pipeline.lib.extraction.health import extraction_checks, record_calls
+from memory_pipeline.lib.history import history_path
 from memory_pipeline.lib.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
 from memory_pipeline.lib.memory_files import SourceReading
 from memory_pipeline.lib.metrics import latency_summary
@@ -125,47 +128,84 @@ def ledger_diff(
         fingerprint = ledger_fingerprint(conn) if conn else EMPTY_LEDGER
     unreadable = frozenset(hashed_entries.attrs.get(UNREADABLE_SOURCES, []))
     diff = diff_entries(hashed_entries, ledger, unreadable_sources=unreadable, threshold=store.similarity_threshold)
-    diff.attrs.update({"ledger_fingerprint": fingerprint, "store": str(settings.db_path)})
+    diff.attrs.update({"ledger_fingerprint": fingerprint, "store": str(settings.db_path), UNREADABLE_SOURCES: sorted(unreadable)})
     counts = diff["status"].value_counts()
     metadata = {status: float(counts.get(status, 0)) for status in STATUSES}
     metadata["held_unreadable_entries"] = float(sum(1 for e in ledger.values() if e.source in unreadable))
     return dg.Output(diff, metadata=metadata)
 
 
+# Emitted by `extracted_facts` itself: they judge the calls of the run that just happened.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", dg.PreviewWarning)  # partitioned asset checks: preview in Dagster 1.13
+    EXTRACTION_CHECK_SPECS = [
+        dg.AssetCheckSpec("extraction_latency", asset="extracted_facts", partitions_def=hermes_profiles,
+                          description="p95 seconds per extracted fact within the configured bound (default 10 s)."),
+        dg.AssetCheckSpec("extraction_json_valid", asset="extracted_facts", partitions_def=hermes_profiles,
+                          description="Share of model replies that failed validation within the configured bound."),
+    ]
+
+
 @dg.asset(
     partitions_def=hermes_profiles,
     group_name="sync",
-    kinds={"python", "pandas"},
+    kinds={"python", "pandas", "ollama"},
+    check_specs=EXTRACTION_CHECK_SPECS,
 )
 def extracted_facts(
     context: dg.AssetExecutionContext,
     ledger_diff: pd.DataFrame,
     extractor: ExtractorResource,
-) -> dg.Output[pd.DataFrame]:
-    """Facts for the `new` and `changed` entries only, from the configured extractor (DESIGN §6).
+    hermes: HermesHomeResource,
+):
+    """Facts for the `new` and `changed` entries only, from the chosen extractor (DESIGN §6).
 
-    Unchanged entries cost nothing: a run on unchanged files calls no extractor at all. Entries
-    the extractor could not answer for are quarantined and stay pending for the next run.
+    `rules` gives one verbatim fact per entry; `ollama` asks a local model in batches, with a
+    per-batch JSON schema, validates every reply and retries once; `auto` picks Ollama when it
+    answers and has the model. Unchanged entries cost nothing: a run on unchanged files calls no
+    extractor at all. Entries no reply could be trusted for are quarantined and stay pending.
+    Calls, tokens and latency are metadata (plotted) and rows of the DuckDB `extraction_calls`.
     """
-    chosen = extractor.build()
     with _opened_store(Path(ledger_diff.attrs["store"]), create=False) as conn:
         work = entries_to_extract(ledger_diff, conn)
-    outcome = chosen.extract(work) if work else ExtractionOutcome()
+    outcome = ExtractionOutcome()
+    if work:
+        try:
+            choice = extractor.choose()
+        except (ExtractorUnavailable, ValueError) as exc:
+            raise dg.Failure(description=str(exc)) from None
+        chosen, reason = choice.extractor, choice.reason
+        provenance = (chosen.name, chosen.model, chosen.prompt_version)
+        outcome = chosen.extract(work)
+    else:
+        provenance, reason = (extractor.extractor, "", ""), "nothing new or changed to extract"
+    name, model, _ = provenance
+    if outcome.calls:
+        record_calls(pipeline_data_dir(hermes.path()), context.run.run_id, context.partition_key, name, model, outcome.calls)
     frame = facts_frame(outcome)
-    frame.attrs.update({"extractor": chosen.name, "model": chosen.model, "prompt_version": chosen.prompt_version})
-    context.log.info(f"{chosen.name} extractor: {len(work)} entries, {len(frame)} facts, {outcome.calls} calls")
-    metadata = {
-        "extractor": chosen.name,
+    frame.attrs.update({"extractor": name, "model": model, "prompt_version": provenance[2]})
+    context.log.info(f"{name} extractor ({reason}): {len(work)} entries, {len(frame)} facts, {len(outcome.calls)} calls, "
+                     f"{len(outcome.quarantine)} quarantined")
+    yield dg.Output(frame, metadata={
+        "extractor": name,
+        "extractor_reason": reason,
+        "model": model,
         "entries_extracted": float(len(work)),
         "facts": float(len(frame)),
-        "llm_calls": float(outcome.calls),
+        "llm_calls": float(len(outcome.calls)),
         "json_failures": float(outcome.json_failures),
+        "transport_failures": float(outcome.transport_failures),
         "retries": float(outcome.retries),
-        "quarantined": float(len(outcome.quarantined)),
+        "quarantined": float(len(outcome.quarantine)),
+        "prompt_tokens": float(outcome.prompt_tokens),
+        "eval_tokens": float(outcome.eval_tokens),
         **latency_summary("fact_latency", list(frame["latency_s"])),
         **latency_summary("call_latency", outcome.call_latencies_s),
-    }
-    return dg.Output(frame, metadata=metadata)
+    })
+    for result in extraction_checks(outcome.calls, latency_bound_s=extractor.latency_p95_bound_s,
+                                    failure_rate_bound=extractor.json_failure_rate_bound):
+        yield dg.AssetCheckResult(check_name=result.name, passed=result.passed, severity=dg.AssetCheckSeverity.WARN,
+                                  description=result.detail, metadata=result.metrics)
 
 
 @dg.asset(
@@ -350,6 +390,6 @@ def audit_report(
             "failing": ", ".join(r.name for r in results if not r.passed) or "none",
             "report": dg.MetadataValue.path(str(markdown_path)),
             "report_json": dg.MetadataValue.path(str(json_path)),
-            "history": dg.MetadataValue.path(str(data_dir / HISTORY_FILE)),
+            "history": dg.MetadataValue.path(str(history_path(data_dir))),
         }
     )

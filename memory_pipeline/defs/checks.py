@@ -10,6 +10,7 @@ from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audits import ERROR, Audit, AuditInputs
 from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.profiles import pipeline_data_dir
 from memory_pipeline.lib.store import connect
 
 
@@ -20,7 +21,9 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
     settings = store.settings(profile)
     conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
     try:
-        with Audit(AuditInputs(read_profile(profile), conn, settings, privacy.keywords(hermes.path()))) as audit:
+        inputs = AuditInputs(read_profile(profile), conn, settings, privacy.keywords(hermes.path()),
+                             data_dir=pipeline_data_dir(hermes.path()), profile=profile.name)
+        with Audit(inputs) as audit:
             yield audit
     finally:
         if conn is not None:

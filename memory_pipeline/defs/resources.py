@@ -2,8 +2,10 @@ from pathlib import Path
 
 import dagster as dg
 
-from memory_pipeline.lib.extraction import Extractor
-from memory_pipeline.lib.extraction.rules import RulesExtractor
+from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
+from memory_pipeline.lib.extraction.health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
+from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url
+from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.privacy import KeywordList, keyword_list_path, load_keywords
 from memory_pipeline.lib.profiles import Profile, get_profile, resolve_hermes_home
 from memory_pipeline.lib.store import HolographicSettings, holographic_settings
@@ -41,14 +43,44 @@ class FactStoreResource(dg.ConfigurableResource):
 
 
 class ExtractorResource(dg.ConfigurableResource):
-    """Which extractor turns new and changed entries into facts: `rules` (offline, verbatim)."""
+    """Which extractor turns new and changed entries into facts (DESIGN §6).
 
-    extractor: str = "rules"
+    `extractor`: `auto` (Ollama when the server answers and has the model, else rules), `rules`
+    (offline, verbatim) or `ollama`. `model` empty means `$MEMORY_PIPELINE_OLLAMA_MODEL`, else
+    qwen3.6-nothink; `ollama_host` empty means `$OLLAMA_HOST`, else http://127.0.0.1:11434. A host
+    off this machine is refused unless `allow_remote_host` is set: memory holds personal data.
+    The two bounds are what the `extraction_latency` and `extraction_json_valid` checks hold a
+    run to.
+    """
 
-    def build(self) -> Extractor:
-        if self.extractor == "rules":
-            return RulesExtractor()
-        raise ValueError(f"unknown extractor {self.extractor!r} (available: rules)")
+    extractor: str = "auto"
+    model: str = ""
+    ollama_host: str = ""
+    allow_remote_host: bool = False
+    batch_size: int = 10
+    parallel_calls: int = 1
+    timeout_s: float = 120.0
+    retries: int = 1
+    max_facts_per_entry: int = 5
+    max_fact_chars: int = 800
+    latency_p95_bound_s: float = LATENCY_P95_BOUND_S
+    json_failure_rate_bound: float = JSON_FAILURE_RATE_BOUND
+
+    def ollama_settings(self) -> OllamaSettings:
+        return OllamaSettings(
+            url=ollama_url(self.ollama_host or None),
+            model=ollama_model(self.model or None),
+            batch_size=self.batch_size,
+            parallel=self.parallel_calls,
+            timeout_s=self.timeout_s,
+            retries=self.retries,
+            allow_remote=self.allow_remote_host,
+            limits=FactLimits(max_facts_per_entry=self.max_facts_per_entry, max_fact_chars=self.max_fact_chars),
+        )
+
+    def choose(self) -> ExtractorChoice:
+        """The extractor for this run and why; `ExtractorUnavailable` when `ollama` cannot be used."""
+        return choose_extractor(self.extractor, self.ollama_settings())
 
 
 class PrivacyResource(dg.ConfigurableResource):

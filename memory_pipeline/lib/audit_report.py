@@ -4,15 +4,11 @@
 from __future__ import annotations
 
 import json
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-import duckdb
-
 from memory_pipeline.lib.audits import ERROR, AuditResult
-
-HISTORY_FILE = "audit_history.duckdb"
+from memory_pipeline.lib.history import append_rows
 
 
 def failing_errors(results: list[AuditResult]) -> list[AuditResult]:
@@ -42,7 +38,7 @@ def write_reports(data_dir: Path, profile: str, run_id: str, results: list[Audit
     _atomic_write(md, markdown(profile, results, checked_at))
     _atomic_write(js, json.dumps({**report_payload(profile, results), "checked_at": checked_at, "run_id": run_id},
                                  ensure_ascii=False, indent=2) + "\n")
-    append_history(data_dir / HISTORY_FILE, profile, run_id, checked_at, results)
+    append_rows(data_dir, "audit_history", [(checked_at, run_id, profile, r.name, r.passed, r.severity, r.detail) for r in results])
     return md, js
 
 
@@ -50,18 +46,3 @@ def _atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
-
-
-def append_history(path: Path, profile: str, run_id: str, checked_at: str, results: list[AuditResult]) -> None:
-    rows = [(checked_at, run_id, profile, r.name, r.passed, r.severity, r.detail) for r in results]
-    for attempt in range(20):  # another partition's run may hold DuckDB's file lock for a moment
-        try:
-            with duckdb.connect(str(path)) as db:
-                db.execute("""CREATE TABLE IF NOT EXISTS audit_history (checked_at TIMESTAMP, run_id VARCHAR,
-                              profile VARCHAR, name VARCHAR, passed BOOLEAN, severity VARCHAR, detail VARCHAR)""")
-                db.executemany("INSERT INTO audit_history VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-            return
-        except duckdb.IOException:
-            if attempt == 19:
-                raise
-            time.sleep(0.25)

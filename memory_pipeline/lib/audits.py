@@ -13,11 +13,14 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import duckdb
 import pandas as pd
 
+from memory_pipeline.lib.check_result import ERROR, WARN, AuditResult
 from memory_pipeline.lib.entries import hashed_frame, parsed_frame
+from memory_pipeline.lib.extraction.health import extraction_checks, last_recorded_calls
 from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists, ledger_problems
 from memory_pipeline.lib.memory_files import SourceReading, fact_pointers
@@ -28,21 +31,11 @@ from memory_pipeline.lib.privacy import (
     normalise_tags,
     private_reasons,
 )
+from memory_pipeline.lib.quarantine import quarantined_entries
 from memory_pipeline.lib.search_index import holographic_fts_health
 from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, connect
 
-ERROR, WARN = "ERROR", "WARN"
 CAP_TARGET = 0.85
-QUARANTINE_TABLE = "memory_pipeline_quarantine"
-
-
-@dataclass(frozen=True)
-class AuditResult:
-    name: str
-    passed: bool
-    severity: str  # what a failure means: ERROR or WARN
-    detail: str
-    metrics: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -51,6 +44,8 @@ class AuditInputs:
     conn: sqlite3.Connection | None  # None: the store does not exist yet
     settings: HolographicSettings
     keywords: KeywordList
+    data_dir: Path | None = None  # the pipeline's data directory: its history feeds the extraction checks
+    profile: str = ""
 
 
 def _table(conn: sqlite3.Connection, sql: str, columns: list[str]) -> pd.DataFrame:
@@ -157,7 +152,13 @@ class Audit:
 
     @cached_property
     def quarantined(self) -> set[str]:
-        return _quarantined(self.inputs.conn)
+        return quarantined_entries(self.inputs.conn)
+
+    @cached_property
+    def extraction(self) -> dict[str, AuditResult]:
+        inputs = self.inputs
+        calls = last_recorded_calls(inputs.data_dir, inputs.profile) if inputs.data_dir is not None else []
+        return {r.name: r for r in extraction_checks(calls, scope="the last run that called a model")}
 
     def run(self, name: str) -> AuditResult:
         return CHECKS[name](self)
@@ -356,16 +357,18 @@ def _pointers_resolve(audit: Audit) -> AuditResult:
     )
 
 
-def _quarantined(conn) -> set[str]:
-    if conn is None or conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (QUARANTINE_TABLE,)).fetchone() is None:
-        return set()
-    return {r[0] for r in conn.execute(f"SELECT DISTINCT entry_id FROM {QUARANTINE_TABLE}")}
-
-
 def _quarantine_empty(audit: Audit) -> AuditResult:
     quarantined = audit.quarantined
     return AuditResult("quarantine_empty", not quarantined, WARN, f"{len(quarantined)} entries in quarantine",
                        {"quarantined": float(len(quarantined))})
+
+
+def _extraction_latency(audit: Audit) -> AuditResult:
+    return audit.extraction["extraction_latency"]
+
+
+def _extraction_json_valid(audit: Audit) -> AuditResult:
+    return audit.extraction["extraction_json_valid"]
 
 
 CHECKS: dict[str, Callable[[Audit], AuditResult]] = {
@@ -379,4 +382,6 @@ CHECKS: dict[str, Callable[[Audit], AuditResult]] = {
     "format_parity": _format_parity,
     "pointers_resolve": _pointers_resolve,
     "quarantine_empty": _quarantine_empty,
+    "extraction_latency": _extraction_latency,
+    "extraction_json_valid": _extraction_json_valid,
 }

@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from memory_pipeline.lib.hrr import DEFAULT_DIM
+from memory_pipeline.lib.quarantine import QUARANTINE_SCHEMA, QUARANTINE_TABLE
 
 BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
@@ -95,12 +96,12 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
     sum_im      BLOB NOT NULL,
     bank_sha256 TEXT NOT NULL
 );
-"""
+""" + QUARANTINE_SCHEMA
 
 _REQUIRED_OBJECTS = {
     "facts", "entities", "fact_entities", "idx_facts_trust", "idx_facts_category", "idx_entities_name",
     "facts_fts", "facts_ai", "facts_ad", "facts_au", "memory_banks",
-    "memory_pipeline_ledger", "idx_memory_pipeline_ledger_fact", "memory_pipeline_bank_sums",
+    "memory_pipeline_ledger", "idx_memory_pipeline_ledger_fact", "memory_pipeline_bank_sums", QUARANTINE_TABLE,
 }
 
 

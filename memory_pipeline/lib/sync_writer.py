@@ -9,9 +9,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from memory_pipeline.lib.entries import UNREADABLE_SOURCES
+from memory_pipeline.lib.extraction.base import quarantine_records
 from memory_pipeline.lib.fact_writes import FactWrites
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_fingerprint, ledger_problems
 from memory_pipeline.lib.memory_files import SOURCE_FILES
+from memory_pipeline.lib.quarantine import quarantine, quarantined_entries, release
 from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, StoreError, write_transaction
 
 REMOVAL_POLICIES = ("keep", "retire", "delete")
@@ -195,7 +198,9 @@ def write_sync(
     provenance: tuple[str, str, str] = ("rules", "", "rules-1"),
 ) -> SyncReport:
     """Apply a diff and its extracted facts. Entries without facts (quarantined or left out by the
-    extractor) stay pending: their ledger rows are not touched, so the next run retries them."""
+    extractor) stay pending: their ledger rows are not touched, so the next run retries them.
+    The quarantine table moves in the same transaction: failed entries in, written or vanished
+    entries out."""
     if removal_policy not in REMOVAL_POLICIES:
         raise ValueError(f"removal policy must be one of {', '.join(REMOVAL_POLICIES)}, not {removal_policy!r}")
     report = SyncReport(unchanged=int((diff["status"] == "unchanged").sum()))
@@ -209,7 +214,9 @@ def write_sync(
     report.removed = len(removed)
     compacted = diff[diff["status"] == "compacted"]
     report.compacted = len(compacted)
-    if ready.empty and removed.empty and compacted.empty:
+    failed = quarantine_records(facts)
+    releasable = _releasable_quarantine(conn, diff, set(ready["entry_id"]))
+    if ready.empty and removed.empty and compacted.empty and not failed and not releasable:
         report.facts_total = _count_facts(conn)
         return report  # nothing to write: not even a transaction is opened
 
@@ -248,10 +255,22 @@ def write_sync(
             else:
                 writer.retire_rows(entry.entry_id)
             writer.release(list(entry.existing_fact_ids), removal_policy)
+        release(conn, releasable)
+        quarantine(conn, failed)
         writer.rebuild_banks()
         report.facts_total = _count_facts(conn)
         report.wrote = True
     return report
+
+
+def _releasable_quarantine(conn: sqlite3.Connection, diff: pd.DataFrame, written: set[str]) -> set[str]:
+    """Quarantined entries that are done: written now, or gone from a file that could be read."""
+    waiting = quarantined_entries(conn)
+    if not waiting:
+        return set()
+    present = set(diff.loc[diff["status"] != "removed", "entry_id"])
+    unreadable = set(diff.attrs.get(UNREADABLE_SOURCES, []))
+    return {i for i in waiting if i in written or (i not in present and i.split(":", 1)[0] not in unreadable)}
 
 
 def _count_facts(conn: sqlite3.Connection) -> int:

@@ -5,7 +5,7 @@ from memory_pipeline.cli import main
 from memory_pipeline_tests.store_helpers import profile_result, sync_json, table_checksums
 
 CHECK_NAMES = ["layer_counts", "hashes_fresh", "ledger_integrity", "fact_links", "index_consistency", "privacy_coverage",
-               "cap_usage", "format_parity", "pointers_resolve", "quarantine_empty"]
+               "cap_usage", "format_parity", "pointers_resolve", "quarantine_empty", "extraction_latency", "extraction_json_valid"]
 
 
 def test_clean_demo_sync_passes_every_error_check(capsys, demo_home):
@@ -21,11 +21,11 @@ def test_clean_demo_sync_passes_every_error_check(capsys, demo_home):
             assert check["passed"] or (profile["profile"], check["name"], check["severity"]) == ("default", "cap_usage", "WARN")
     report = json.loads((demo_home / "memory-pipeline" / "reports" / "work" / "audit.json").read_text(encoding="utf-8"))
     assert [c["name"] for c in report["checks"]] == CHECK_NAMES
-    history = demo_home / "memory-pipeline" / "audit_history.duckdb"
+    history = demo_home / "memory-pipeline" / "history.duckdb"
     import duckdb
 
     with duckdb.connect(str(history), read_only=True) as db:
-        assert db.execute("SELECT count(*), count(DISTINCT run_id) FROM audit_history").fetchone() == (20, 2)
+        assert db.execute("SELECT count(*), count(DISTINCT run_id) FROM audit_history").fetchone() == (2 * len(CHECK_NAMES), 2)
 
 
 def test_corrupt_ledger_blocks_the_write(capsys, demo_home):

@@ -4,7 +4,7 @@ import sys
 
 from memory_pipeline.cli import main
 
-PROFILE_KEYS = {"profile", "extractor", "added", "updated", "unchanged", "removed", "quarantined", "llm_calls",
+PROFILE_KEYS = {"profile", "extractor", "extractor_reason", "model", "added", "updated", "unchanged", "removed", "quarantined", "llm_calls",
                 "facts_total", "store", "private_facts", "failing_checks", "error"}
 
 

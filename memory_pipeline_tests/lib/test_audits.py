@@ -8,8 +8,10 @@ import pytest
 from memory_pipeline.cli import main
 from memory_pipeline.lib.audits import CHECKS, AuditInputs, run_audits
 from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.extraction.base import QuarantineRecord
 from memory_pipeline.lib.privacy import DEMO_KEYWORDS, load_keywords
 from memory_pipeline.lib.profiles import get_profile
+from memory_pipeline.lib.quarantine import quarantine
 from memory_pipeline.lib.store import holographic_settings
 from memory_pipeline_tests.hermes_oracle import holographic_store
 from memory_pipeline_tests.store_helpers import read_entries, sync_json, write_entries
@@ -169,9 +171,11 @@ def test_quarantined_entry(work):
     pending = read_profile(profile)[1]
     from memory_pipeline.lib.hashing import entry_id, entry_sha256
 
-    sql(profile, "CREATE TABLE memory_pipeline_quarantine (entry_id TEXT, raw_reply TEXT)")
-    sql(profile, "INSERT INTO memory_pipeline_quarantine VALUES (?, 'not json')",
-        (entry_id("user", entry_sha256(pending.entries[-1])),))
+    record = QuarantineRecord(entry_id("user", entry_sha256(pending.entries[-1])), "user", "m", "0" * 64, "not json", "not JSON")
+    conn = sqlite3.connect(holographic_settings(profile.home).db_path)
+    with conn:
+        quarantine(conn, [record])
+    conn.close()
     assert failing(profile) == {"quarantine_empty"}
 
 

@@ -6,7 +6,8 @@ import memory_pipeline.lib
 
 
 def test_no_lib_module_imports_dagster_or_hermes():
-    modules = [m.name for m in pkgutil.iter_modules(memory_pipeline.lib.__path__, "memory_pipeline.lib.")]
+    modules = [m.name for m in pkgutil.walk_packages(memory_pipeline.lib.__path__, "memory_pipeline.lib.")]
+    assert "memory_pipeline.lib.extraction.ollama" in modules
     assert modules
     probe = (
         "import importlib, sys\n"

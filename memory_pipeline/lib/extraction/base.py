@@ -6,7 +6,13 @@ from typing import Protocol
 
 import pandas as pd
 
+from memory_pipeline.lib.quarantine import quarantined_entries
+
+EXTRACTOR_MODES = ("auto", "rules", "ollama")
 FACT_COLUMNS = ["entry_id", "content", "category", "tags", "entity", "action", "existing_fact_id", "latency_s"]
+# DataFrame.attrs key of the facts frame: the entries the extractor could not answer for, as
+# QuarantineRecord dicts, for the writer to put in the quarantine table in its transaction.
+QUARANTINE_ATTR = "quarantine"
 
 
 @dataclass(frozen=True)
@@ -16,6 +22,7 @@ class EntryToExtract:
     text: str
     status: str  # "new" or "changed"
     candidates: tuple[tuple[int, str], ...] = ()  # (fact_id, content) a `changed` entry may update
+    quarantined: bool = False  # failed before: an LLM retries it alone, so it cannot hold others back
 
 
 @dataclass(frozen=True)
@@ -30,17 +37,66 @@ class ExtractedFact:
     latency_s: float = 0.0
 
 
+@dataclass(frozen=True)
+class QuarantineRecord:
+    """An entry whose extraction failed: kept pending, with what the model said and why it failed."""
+
+    entry_id: str
+    source: str
+    model: str
+    prompt_sha256: str
+    reply: str  # the raw reply ('' when none came: HTTP error, timeout, dropped connection)
+    error: str  # one line, never the entry's text
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One request to a model: what went out, what came back, how long it took."""
+
+    batch: int
+    attempt: int  # 0 for the first try, 1… for retries
+    entries: int
+    facts: int
+    latency_s: float
+    outcome: str  # ok | invalid | http_error | timeout | connection
+    error: str = ""
+    prompt_tokens: int | None = None
+    eval_tokens: int | None = None
+
+
 @dataclass
 class ExtractionOutcome:
     facts: list[ExtractedFact] = field(default_factory=list)
-    quarantined: list[str] = field(default_factory=list)  # entry ids left pending
-    calls: int = 0
-    json_failures: int = 0
-    retries: int = 0
-    call_latencies_s: list[float] = field(default_factory=list)
-    prompt_tokens: int = 0
-    eval_tokens: int = 0
-    note: str = ""  # why this extractor was used (e.g. `auto` falling back)
+    quarantine: list[QuarantineRecord] = field(default_factory=list)
+    calls: list[CallRecord] = field(default_factory=list)
+
+    @property
+    def quarantined(self) -> list[str]:
+        return [record.entry_id for record in self.quarantine]
+
+    @property
+    def json_failures(self) -> int:
+        return sum(call.outcome == "invalid" for call in self.calls)
+
+    @property
+    def transport_failures(self) -> int:
+        return sum(call.outcome in ("http_error", "timeout", "connection") for call in self.calls)
+
+    @property
+    def retries(self) -> int:
+        return sum(call.attempt > 0 for call in self.calls)
+
+    @property
+    def call_latencies_s(self) -> list[float]:
+        return [call.latency_s for call in self.calls]
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(call.prompt_tokens or 0 for call in self.calls)
+
+    @property
+    def eval_tokens(self) -> int:
+        return sum(call.eval_tokens or 0 for call in self.calls)
 
 
 class Extractor(Protocol):
@@ -61,6 +117,7 @@ def entries_to_extract(diff: pd.DataFrame, conn: sqlite3.Connection | None) -> l
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
             contents.update(conn.execute(f"SELECT fact_id, content FROM facts WHERE fact_id IN ({marks})", chunk))
+    failed_before = quarantined_entries(conn) if conn is not None and not work.empty else set()
     return [
         EntryToExtract(
             entry_id=row.entry_id,
@@ -68,6 +125,7 @@ def entries_to_extract(diff: pd.DataFrame, conn: sqlite3.Connection | None) -> l
             text=row.text,
             status=row.status,
             candidates=tuple((i, contents[i]) for i in row.existing_fact_ids if i in contents),
+            quarantined=row.entry_id in failed_before,
         )
         for row in work.itertuples()
     ]
@@ -80,5 +138,9 @@ def facts_frame(outcome: ExtractionOutcome) -> pd.DataFrame:
         columns=FACT_COLUMNS,
     )
     frame = frame.astype({"existing_fact_id": "int64", "latency_s": "float64"})
-    frame.attrs["quarantined"] = list(outcome.quarantined)
+    frame.attrs[QUARANTINE_ATTR] = [record.__dict__.copy() for record in outcome.quarantine]
     return frame
+
+
+def quarantine_records(facts: pd.DataFrame) -> list[QuarantineRecord]:
+    return [QuarantineRecord(**record) for record in facts.attrs.get(QUARANTINE_ATTR, [])]

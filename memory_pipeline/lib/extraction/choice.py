@@ -1,0 +1,43 @@
+"""Which extractor a run uses, and why (DESIGN §6): `rules`, `ollama`, or `auto` (Ollama when the
+server answers and has the model, else rules)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_pipeline.lib.extraction.base import EXTRACTOR_MODES, Extractor
+from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings, is_local, server_status
+from memory_pipeline.lib.extraction.rules import RulesExtractor
+
+
+class ExtractorUnavailable(Exception):
+    """`ollama` was asked for and cannot be used; the message is one line saying why."""
+
+
+@dataclass
+class ExtractorChoice:
+    extractor: Extractor
+    reason: str
+
+
+def choose_extractor(mode: str, settings: OllamaSettings) -> ExtractorChoice:
+    if mode not in EXTRACTOR_MODES:
+        raise ValueError(f"unknown extractor {mode!r} (available: {', '.join(EXTRACTOR_MODES)})")
+    if mode == "rules":
+        return ExtractorChoice(RulesExtractor(), "rules asked for")
+    problem = None
+    if not is_local(settings.url) and not settings.allow_remote:
+        # No request at all goes to a host off this machine: memory holds personal data.
+        problem = (f"Ollama host {settings.url} is not on this machine and remote hosts are refused "
+                   "(memory holds personal data; allow them explicitly to use one)")
+    else:
+        status = server_status(settings.url)
+        if not status.reachable:
+            problem = f"Ollama at {settings.url} is not reachable ({status.problem})"
+        elif not status.has(settings.model):
+            problem = f"Ollama {status.version} at {settings.url} has no model {settings.model} (`ollama pull {settings.model}`)"
+        else:
+            return ExtractorChoice(OllamaExtractor(settings), f"Ollama {status.version} at {settings.url} has {settings.model}")
+    if mode == "ollama":
+        raise ExtractorUnavailable(problem)
+    return ExtractorChoice(RulesExtractor(), f"auto fell back to rules: {problem}")

@@ -1,0 +1,83 @@
+"""The extraction checks (DESIGN §6, §9): per-fact latency and JSON validity within bounds.
+
+They judge the LLM calls of one run: the run that just extracted (the asset's own checks), or the
+last run that called a model (the audit report and `memory-pipeline audit`, from the history).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from memory_pipeline.lib.check_result import WARN, AuditResult
+from memory_pipeline.lib.extraction.base import CallRecord
+from memory_pipeline.lib.history import append_rows, read_rows
+
+# The seed's chosen model ran at 6.5 s/fact; the one it rejected at 23.8 s/fact with broken JSON.
+LATENCY_P95_BOUND_S = 10.0
+JSON_FAILURE_RATE_BOUND = 0.1
+EXTRACTION_CHECKS = ("extraction_latency", "extraction_json_valid")
+
+
+def fact_latencies(calls: list[CallRecord]) -> list[float]:
+    """Seconds per fact: every attempt a batch took, shared by the facts it finally gave."""
+    spent: dict[int, float] = defaultdict(float)
+    facts: dict[int, int] = {}
+    for call in calls:
+        spent[call.batch] += call.latency_s
+        if call.outcome == "ok":
+            facts[call.batch] = call.facts
+    return [spent[batch] / count for batch, count in facts.items() if count for _ in range(count)]
+
+
+def extraction_checks(
+    calls: list[CallRecord],
+    *,
+    latency_bound_s: float = LATENCY_P95_BOUND_S,
+    failure_rate_bound: float = JSON_FAILURE_RATE_BOUND,
+    scope: str = "this run",
+) -> list[AuditResult]:
+    if not calls:
+        note = f"no LLM calls in {scope}"
+        return [AuditResult(name, True, WARN, note) for name in EXTRACTION_CHECKS]
+    latencies = fact_latencies(calls)
+    p95 = float(np.percentile(latencies, 95)) if latencies else 0.0
+    invalid = sum(call.outcome == "invalid" for call in calls)
+    rate = invalid / len(calls)
+    return [
+        AuditResult(
+            "extraction_latency", not latencies or p95 <= latency_bound_s, WARN,
+            f"p95 {p95:.2f} s per fact over {len(latencies)} facts in {scope} (bound {latency_bound_s:g} s)",
+            {"fact_latency_p95_s": round(p95, 6), "facts": float(len(latencies))},
+        ),
+        AuditResult(
+            "extraction_json_valid", rate <= failure_rate_bound, WARN,
+            f"{invalid} of {len(calls)} replies failed validation in {scope} ({100 * rate:.0f}%, bound "
+            f"{100 * failure_rate_bound:.0f}%)",
+            {"json_failures": float(invalid), "calls": float(len(calls)), "json_failure_rate": round(rate, 6)},
+        ),
+    ]
+
+
+def record_calls(data_dir: Path, run_id: str, profile: str, extractor: str, model: str, calls: list[CallRecord]) -> None:
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    append_rows(data_dir, "extraction_calls", [
+        (now, run_id, profile, extractor, model, c.batch, c.attempt, c.entries, c.facts, c.latency_s, c.outcome,
+         c.error, c.prompt_tokens, c.eval_tokens)
+        for c in calls
+    ])
+
+
+def last_recorded_calls(data_dir: Path, profile: str) -> list[CallRecord]:
+    """The calls of the profile's most recent run that called a model, from the history."""
+    rows = read_rows(
+        data_dir, "extraction_calls",
+        """SELECT batch, attempt, entries, facts, latency_s, outcome, error, prompt_tokens, eval_tokens
+           FROM extraction_calls WHERE profile = ? AND run_id = (SELECT run_id FROM extraction_calls
+               WHERE profile = ? ORDER BY called_at DESC, rowid DESC LIMIT 1)""",
+        [profile, profile],
+    )
+    return [CallRecord(*row) for row in rows]

@@ -1,0 +1,52 @@
+"""The quarantine table: entries whose extraction failed, kept pending with the raw reply (DESIGN §6).
+
+It lives in the profile's store and is written in the sync's own transaction, so an entry is
+either quarantined or has its facts and ledger rows, never half of each.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+QUARANTINE_TABLE = "memory_pipeline_quarantine"
+QUARANTINE_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (
+    entry_id        TEXT PRIMARY KEY,
+    source          TEXT NOT NULL,
+    model           TEXT,
+    prompt_sha256   TEXT,
+    reply           TEXT,
+    error           TEXT,
+    attempts        INTEGER NOT NULL DEFAULT 1,
+    first_failed_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    last_failed_at  TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
+"""
+
+
+def _exists(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (QUARANTINE_TABLE,)).fetchone() is not None
+
+
+def quarantined_entries(conn: sqlite3.Connection | None) -> set[str]:
+    if conn is None or not _exists(conn):
+        return set()
+    return {row[0] for row in conn.execute(f"SELECT DISTINCT entry_id FROM {QUARANTINE_TABLE}")}
+
+
+def quarantine(conn: sqlite3.Connection, records: Iterable) -> None:
+    """Put entries in quarantine, or count one more failed attempt for those already there."""
+    conn.executemany(
+        f"""INSERT INTO {QUARANTINE_TABLE} (entry_id, source, model, prompt_sha256, reply, error)
+            VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(entry_id) DO UPDATE SET
+                model = excluded.model, prompt_sha256 = excluded.prompt_sha256, reply = excluded.reply,
+                error = excluded.error, attempts = attempts + 1, last_failed_at = CURRENT_TIMESTAMP""",
+        [(r.entry_id, r.source, r.model, r.prompt_sha256, r.reply, r.error) for r in records],
+    )
+
+
+def release(conn: sqlite3.Connection, entry_ids: Iterable[str]) -> None:
+    """Take entries out of quarantine (their facts were written, or they left the files)."""
+    conn.executemany(f"DELETE FROM {QUARANTINE_TABLE} WHERE entry_id = ?", [(i,) for i in entry_ids])
