@@ -7,25 +7,30 @@ import dagster as dg
 from memory_pipeline.defs import assets
 from memory_pipeline.defs.checks import AUDIT_CHECKS
 from memory_pipeline.defs.jobs import memory_sync_job
-from memory_pipeline.defs.sensors import privacy_keywords_sensor
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
+from memory_pipeline.defs.schedules import memory_sync_schedule
+from memory_pipeline.defs.sensors import memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor
 
 
-def _hermes_home_config():
-    # Resolved at run time from the environment when set; empty falls back to the demo home.
-    return dg.EnvVar("HERMES_HOME") if os.environ.get("HERMES_HOME") else ""
+def _from_environment(name: str):
+    """The variable, read at run time (the UI shows where a value comes from), when it is set;
+    else empty, which each resource resolves to its documented default."""
+    return dg.EnvVar(name) if os.environ.get(name) else ""
 
 
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules([assets]),
     asset_checks=AUDIT_CHECKS,
     jobs=[memory_sync_job],
-    sensors=[privacy_keywords_sensor],
+    schedules=[memory_sync_schedule],
+    sensors=[memory_files_sensor, profile_discovery_sensor, privacy_keywords_sensor],
     resources={
-        "hermes": HermesHomeResource(hermes_home=_hermes_home_config()),
+        "hermes": HermesHomeResource(hermes_home=_from_environment("HERMES_HOME")),
         "store": FactStoreResource(),
-        "extractor": ExtractorResource(),
-        "privacy": PrivacyResource(),
+        "extractor": ExtractorResource(
+            ollama_host=_from_environment("OLLAMA_HOST"), model=_from_environment("MEMORY_PIPELINE_OLLAMA_MODEL")
+        ),
+        "privacy": PrivacyResource(keywords_path=_from_environment("MEMORY_PIPELINE_PRIVACY_KEYWORDS")),
     },
     # One SQLite writer per run: every step of a run executes in one process, in order.
     executor=dg.in_process_executor,

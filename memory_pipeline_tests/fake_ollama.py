@@ -146,6 +146,7 @@ def _chat_request(body: dict) -> ChatRequest:
 def _handler(server: FakeOllama):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall
 
         def log_message(self, *_):  # quiet
             pass

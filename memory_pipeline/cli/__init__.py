@@ -5,10 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memory_pipeline.cli import audit_command, compact_command, entries_command, ledger_command, search_command, sync_command
+from memory_pipeline.cli import (
+    audit_command,
+    compact_command,
+    entries_command,
+    extract_bench_command,
+    ledger_command,
+    search_command,
+    sync_command,
+)
 from memory_pipeline.cli.common import CommandError
 
-COMMANDS = [entries_command, sync_command, audit_command, search_command, ledger_command, compact_command]
+COMMANDS = [entries_command, sync_command, audit_command, search_command, ledger_command, compact_command, extract_bench_command]
 
 
 def build_parser() -> argparse.ArgumentParser:

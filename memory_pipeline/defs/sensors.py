@@ -1,9 +1,13 @@
+import json
+
 import dagster as dg
 
 from memory_pipeline.defs.assets import audit_report, fts_index, privacy_tags
+from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.privacy import KeywordListError
+from memory_pipeline.lib.profiles import ProfileNotFound, discover_profiles, memory_files_digest
 
 RETAG_ASSETS = [privacy_tags, fts_index, audit_report]
 
@@ -34,3 +38,49 @@ def privacy_keywords_sensor(
         ],
         cursor=digest,
     )
+
+
+@dg.sensor(
+    name="memory_files_sensor",
+    description="Syncs a profile soon after its MEMORY.md or USER.md changes (by content hash, not mtime).",
+    job=memory_sync_job,
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+)
+def memory_files_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeResource) -> dg.SensorResult:
+    """The cursor maps each profile to the SHA-256 of its two memory files: a profile whose hash
+    moved (or that the cursor has not seen) gets one run. A touched but unchanged file is no change."""
+    cursor = json.loads(context.cursor) if context.cursor else {}
+    seen: dict[str, str] = cursor.get("profiles", {})
+    generation = int(cursor.get("generation", 0)) + 1
+    now: dict[str, str] = {}
+    requests = []
+    for name in context.instance.get_dynamic_partitions(hermes_profiles.name):
+        try:
+            now[name] = memory_files_digest(hermes.profile(name))
+        except ProfileNotFound:
+            continue  # gone from the home: nothing to sync
+        if seen.get(name) != now[name]:
+            # The generation keeps the key unique when a file returns to an earlier content.
+            requests.append(dg.RunRequest(run_key=f"files-{name}-{now[name][:12]}-{generation}", partition_key=name))
+    return dg.SensorResult(
+        run_requests=requests,
+        skip_reason=None if requests else "memory files unchanged",
+        cursor=json.dumps({"profiles": now, "generation": generation if requests else generation - 1}),
+    )
+
+
+@dg.sensor(
+    name="profile_discovery_sensor",
+    description="Adds every Hermes profile found in the home (the root one and profiles/<name>/) as a partition.",
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+)
+def profile_discovery_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeResource):
+    """New profiles only: a profile that disappears keeps its partition and run history."""
+    known = set(context.instance.get_dynamic_partitions(hermes_profiles.name))
+    new = [p.name for p in discover_profiles(hermes.path()) if p.name not in known]
+    if not new:
+        return dg.SkipReason("no new Hermes profiles")
+    context.log.info(f"new Hermes profiles: {', '.join(new)}")
+    return dg.SensorResult(dynamic_partitions_requests=[hermes_profiles.build_add_request(new)])

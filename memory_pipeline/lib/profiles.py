@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -65,6 +66,21 @@ def discover_profiles(hermes_home: Path) -> list[Profile]:
             if child.is_dir() and PROFILE_NAME.match(child.name) and child.name != DEFAULT_PROFILE:
                 found.append(Profile(child.name, child))
     return found
+
+
+def memory_files_digest(profile: Profile) -> str:
+    """SHA-256 over both memory files' bytes (content, not mtime: a touch is no change)."""
+    digest = hashlib.sha256()
+    for source in SOURCE_FILES:
+        digest.update(f"{source}\0".encode())
+        try:
+            digest.update(profile.memory_file(source).read_bytes())
+        except FileNotFoundError:
+            digest.update(b"\0missing")
+        except OSError as exc:
+            digest.update(f"\0unreadable {exc.errno}".encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
 
 
 def get_profile(hermes_home: Path, name: str) -> Profile:

@@ -1,9 +1,12 @@
 import json
+import os
+import time
 
 import dagster as dg
 
+from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
-from memory_pipeline.defs.sensors import RETAG_ASSETS, privacy_keywords_sensor
+from memory_pipeline.defs.sensors import RETAG_ASSETS, memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor
 from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.store_helpers import query
 
@@ -84,3 +87,53 @@ def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
         _run_requests(instance, demo_home, keywords, removed)
         for profile, db in stores.items():
             assert (_facts(db), _links(db)) == before[profile], "untagging restores tags, links and vectors"
+
+
+def _files_sensor(instance, home, cursor):
+    context = dg.build_sensor_context(instance=instance, cursor=cursor,
+                                      resources={"hermes": HermesHomeResource(hermes_home=str(home))})
+    return memory_files_sensor(context)
+
+
+def test_file_sensor_requests_exactly_the_changed_profile_by_hash_not_mtime(demo_home):
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(hermes_profiles.name, ["default", "work"])
+        first = _files_sensor(instance, demo_home, None)
+        assert sorted(r.partition_key for r in first.run_requests) == ["default", "work"]  # never seen: sync once
+        quiet = _files_sensor(instance, demo_home, first.cursor)
+        assert quiet.run_requests == [] and quiet.skip_reason.skip_message == "memory files unchanged"
+
+        user = demo_home / "profiles" / "work" / "memories" / "USER.md"
+        os.utime(user, (time.time() + 100, time.time() + 100))  # touched, not changed
+        assert _files_sensor(instance, demo_home, quiet.cursor).run_requests == []
+
+        original = user.read_bytes()
+        user.write_bytes(original + "\n§\nPrefers short answers".encode())
+        changed = _files_sensor(instance, demo_home, quiet.cursor)
+        assert [r.partition_key for r in changed.run_requests] == ["work"]
+        user.write_bytes(original)  # back to the earlier content: a change again, with a fresh run key
+        back = _files_sensor(instance, demo_home, changed.cursor)
+        assert [r.partition_key for r in back.run_requests] == ["work"]
+        assert back.run_requests[0].run_key not in {r.run_key for r in first.run_requests + changed.run_requests}
+
+
+def _discover(instance, home) -> list[str]:
+    """One evaluation of the discovery sensor, its partition request applied as the daemon would."""
+    result = profile_discovery_sensor(dg.build_sensor_context(
+        instance=instance, resources={"hermes": HermesHomeResource(hermes_home=str(home))}))
+    if isinstance(result, dg.SkipReason):
+        return []
+    added = [key for request in result.dynamic_partitions_requests for key in request.partition_keys]
+    instance.add_dynamic_partitions(hermes_profiles.name, added)
+    return added
+
+
+def test_discovery_adds_a_new_profile_once(demo_home):
+    with dg.instance_for_test() as instance:
+        assert _discover(instance, demo_home) == ["default", "work"]
+        assert _discover(instance, demo_home) == []
+        (demo_home / "profiles" / "research" / "memories").mkdir(parents=True)
+        (demo_home / "profiles" / "Not A Profile").mkdir()
+        assert _discover(instance, demo_home) == ["research"]
+        assert _discover(instance, demo_home) == []
+        assert instance.get_dynamic_partitions(hermes_profiles.name) == ["default", "work", "research"]

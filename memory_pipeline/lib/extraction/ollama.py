@@ -103,13 +103,18 @@ def _one_line(text: str) -> str:
     return line if len(line) <= _ERROR_CHARS else line[: _ERROR_CHARS - 1] + "…"
 
 
+def _transport_options(url: str) -> dict:
+    # Plain http needs no TLS context, and building one (CA bundle load) costs ~0.1 s per client.
+    return {"verify": False} if url.startswith("http://") else {}
+
+
 def server_status(url: str, timeout_s: float = PROBE_TIMEOUT_S) -> ServerStatus:
     """Whether the server answers (`/api/version`) and which models it has (`/api/tags`)."""
     try:
-        response = httpx.get(f"{url}/api/version", timeout=timeout_s)
+        response = httpx.get(f"{url}/api/version", timeout=timeout_s, **_transport_options(url))
         response.raise_for_status()
         version = str(response.json().get("version", ""))
-        with ollama.Client(host=url, timeout=timeout_s) as client:
+        with ollama.Client(host=url, timeout=timeout_s, **_transport_options(url)) as client:
             models = tuple(m.model for m in client.list().models if m.model)
     except (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError) as exc:
         return ServerStatus(False, problem=_one_line(exc) or type(exc).__name__)
@@ -138,7 +143,7 @@ class OllamaExtractor:
     def __init__(self, settings: OllamaSettings):
         self.settings = settings
         self.model = settings.model
-        self._client = ollama.Client(host=settings.url, timeout=settings.timeout_s)
+        self._client = ollama.Client(host=settings.url, timeout=settings.timeout_s, **_transport_options(settings.url))
 
     def extract(self, entries: list[EntryToExtract]) -> ExtractionOutcome:
         outcome = ExtractionOutcome()
