@@ -17,10 +17,16 @@ def dagster_home(hermes_home: Path) -> Path:
     return Path(override).expanduser().resolve() if override else pipeline_data_dir(hermes_home) / "dagster_home"
 
 
-def local_instance(hermes_home: Path) -> dg.DagsterInstance:
+def prepared_dagster_home(hermes_home: Path) -> Path:
+    """The instance directory, created with the project's `dagster.yaml` when new (a user's own
+    edits to an existing one are kept)."""
     home = dagster_home(hermes_home)
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     if not config.exists():
         shutil.copyfile(INSTANCE_TEMPLATE, config)
-    return dg.DagsterInstance.from_config(str(home))
+    return home
+
+
+def local_instance(hermes_home: Path) -> dg.DagsterInstance:
+    return dg.DagsterInstance.from_config(str(prepared_dagster_home(hermes_home)))

@@ -8,15 +8,21 @@ import sys
 from memory_pipeline.cli import (
     audit_command,
     compact_command,
+    cron_command,
     entries_command,
     extract_bench_command,
     ledger_command,
     search_command,
+    status_command,
     sync_command,
+    ui_command,
 )
 from memory_pipeline.cli.common import CommandError
 
-COMMANDS = [entries_command, sync_command, audit_command, search_command, ledger_command, compact_command, extract_bench_command]
+COMMANDS = [
+    entries_command, sync_command, status_command, audit_command, search_command, ledger_command, compact_command,
+    extract_bench_command, cron_command, ui_command,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

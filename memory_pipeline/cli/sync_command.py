@@ -36,7 +36,8 @@ def register(commands) -> None:
     parser.add_argument("--retag", action="store_true",
                         help="only re-check privacy tags and the search index (after editing the keyword list)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--quiet", action="store_true", help="no summary: nothing on success, one line per problem")
+    parser.add_argument("--quiet", action="store_true",
+                        help="for cron: nothing on a clean sync, one line when a check does not pass")
     parser.set_defaults(run=run)
 
 
@@ -101,7 +102,12 @@ def run(args: argparse.Namespace) -> int:
     summaries = [profile_summary(r) for r in runs]
     if args.json:
         print_json({"ok": ok, "duration_s": round(time.perf_counter() - started, 3), "profiles": summaries})
-    elif not args.quiet:
+    elif args.quiet:
+        # For cron: silent when all is well, one line when a check does not pass (errors went to stderr).
+        findings = [f"{s['profile']}: {', '.join(s['failing_checks'])}" for s in summaries if s["failing_checks"]]
+        if ok and findings:
+            print(f"memory-pipeline: checks not passing: {'; '.join(findings)} (see `memory-pipeline audit`)")
+    else:
         for s in summaries:
             if s["error"]:
                 continue

@@ -1,6 +1,4 @@
 import json
-import subprocess
-import sys
 
 from memory_pipeline.cli import main
 
@@ -41,15 +39,6 @@ def test_unreadable_file_fails_the_sync_with_one_line(capsys, demo_home):
     assert main(["sync", "--hermes-home", str(demo_home), "--profile", "work", "--quiet"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "profile work" in err[0] and "unreadable" in err[0]
-
-
-def test_installed_command_exit_status(demo_home):
-    command = [sys.executable, "-m", "memory_pipeline.cli", "sync", "--hermes-home", str(demo_home), "--quiet"]
-    assert subprocess.run(command, capture_output=True, text=True).returncode == 0
-    (demo_home / "memory_store.db").write_bytes(b"garbage" * 200)
-    failed = subprocess.run(command, capture_output=True, text=True)
-    assert failed.returncode == 1
-    assert failed.stdout == "" and failed.stderr.count("\n") == 1 and "memory_store.db" in failed.stderr
 
 
 def test_retag_only_runs_privacy_and_index(capsys, demo_home, tmp_path):

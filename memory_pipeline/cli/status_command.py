@@ -1,0 +1,82 @@
+"""`memory-pipeline status`: per profile, entries, facts, cap usage, last sync and failing checks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+
+from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists
+from memory_pipeline.lib.profiles import Profile, pipeline_data_dir
+from memory_pipeline.lib.quarantine import quarantined_entries
+from memory_pipeline.lib.store import PIPELINE_TAG, StoreError, connect, holographic_settings
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("status", help="entries, facts, cap usage, last sync and failing checks per profile")
+    add_home_argument(parser)
+    add_profile_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def _store_status(profile: Profile) -> dict:
+    db = holographic_settings(profile.home).db_path
+    status = {"store": str(db), "facts": None, "pipeline_facts": None, "quarantined": None, "last_write": None, "store_error": None}
+    if not db.exists():
+        return status
+    try:
+        conn = connect(db, create=False)
+        try:
+            status["facts"], status["pipeline_facts"] = conn.execute(
+                "SELECT count(*), coalesce(sum(instr(tags, ?) > 0), 0) FROM facts", (PIPELINE_TAG,)).fetchone()
+            status["quarantined"] = len(quarantined_entries(conn))
+            if ledger_exists(conn):
+                status["last_write"] = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0]
+        finally:
+            conn.close()
+    except (StoreError, sqlite3.DatabaseError) as exc:
+        status["store_error"] = str(exc).splitlines()[0]
+    return status
+
+
+def _last_audit(home, profile: Profile) -> dict:
+    """The report the last full sync run wrote (every run ends with `audit_report`)."""
+    path = pipeline_data_dir(home) / "reports" / profile.name / "audit.json"
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"last_sync": None, "failing_checks": []}
+    failing = [f"{c['name']} ({c['severity']})" for c in report.get("checks", []) if not c.get("passed")]
+    return {"last_sync": report.get("checked_at"), "failing_checks": failing}
+
+
+def profile_status(home, profile: Profile) -> dict:
+    readings = read_profile(profile)
+    return {
+        "profile": profile.name,
+        "entries": {r.source: len(r.entries) for r in readings},
+        "cap_usage_pct": {r.source: round(100.0 * r.cap_usage, 1) for r in readings},
+        "unreadable": [str(r.path) for r in readings if not r.readable],
+        **_store_status(profile),
+        **_last_audit(home, profile),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    home = hermes_home(args)
+    statuses = [profile_status(home, p) for p in selected_profiles(args, home)]
+    if args.json:
+        print_json({"profiles": statuses})
+        return 0
+    for s in statuses:
+        entries = ", ".join(f"{source} {n} ({s['cap_usage_pct'][source]:.0f}% of cap)" for source, n in s["entries"].items())
+        facts = "no store yet" if s["facts"] is None else f"{s['facts']} facts ({s['pipeline_facts']} synced, {s['quarantined']} quarantined)"
+        print(f"{s['profile']}: entries {entries}; {facts}")
+        print(f"  last sync {s['last_sync'] or 'never'}; last write {s['last_write'] or 'never'}; "
+              f"checks not passing: {', '.join(s['failing_checks']) or 'none'}")
+        for problem in [*(f"unreadable: {p}" for p in s["unreadable"]), *([s["store_error"]] if s["store_error"] else [])]:
+            print(f"  {problem}")
+    return 0

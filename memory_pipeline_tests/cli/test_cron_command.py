@@ -1,0 +1,50 @@
+"""The cron wrapper, installed and then run by Hermes 0.19.0's own cron script runner."""
+
+import argparse
+import shlex
+import shutil
+
+from memory_pipeline.cli import main
+from memory_pipeline.cli.cron_command import SCRIPT_NAME
+from memory_pipeline_tests.store_helpers import read_entries, write_entries
+
+
+def _hermes_accepts(line: str) -> argparse.Namespace:
+    """Parse the printed line with Hermes' own `hermes cron` argument parser."""
+    from hermes_cli.subcommands.cron import build_cron_parser
+
+    parser = argparse.ArgumentParser(prog="hermes", exit_on_error=False)
+    build_cron_parser(parser.add_subparsers(dest="command"), cmd_cron=lambda args: None)
+    argv = shlex.split(line)
+    assert argv[0] == "hermes"
+    return parser.parse_args(argv[1:])
+
+
+def test_wrapper_is_silent_when_clean_one_line_on_a_finding_and_fails_on_a_failure(capsys, demo_home, monkeypatch):
+    shutil.rmtree(demo_home / "profiles")  # one profile keeps this test short
+    memory = demo_home / "memories" / "MEMORY.md"
+    entries = read_entries(memory)
+    write_entries(memory, entries[:8])  # under 85% of the cap: every check passes
+
+    assert main(["cron", "install", "--hermes-home", str(demo_home), "--every", "30m"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    script = demo_home / "scripts" / SCRIPT_NAME
+    assert out[0] == f"wrote {script}" and script.stat().st_mode & 0o111
+    job = _hermes_accepts(out[-1].strip())
+    assert (job.cron_command, job.schedule, job.script, job.no_agent, job.deliver) == \
+        ("create", "30m", SCRIPT_NAME, True, "local")
+
+    from cron.scheduler import _run_job_script  # how Hermes runs a --no-agent job's script
+
+    monkeypatch.setenv("HERMES_HOME", str(demo_home))
+    assert _run_job_script(SCRIPT_NAME) == (True, "")  # a clean sync: nothing to deliver
+
+    write_entries(memory, entries)  # 94% of the cap: a WARN finding
+    ok, output = _run_job_script(SCRIPT_NAME)
+    assert ok and output.count("\n") == 0 and "cap_usage" in output
+
+    (demo_home / "memory_store.db").write_bytes(b"garbage" * 200)
+    ok, output = _run_job_script(SCRIPT_NAME)
+    assert not ok and output.startswith("Script exited with code 1\nstderr:\n")
+    error = output.split("stderr:\n", 1)[1]
+    assert "\n" not in error and "memory_store.db" in error  # one line, naming the file; no stdout

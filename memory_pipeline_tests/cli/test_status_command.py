@@ -1,0 +1,22 @@
+import json
+
+from memory_pipeline.cli import main
+
+
+def test_status_before_any_sync(capsys, demo_home):
+    assert main(["status", "--hermes-home", str(demo_home), "--profile", "work"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "work: entries memory 5 (24% of cap), user 3 (16% of cap); no store yet",
+        "  last sync never; last write never; checks not passing: none",
+    ]
+    assert not (demo_home / "profiles" / "work" / "memory_store.db").exists()  # status creates nothing
+
+
+def test_status_after_a_sync(capsys, synced_home):
+    assert main(["status", "--hermes-home", str(synced_home), "--json"]) == 0
+    profiles = {p["profile"]: p for p in json.loads(capsys.readouterr().out)["profiles"]}
+    default = profiles["default"]
+    assert default["entries"] == {"memory": 18, "user": 5} and default["cap_usage_pct"]["memory"] == 94.5
+    assert (default["facts"], default["pipeline_facts"], default["quarantined"]) == (23, 23, 0)
+    assert default["last_sync"] and default["last_write"] and default["failing_checks"] == ["cap_usage (WARN)"]
+    assert profiles["work"]["failing_checks"] == [] and profiles["work"]["store_error"] is None
