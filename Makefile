@@ -3,7 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test ui clean
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+.PHONY: demo test ui browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +23,17 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	$(BIN)/memory-pipeline sync --all-profiles
 
+# The Dagster UI and daemon on this project (http://127.0.0.1:3000), on the demo home unless HERMES_HOME is set.
+ui: $(VENV)/.installed
+	$(BIN)/memory-pipeline ui
+
+# The UI test renders the Dagster UI in Debian's headless Chromium; installed once, when missing.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian's chromium for the UI test"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
 # The whole suite; pytest's "no tests collected" (exit 5) is not a failure of the suite.
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev browser
 	$(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 clean:

@@ -22,21 +22,26 @@ RETAG_ASSETS = [privacy_tags, fts_index, audit_report]
 def privacy_keywords_sensor(
     context: dg.SensorEvaluationContext, hermes: HermesHomeResource, privacy: PrivacyResource
 ) -> dg.SensorResult | dg.SkipReason:
-    """The cursor is the list's hash (never its terms): a new hash requests `privacy_tags`,
-    `fts_index` and `audit_report` for every profile partition, one run each, keyed by the hash so
-    none repeats."""
+    """The cursor holds the list's hash (never its terms): a new hash requests `privacy_tags`,
+    `fts_index` and `audit_report` for every profile partition, one run each. The generation in
+    the run key lets a list that returns to an earlier version be re-applied too."""
     try:
         digest = privacy.keywords(hermes.path()).sha256
     except KeywordListError as exc:
         return dg.SkipReason(str(exc))
-    if digest == context.cursor:
+    if context.cursor is None:
+        # First look: every sync run tags against the current list anyway; only later edits need a re-tag.
+        return dg.SensorResult(skip_reason="privacy keyword list recorded", cursor=json.dumps({"sha256": digest, "generation": 0}))
+    seen = json.loads(context.cursor)
+    if digest == seen["sha256"]:
         return dg.SkipReason("privacy keyword list unchanged")
+    generation = seen["generation"] + 1
     profiles = context.instance.get_dynamic_partitions(hermes_profiles.name)
     return dg.SensorResult(
         run_requests=[
-            dg.RunRequest(run_key=f"retag-{digest[:16]}-{profile}", partition_key=profile) for profile in profiles
+            dg.RunRequest(run_key=f"retag-{digest[:16]}-{generation}-{profile}", partition_key=profile) for profile in profiles
         ],
-        cursor=digest,
+        cursor=json.dumps({"sha256": digest, "generation": generation}),
     )
 
 

@@ -59,6 +59,7 @@ def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
         first = run_sync(instance, demo_home, ["default", "work"], resource_config={"privacy": {"keywords_path": str(keywords)}})
         assert all(r.success for r in first)
         result = _evaluate(instance, demo_home, keywords, None)
+        assert result.run_requests == []  # the first look only records the list: the syncs tagged with it
         cursor = result.cursor
         before = {p: (_facts(db), _links(db)) for p, db in stores.items()}
         assert _evaluate(instance, demo_home, keywords, cursor).skip_message == "privacy keyword list unchanged"
