@@ -32,9 +32,10 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian's chromium for the UI test"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
-# The whole suite; pytest's "no tests collected" (exit 5) is not a failure of the suite.
+# The whole suite, a worker per core, each test file on one worker; pytest's "no tests collected"
+# (exit 5) is not a failure of the suite.
 test: $(VENV)/.installed-dev browser
-	$(BIN)/python -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+	$(BIN)/python -m pytest -n auto --dist loadfile; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 clean:
 	rm -rf $(VENV) data/hermes_home/memory-pipeline data/hermes_home/memory_store.db* data/hermes_home/profiles/*/memory_store.db* data/hermes_home/profiles/*/memory-pipeline

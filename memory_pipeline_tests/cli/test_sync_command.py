@@ -43,6 +43,7 @@ def test_unreadable_file_fails_the_sync_with_one_line(capsys, demo_home):
 
 def test_retag_only_runs_privacy_and_index(capsys, demo_home, tmp_path):
     assert main(["sync", "--hermes-home", str(demo_home), "--quiet"]) == 0
+    capsys.readouterr()  # the quiet line about the demo's cap usage
     keywords = tmp_path / "kw.txt"
     keywords.write_text("restic\n", encoding="utf-8")
     assert main(["sync", "--hermes-home", str(demo_home), "--retag", "--keywords", str(keywords)]) == 0
