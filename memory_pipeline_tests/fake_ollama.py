@@ -177,9 +177,11 @@ def _handler(server: FakeOllama):
             body = self._body()
             server.requests.append((self.path, body))
             if self.path == "/api/show":
-                if body.get("model") in server.models or f"{body.get('model')}:latest" in server.models:
+                name = next((m for m in server.models if m in (body.get("model"), f"{body.get('model')}:latest")), None)
+                if name is not None:
+                    capabilities = ["embedding"] if "embed" in name else ["completion"]
                     self._send(200, {"modelfile": "", "parameters": "", "template": "", "details": {"family": "fake"},
-                                     "model_info": {}, "capabilities": ["completion"]})
+                                     "model_info": {}, "capabilities": capabilities})
                 else:
                     self._send(404, {"error": f"model '{body.get('model')}' not found"})
                 return

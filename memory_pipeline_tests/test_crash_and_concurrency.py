@@ -11,7 +11,6 @@ from pathlib import Path
 
 import dagster as dg
 
-
 from memory_pipeline.lib.ledger import ledger_problems
 from memory_pipeline.lib.store import connect
 from memory_pipeline.runs import run_sync

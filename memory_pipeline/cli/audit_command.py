@@ -6,7 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.cli.common import (
+    CommandError,
+    add_home_argument,
+    add_profile_arguments,
+    hermes_home,
+    print_json,
+    selected_profiles,
+)
 from memory_pipeline.lib.audit_report import failing_errors, report_payload
 from memory_pipeline.lib.audits import AuditInputs, AuditResult, run_audits
 from memory_pipeline.lib.entries import read_profile

@@ -1,6 +1,5 @@
 import dagster as dg
 
-
 memory_sync_job = dg.define_asset_job(
     name="memory_sync_job",
     selection=dg.AssetSelection.all(),

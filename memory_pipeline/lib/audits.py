@@ -7,11 +7,10 @@ ids only, never an entry's or a fact's text.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 

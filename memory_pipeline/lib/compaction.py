@@ -22,7 +22,14 @@ from pathlib import Path
 from memory_pipeline.lib.extraction.rules import title_entity
 from memory_pipeline.lib.hashing import entry_sha256, short_hash
 from memory_pipeline.lib.ledger import LedgerEntry
-from memory_pipeline.lib.memory_files import ENTRY_DELIMITER, SourceReading, canonical_chars, fact_pointers, hermes_read_entries, parse_entries
+from memory_pipeline.lib.memory_files import (
+    ENTRY_DELIMITER,
+    SourceReading,
+    canonical_chars,
+    fact_pointers,
+    hermes_read_entries,
+    parse_entries,
+)
 
 DEFAULT_TARGET = 0.8
 MAX_SUMMARY_CHARS = 80

@@ -14,7 +14,6 @@ from memory_pipeline.lib import hrr
 from memory_pipeline.lib.entities import EntityResolver, extract_entities
 from memory_pipeline.lib.store import HolographicSettings
 
-
 BANK_SUMS = "memory_pipeline_bank_sums"
 
 

@@ -1,10 +1,10 @@
 import dagster as dg
 import pytest
 
+from memory_pipeline.definitions import defs
 from memory_pipeline.defs.assets import hashed_entries, parsed_entries
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource
-from memory_pipeline.definitions import defs
 
 
 def test_definitions_load():

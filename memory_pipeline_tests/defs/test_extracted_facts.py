@@ -11,7 +11,14 @@ import pytest
 from memory_pipeline.cli import main
 from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.fake_ollama import FakeOllama, answer, slow
-from memory_pipeline_tests.store_helpers import consistency_problems, profile_result, query, read_entries, sync_json, write_entries
+from memory_pipeline_tests.store_helpers import (
+    consistency_problems,
+    profile_result,
+    query,
+    read_entries,
+    sync_json,
+    write_entries,
+)
 
 MALFORMED = answer("Sure! Here are the facts: {facts: [")
 

@@ -2,9 +2,9 @@ import datetime
 
 import dagster as dg
 
+from memory_pipeline.definitions import defs
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.schedules import memory_sync_schedule
-from memory_pipeline.definitions import defs
 
 
 def test_every_30_minutes_one_run_per_profile():

@@ -290,10 +290,14 @@ def test_a_remote_host_is_refused_unless_allowed():
 
 
 def test_auto_uses_ollama_only_when_it_answers_and_has_the_model(server):
+    server.models = (f"{MODEL}:latest", "nomic-embed-text:latest")
     chosen = choose_extractor("auto", OllamaSettings(url=server.url, model=MODEL))
     assert chosen.extractor.name == "ollama" and "has qwen3.6-nothink" in chosen.reason
     missing = choose_extractor("auto", OllamaSettings(url=server.url, model="llama3.2"))
     assert missing.extractor.name == "rules" and "has no model llama3.2" in missing.reason
+    embedding = choose_extractor("auto", OllamaSettings(url=server.url, model="nomic-embed-text"))
+    assert embedding.extractor.name == "rules" and "cannot generate text (capabilities: embedding)" in embedding.reason
+    assert {path for path, _ in server.requests} == {"/api/version", "/api/tags", "/api/show"}
     with pytest.raises(ExtractorUnavailable, match="not reachable"):
         choose_extractor("ollama", OllamaSettings(url="http://127.0.0.1:9", model=MODEL))
     assert server.chat_requests == []

@@ -31,11 +31,14 @@ def choose_extractor(mode: str, settings: OllamaSettings) -> ExtractorChoice:
         problem = (f"Ollama host {settings.url} is not on this machine and remote hosts are refused "
                    "(memory holds personal data; allow them explicitly to use one)")
     else:
-        status = server_status(settings.url)
+        status = server_status(settings.url, settings.model)
         if not status.reachable:
             problem = f"Ollama at {settings.url} is not reachable ({status.problem})"
         elif not status.has(settings.model):
             problem = f"Ollama {status.version} at {settings.url} has no model {settings.model} (`ollama pull {settings.model}`)"
+        elif not status.can_generate():
+            problem = (f"model {settings.model} cannot generate text (capabilities: "
+                       f"{', '.join(status.capabilities) or 'none'}); choose a chat model")
         else:
             return ExtractorChoice(OllamaExtractor(settings), f"Ollama {status.version} at {settings.url} has {settings.model}")
     if mode == "ollama":

@@ -13,7 +13,7 @@ import os
 import time
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import httpx
 import ollama
@@ -92,10 +92,14 @@ class ServerStatus:
     reachable: bool
     version: str = ""
     models: tuple[str, ...] = ()
+    capabilities: tuple[str, ...] | None = None  # of the model asked about; None when not reported
     problem: str = ""
 
     def has(self, model: str) -> bool:
         return model in self.models or f"{model}:latest" in self.models
+
+    def can_generate(self) -> bool:
+        return self.capabilities is None or "completion" in self.capabilities
 
 
 def _one_line(text: str) -> str:
@@ -108,17 +112,22 @@ def _transport_options(url: str) -> dict:
     return {"verify": False} if url.startswith("http://") else {}
 
 
-def server_status(url: str, timeout_s: float = PROBE_TIMEOUT_S) -> ServerStatus:
-    """Whether the server answers (`/api/version`) and which models it has (`/api/tags`)."""
+def server_status(url: str, model: str | None = None, timeout_s: float = PROBE_TIMEOUT_S) -> ServerStatus:
+    """Whether the server answers (`/api/version`), which models it has (`/api/tags`) and what the
+    model asked about can do (`/api/show`: an embedding model cannot write facts)."""
     try:
         response = httpx.get(f"{url}/api/version", timeout=timeout_s, **_transport_options(url))
         response.raise_for_status()
         version = str(response.json().get("version", ""))
         with ollama.Client(host=url, timeout=timeout_s, **_transport_options(url)) as client:
             models = tuple(m.model for m in client.list().models if m.model)
+            status = ServerStatus(True, version, models)
+            if model and status.has(model):
+                capabilities = client.show(model).capabilities
+                status = replace(status, capabilities=tuple(capabilities) if capabilities is not None else None)
     except (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError) as exc:
         return ServerStatus(False, problem=_one_line(exc) or type(exc).__name__)
-    return ServerStatus(True, version, models)
+    return status
 
 
 def plan_batches(entries: list[EntryToExtract], batch_size: int) -> list[list[EntryToExtract]]:
