@@ -15,15 +15,17 @@ from memory_pipeline.lib.store import connect
 
 
 @contextmanager
-def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource):
-    """The loaded three layers of one profile, for one or more checks."""
+def profile_audit(
+    profile_name: str, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource, names=None
+):
+    """One profile's three layers, for the checks named (all when None): only what they need is read."""
     profile = hermes.profile(profile_name)
     settings = store.settings(profile)
     conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
     try:
         inputs = AuditInputs(read_profile(profile), conn, settings, privacy.keywords(hermes.path()),
                              data_dir=pipeline_data_dir(hermes.path()), profile=profile.name)
-        with Audit(inputs) as audit:
+        with Audit(inputs, names) as audit:
             yield audit
     finally:
         if conn is not None:
@@ -53,7 +55,7 @@ with warnings.catch_warnings():
     def ledger_integrity(
         context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
     ) -> dg.AssetCheckResult:
-        with profile_audit(context.partition_key, hermes, store, privacy) as audit:
+        with profile_audit(context.partition_key, hermes, store, privacy, ["ledger_integrity"]) as audit:
             return _result(dg.AssetCheckKey(ledger_diff.key, "ledger_integrity"), audit)
 
     # The other audits share one load of the three layers: one step, after the last stage.
@@ -78,8 +80,9 @@ with warnings.catch_warnings():
         context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
     ):
         """The cross-layer audits of DESIGN §9 (all but the blocking ledger check)."""
-        with profile_audit(context.partition_key, hermes, store, privacy) as audit:
-            for key in sorted(context.selected_asset_check_keys, key=lambda k: k.name):
+        keys = sorted(context.selected_asset_check_keys, key=lambda k: k.name)
+        with profile_audit(context.partition_key, hermes, store, privacy, [k.name for k in keys]) as audit:
+            for key in keys:
                 yield _result(key, audit)
 
 

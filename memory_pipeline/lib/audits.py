@@ -18,10 +18,9 @@ import duckdb
 import pandas as pd
 
 from memory_pipeline.lib.check_result import ERROR, WARN, AuditResult
-from memory_pipeline.lib.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.extraction.health import extraction_checks, last_recorded_calls
-from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists, ledger_problems
+from memory_pipeline.lib.hashing import SHORT_HASH_CHARS, entry_identities
+from memory_pipeline.lib.ledger import LEDGER_ROW_COLUMNS, ledger_problems, ledger_rows
 from memory_pipeline.lib.memory_files import SourceReading, fact_pointers
 from memory_pipeline.lib.privacy import (
     DETECTOR_GATE_RE2,
@@ -52,42 +51,48 @@ def _table(conn: sqlite3.Connection, sql: str, columns: list[str]) -> pd.DataFra
     return pd.DataFrame.from_records(conn.execute(sql).fetchall(), columns=columns)
 
 
-_LEDGER_COLUMNS = ["entry_id", "source", "short_hash", "fact_id_text", "fact_id_type", "status"]
-_FACT_COLUMNS = ["fact_id", "content", "category", "tags", "trust_score", "vector_bytes"]
-_EMPTY_STORE = {"ledger": _LEDGER_COLUMNS, "facts": _FACT_COLUMNS, "links": ["fact_id", "entity_id"],
-                "entities": ["entity_id"], "banks": ["bank_name", "dim", "fact_count"]}
+_FACT_COLUMNS = ["fact_id", "content", "category", "person_tags", "person_trust", "vector_state", "pipeline"]
+_EMPTY_STORE = {"ledger": LEDGER_ROW_COLUMNS, "facts": _FACT_COLUMNS, "banks": ["bank_name", "dim", "fact_count"]}
+# What SQLite decides per fact while the GIL is free, so Python builds fewer objects: tags and
+# trust only where the tags mention `person` (the only facts privacy_coverage reads them for),
+# `vector_state` -1 (no vector), 1 (8·dim bytes) or 0 (any other length), `pipeline` whether the
+# tag list holds synced-from-memory exactly (GLOB is case-sensitive).
+_FACTS_SQL = f"""SELECT fact_id, content, category,
+    CASE WHEN tags LIKE '%person%' THEN tags END, CASE WHEN tags LIKE '%person%' THEN trust_score END,
+    CASE WHEN coalesce(length(hrr_vector), 0) = 0 THEN -1 WHEN length(hrr_vector) = :vector_bytes THEN 1 ELSE 0 END,
+    (',' || coalesce(tags, '') || ',') GLOB '*,{PIPELINE_TAG},*' FROM facts"""
 
 
 def _entry_frames(readings: list[SourceReading]) -> dict[str, pd.DataFrame]:
+    sources = [r.source for r in readings for _ in r.entries]
+    _, shorts, _ = entry_identities(sources, [text for r in readings for text in r.entries])
     return {
-        "entries": hashed_frame(parsed_frame("", readings))[["source", "short_hash"]],
+        "entries": pd.DataFrame({"source": pd.Series(sources, dtype=object), "short_hash": pd.Series(shorts, dtype=object)}),
         "unreadable": pd.DataFrame([(r.source,) for r in readings if not r.readable], columns=["source"]),
     }
 
 
-def _store_frames(conn: sqlite3.Connection | None) -> dict[str, pd.DataFrame]:
-    """Ledger, facts, links, entities and banks, read in one transaction: one snapshot even while
-    Hermes writes."""
+def _store_frames(conn: sqlite3.Connection | None, hrr_dim: int = 0) -> dict[str, pd.DataFrame]:
+    """Ledger, facts and banks, read in one transaction: one snapshot even while Hermes writes."""
     if conn is None:
         return {name: pd.DataFrame(columns=columns) for name, columns in _EMPTY_STORE.items()}
     conn.execute("BEGIN")
     try:
-        if ledger_exists(conn):
-            ledger = _table(conn, f"SELECT entry_id, source, substr(entry_sha256, 1, {SHORT_HASH_CHARS}), "
-                                  f"CAST(fact_id AS TEXT), typeof(fact_id), status FROM {LEDGER_TABLE}", _LEDGER_COLUMNS)
-        else:
-            ledger = pd.DataFrame(columns=_LEDGER_COLUMNS)
-        facts = _table(conn, "SELECT fact_id, content, category, coalesce(tags, ''), trust_score, "
-                             "coalesce(length(hrr_vector), -1) FROM facts", _FACT_COLUMNS)
-        links = _table(conn, "SELECT fact_id, entity_id FROM fact_entities", _EMPTY_STORE["links"])
-        entities = _table(conn, "SELECT entity_id FROM entities", _EMPTY_STORE["entities"])
+        ledger = ledger_rows(conn)
+        facts = pd.DataFrame.from_records(conn.execute(_FACTS_SQL, {"vector_bytes": 8 * hrr_dim}).fetchall(),
+                                          columns=_FACT_COLUMNS)
         banks = _table(conn, "SELECT bank_name, dim, fact_count FROM memory_banks", _EMPTY_STORE["banks"])
     finally:
         conn.execute("COMMIT")
-    return {"ledger": ledger, "facts": facts, "links": links, "entities": entities, "banks": banks}
+    return {"ledger": ledger, "facts": facts, "banks": banks}
 
 
-_WHITE_SPACE = "' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)"
+def _without_white_space(column: str) -> str:
+    """The column with ASCII white space removed (what `\\s` folds, and \\v): a chain of replace()
+    is about three times faster than translate() in DuckDB."""
+    for code in (32, 9, 10, 11, 12, 13):
+        column = f"replace({column}, chr({code}), '')"
+    return column
 
 
 def _count(db: duckdb.DuckDBPyConnection, sql: str) -> int:
@@ -96,7 +101,16 @@ def _count(db: duckdb.DuckDBPyConnection, sql: str) -> int:
 
 # Store-side checks that are pure SQLite work: run on their own connection in a thread while the
 # frames load (sqlite3 releases the GIL while a statement runs), so on two cores they cost nothing.
-_STORE_SIDE = {"ledger_integrity": ledger_problems, "index_consistency": holographic_fts_health}
+def _dangling_links(conn: sqlite3.Connection) -> int:
+    """Entity links whose fact or entity is gone: a lookup per link on the two primary keys."""
+    return conn.execute("""SELECT count(*) FROM fact_entities fe
+        WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = fe.fact_id)
+           OR NOT EXISTS (SELECT 1 FROM entities e WHERE e.entity_id = fe.entity_id)""").fetchone()[0]
+
+
+_STORE_SIDE = {"index_consistency": holographic_fts_health, "fact_links": _dangling_links}
+# Checks that need nothing of the store but the ledger (the blocking one runs alone, before any write).
+_LEDGER_ONLY = {"ledger_integrity"}
 
 
 def _on_own_connection(path, fn):
@@ -114,12 +128,15 @@ class Audit:
 
     def __init__(self, inputs: AuditInputs, names: Iterable[str] | None = None):
         self.inputs = inputs
-        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="audit")
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit")
         self._store_side: dict[str, Future] = {}
         self._store_frames: Future | None = None
+        wanted = set(CHECKS if names is None else names)
         if inputs.conn is not None:
-            self._store_frames = self._pool.submit(_on_own_connection, inputs.settings.db_path, _store_frames)
-            for name in _STORE_SIDE.keys() & set(CHECKS if names is None else names):
+            if wanted - _LEDGER_ONLY:
+                self._store_frames = self._pool.submit(
+                    _on_own_connection, inputs.settings.db_path, lambda conn: _store_frames(conn, inputs.settings.hrr_dim))
+            for name in _STORE_SIDE.keys() & wanted:
                 self._store_side[name] = self._pool.submit(_on_own_connection, inputs.settings.db_path, _STORE_SIDE[name])
 
     def store_side(self, name: str):
@@ -128,24 +145,41 @@ class Audit:
             return self._store_side[name].result()
         return _STORE_SIDE[name](self.inputs.conn)
 
+    @property
+    def loads_store(self) -> bool:
+        return self._store_frames is not None
+
+    @cached_property
+    def ledger(self) -> pd.DataFrame:
+        """The ledger rows: from the snapshot of all frames when those load, else read alone."""
+        if self._store_frames is not None:
+            return self.frames["ledger"]
+        return ledger_rows(self.inputs.conn) if self.inputs.conn is not None else pd.DataFrame(columns=LEDGER_ROW_COLUMNS)
+
     @cached_property
     def frames(self) -> dict[str, pd.DataFrame]:
-        entries = _entry_frames(self.inputs.readings)  # Python work, beside the store reads
+        # The store read first, the entries after: Python work beside the row-by-row fetch only
+        # makes both wait on the GIL, while the SQLite-only checks go on meanwhile either way.
         store = self._store_frames.result() if self._store_frames is not None else _store_frames(None)
-        return entries | store
+        return _entry_frames(self.inputs.readings) | store
 
     @cached_property
     def db(self) -> duckdb.DuckDBPyConnection:
         db = duckdb.connect()
+        # The two large store tables are copied in once (each query scanning a registered frame
+        # would convert its Python strings again), with their derived columns.
+        copied = {
+            "ledger": f"*, substr(entry_sha256, 1, {SHORT_HASH_CHARS}) AS short_hash",
+            "facts": "* REPLACE (pipeline::BOOLEAN AS pipeline)",
+        }
         for name, frame in self.frames.items():
-            if name != "facts":
+            if name not in copied:
                 db.register(name, frame)
-        # Facts are copied in once: every check scanning a registered frame would convert its texts again.
-        db.register("facts_frame", self.frames["facts"])
-        db.execute(f"""CREATE TEMP TABLE facts AS SELECT *,
-                       list_contains(string_split(tags, ','), '{PIPELINE_TAG}') AS pipeline FROM facts_frame""")
-        db.unregister("facts_frame")
-        db.execute("""CREATE TEMP VIEW active AS SELECT * FROM ledger WHERE status = 'active'
+                continue
+            db.register(f"{name}_frame", frame)
+            db.execute(f"CREATE TEMP TABLE {name} AS SELECT {copied[name]} FROM {name}_frame")
+            db.unregister(f"{name}_frame")
+        db.execute("""CREATE TEMP TABLE active AS SELECT * FROM ledger WHERE status = 'active'
                       AND source NOT IN (SELECT source FROM unreadable)""")
         return db
 
@@ -215,25 +249,29 @@ def _hashes_fresh(audit: Audit) -> AuditResult:
 
 
 def _ledger_integrity(audit: Audit) -> AuditResult:
-    problems = audit.store_side("ledger_integrity") if audit.inputs.conn is not None else []
+    # With the other checks, from the ledger already in DuckDB; alone (the blocking check), from the ledger only.
+    problems = ledger_problems(audit.db if audit.loads_store else audit.ledger)
     return AuditResult("ledger_integrity", not problems, ERROR, "; ".join(problems) or "ledger rows well-formed",
                        {"problems": float(len(problems))})
 
 
 def _fact_links(audit: Audit) -> AuditResult:
     db = audit.db
-    orphans = _count(db, """SELECT count(*) FROM ledger l WHERE l.fact_id_type = 'integer'
-                            AND CAST(l.fact_id_text AS BIGINT) NOT IN (SELECT fact_id FROM facts)""")
+    orphans = _count(db, """SELECT count(*) FROM ledger l WHERE l.fact_id IS NOT NULL
+                            AND l.fact_id NOT IN (SELECT fact_id FROM facts)""")
     ghosts = _count(db, """SELECT count(*) FROM facts f WHERE pipeline AND f.fact_id NOT IN
-                           (SELECT CAST(fact_id_text AS BIGINT) FROM ledger WHERE fact_id_type = 'integer')""")
+                           (SELECT fact_id FROM ledger WHERE fact_id IS NOT NULL)""")
     # Contents are UNIQUE, so a duplicate is the seed's near-copy: equal once case and runs of
-    # white space are folded. A cheap key without any white space finds the few candidates first.
-    duplicates = _count(db, f"""WITH coarse AS (SELECT content, count(*) OVER (PARTITION BY lower(translate(content, {_WHITE_SPACE}, '')))
-                                AS n FROM facts)
-                                SELECT count(*) FROM (SELECT lower(regexp_replace(trim(content), '\\s+', ' ', 'g')) AS c
-                                FROM coarse WHERE n > 1 GROUP BY c HAVING count(*) > 1)""")
-    dangling = _count(db, """SELECT count(*) FROM links WHERE fact_id NOT IN (SELECT fact_id FROM facts)
-                             OR entity_id NOT IN (SELECT entity_id FROM entities)""")
+    # white space are folded. A cheap key without any white space finds the few candidates first;
+    # only they get the exact folding.
+    coarse_key = f"lower({_without_white_space('content')})"
+    duplicates = 0
+    if _count(db, f"SELECT count(*) FROM (SELECT {coarse_key} AS k FROM facts GROUP BY k HAVING count(*) > 1)"):
+        duplicates = _count(db, f"""WITH candidates AS (SELECT content FROM facts WHERE {coarse_key} IN
+                                        (SELECT {coarse_key} FROM facts GROUP BY 1 HAVING count(*) > 1))
+                                    SELECT count(*) FROM (SELECT lower(regexp_replace(trim(content), '\\s+', ' ', 'g')) AS c
+                                    FROM candidates GROUP BY c HAVING count(*) > 1)""")
+    dangling = audit.store_side("fact_links") if audit.inputs.conn is not None else 0
     passed = not (orphans or ghosts or duplicates or dangling)
     return AuditResult(
         "fact_links", passed, ERROR,
@@ -249,10 +287,10 @@ def _index_consistency(audit: Audit) -> AuditResult:
         return AuditResult("index_consistency", True, ERROR, "no store yet")
     health = audit.store_side("index_consistency")
     expected = 8 * inputs.settings.hrr_dim
-    bad_vectors = _count(db, f"SELECT count(*) FROM facts WHERE vector_bytes != {expected}")
+    bad_vectors = _count(db, "SELECT count(*) FROM facts WHERE vector_state != 1")
     bank_off = _count(db, """SELECT count(*) FROM (
             SELECT coalesce(b.bank_name, 'cat:' || v.category) AS name FROM banks b
-            FULL OUTER JOIN (SELECT category, count(*) AS n FROM facts WHERE vector_bytes > 0 GROUP BY category) v
+            FULL OUTER JOIN (SELECT category, count(*) AS n FROM facts WHERE vector_state >= 0 GROUP BY category) v
               ON b.bank_name = 'cat:' || v.category
             WHERE b.fact_count IS DISTINCT FROM v.n)""")
     passed = health.healthy and bad_vectors == 0 and bank_off == 0
@@ -269,7 +307,7 @@ def _index_consistency(audit: Audit) -> AuditResult:
 def _private_tagging(audit: Audit) -> tuple[dict[int, bool], int, int]:
     """Which facts carry `private-person` (after folding variants), how many variants, how many
     tagged facts prefetch still sees. Only facts whose tags mention `person` can hold either."""
-    rows = audit.db.execute("SELECT fact_id, tags, trust_score FROM facts WHERE tags ILIKE '%person%'").fetchall()
+    rows = audit.db.execute("SELECT fact_id, person_tags, person_trust FROM facts WHERE person_tags IS NOT NULL").fetchall()
     tagged, variants, visible = {}, 0, 0
     for fact_id, tags, trust in rows:
         normal, folded = normalise_tags(tags)

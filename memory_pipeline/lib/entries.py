@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from memory_pipeline.lib.hashing import entry_id, entry_sha256, short_hash
+from memory_pipeline.lib.hashing import entry_identities
 from memory_pipeline.lib.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.profiles import Profile
 
@@ -33,9 +33,7 @@ def parsed_frame(profile_name: str, readings: list[SourceReading]) -> pd.DataFra
 
 def hashed_frame(parsed: pd.DataFrame) -> pd.DataFrame:
     frame = parsed.copy()
-    hashes = [entry_sha256(t) for t in frame["text"].tolist()]
-    frame["entry_sha256"] = hashes
-    frame["short_hash"] = [short_hash(h) for h in hashes]
-    frame["entry_id"] = [entry_id(s, h) for s, h in zip(frame["source"].tolist(), hashes, strict=True)]
+    frame["entry_sha256"], frame["short_hash"], frame["entry_id"] = entry_identities(
+        frame["source"].tolist(), frame["text"].tolist())
     frame.attrs = dict(parsed.attrs)
     return frame[HASHED_COLUMNS]

@@ -6,6 +6,7 @@ import hashlib
 import sqlite3
 from dataclasses import dataclass
 
+import duckdb
 import pandas as pd
 
 from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
@@ -73,35 +74,60 @@ def ledger_fingerprint(conn: sqlite3.Connection) -> str:
     return digest.hexdigest()
 
 
-def ledger_problems(conn: sqlite3.Connection) -> list[str]:
-    """What makes the ledger unsafe to write on (the `ledger_integrity` audit). Counts only: a
-    problem never quotes a row's content."""
+LEDGER_ROW_COLUMNS = ["entry_id", "source", "entry_sha256", "fact_id", "fact_id_valid", "status", "synced_at_valid"]
+
+
+def ledger_rows(conn: sqlite3.Connection) -> pd.DataFrame:
+    """Every ledger row as the integrity rules and the audits read it. SQLite itself judges what
+    needs its own types (a fact id that is a positive integer, a timestamp julianday() can read),
+    so a leaked value is seen for what it is and never reaches Python; `fact_id` is NULL then."""
     if not ledger_exists(conn):
+        return pd.DataFrame(columns=LEDGER_ROW_COLUMNS)
+    rows = conn.execute(
+        f"""SELECT entry_id, source, entry_sha256,
+                   CASE WHEN typeof(fact_id) = 'integer' THEN fact_id END,
+                   typeof(fact_id) = 'integer' AND fact_id > 0, status, julianday(synced_at) IS NOT NULL
+            FROM {LEDGER_TABLE}"""
+    ).fetchall()
+    return pd.DataFrame.from_records(rows, columns=LEDGER_ROW_COLUMNS)
+
+
+_SOURCES_SQL = ", ".join(f"'{s}'" for s in SOURCE_FILES)
+# (rule over one row, what a row breaking it is), checked in one vectorised pass.
+_ROW_RULES = [
+    ("NOT fact_id_valid", "rows whose fact_id is not a positive integer (content leaked into the fact_id column)"),
+    ("status IS NULL OR status NOT IN ('active', 'retired')", "rows with an unknown status"),
+    (f"source IS NULL OR source NOT IN ({_SOURCES_SQL})", "rows with an unknown source"),
+    ("entry_sha256 IS NULL OR length(entry_sha256) NOT IN (16, 64) OR regexp_matches(entry_sha256, '[^0-9a-f]')",
+     "rows whose entry hash is not 16 or 64 hex characters"),
+    ("NOT synced_at_valid", "rows whose timestamp does not parse"),
+]
+
+
+def ledger_problems(source: sqlite3.Connection | pd.DataFrame | duckdb.DuckDBPyConnection) -> list[str]:
+    """What makes the ledger unsafe to write on (the `ledger_integrity` audit): from the store, from
+    rows already read with `ledger_rows`, or from a DuckDB connection holding them as `ledger`.
+    Counts only: a problem never quotes a row's content."""
+    if isinstance(source, duckdb.DuckDBPyConnection):
+        return _problems_in(source)
+    rows = ledger_rows(source) if isinstance(source, sqlite3.Connection) else source
+    if rows.empty:
         return []
-    sources = ", ".join(f"'{s}'" for s in SOURCE_FILES)
-    checks = [
-        ("typeof(fact_id) != 'integer' OR fact_id <= 0",
-         "rows whose fact_id is not a positive integer (content leaked into the fact_id column)"),
-        ("status NOT IN ('active', 'retired')", "rows with an unknown status"),
-        (f"source NOT IN ({sources})", "rows with an unknown source"),
-        ("length(entry_sha256) NOT IN (16, 64) OR entry_sha256 GLOB '*[^0-9a-f]*'",
-         "rows whose entry hash is not 16 or 64 hex characters"),
-        ("synced_at IS NULL OR julianday(synced_at) IS NULL", "rows whose timestamp does not parse"),
-    ]
-    # One pass over the ledger for every row-level rule.
-    counts = conn.execute(
-        "SELECT " + ", ".join(f"coalesce(sum(CASE WHEN {where} THEN 1 ELSE 0 END), 0)" for where, _ in checks)
-        + f" FROM {LEDGER_TABLE}"
+    with duckdb.connect() as db:
+        db.register("ledger", rows)
+        return _problems_in(db)
+
+
+def _problems_in(db: duckdb.DuckDBPyConnection) -> list[str]:
+    counts = db.execute(
+        "SELECT " + ", ".join(f"count(*) FILTER (WHERE {rule})" for rule, _ in _ROW_RULES) + " FROM ledger"
     ).fetchone()
-    problems = [f"{count} {what}" for count, (_, what) in zip(counts, checks, strict=True) if count]
-    # Pairs of active rows of one entry that disagree; the join walks the (entry_id, fact_id) key,
-    # about three times faster than grouping with count(DISTINCT …).
-    split = conn.execute(
-        f"""SELECT count(DISTINCT a.entry_id) FROM {LEDGER_TABLE} a JOIN {LEDGER_TABLE} b
-            ON b.entry_id = a.entry_id AND b.fact_id > a.fact_id
-            WHERE a.status = 'active' AND b.status = 'active'
-              AND (a.entry_sha256 != b.entry_sha256 OR a.source != b.source)"""
+    # Active rows of one entry that disagree on its hash or source: the append-only drift.
+    split = db.execute(
+        """SELECT count(*) FROM (SELECT entry_id FROM ledger WHERE status = 'active' GROUP BY entry_id
+           HAVING min(entry_sha256) != max(entry_sha256) OR min(source) != max(source))"""
     ).fetchone()[0]
+    problems = [f"{count} {what}" for count, (_, what) in zip(counts, _ROW_RULES, strict=True) if count]
     if split:
         problems.append(f"{split} entry ids with more than one active version (append-only drift)")
     return problems

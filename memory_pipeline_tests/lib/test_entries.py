@@ -30,3 +30,13 @@ def test_unreadable_source_is_marked_not_emptied(tmp_path):
 def test_empty_profile_gives_typed_empty_frames(tmp_path):
     hashed = hashed_frame(parsed_frame("default", read_profile(Profile("default", tmp_path))))
     assert len(hashed) == 0 and list(hashed.columns)[-1] == "entry_id"
+
+
+def test_batch_identities_equal_the_single_ones():
+    from memory_pipeline.lib.hashing import entry_id, entry_identities, entry_sha256, short_hash
+
+    texts, sources = ["**PR 铁律**: 标题不要用 fix", "Backups at 02:00", ""], ["memory", "user", "memory"]
+    hashes, shorts, ids = entry_identities(sources, texts)
+    assert hashes == [entry_sha256(t) for t in texts]
+    assert shorts == [short_hash(h) for h in hashes]
+    assert ids == [entry_id(s, h) for s, h in zip(sources, hashes)]
