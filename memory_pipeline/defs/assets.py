@@ -168,22 +168,21 @@ def extracted_facts(
     """
     with _opened_store(Path(ledger_diff.attrs["store"]), create=False) as conn:
         work = entries_to_extract(ledger_diff, conn)
+    # With nothing to extract no server is even asked: the configured mode stands as the name.
     outcome = ExtractionOutcome()
+    name, model, prompt_version, reason = extractor.extractor, "", "", "nothing new or changed to extract"
     if work:
         try:
             choice = extractor.choose()
         except (ExtractorUnavailable, ValueError) as exc:
             raise dg.Failure(description=str(exc)) from None
-        chosen, reason = choice.extractor, choice.reason
-        provenance = (chosen.name, chosen.model, chosen.prompt_version)
+        chosen = choice.extractor
+        name, model, prompt_version, reason = chosen.name, chosen.model, chosen.prompt_version, choice.reason
         outcome = chosen.extract(work)
-    else:
-        provenance, reason = (extractor.extractor, "", ""), "nothing new or changed to extract"
-    name, model, _ = provenance
     if outcome.calls:
         record_calls(pipeline_data_dir(hermes.path()), context.run.run_id, context.partition_key, name, model, outcome.calls)
     frame = facts_frame(outcome)
-    frame.attrs.update({"extractor": name, "model": model, "prompt_version": provenance[2]})
+    frame.attrs.update({"extractor": name, "model": model, "prompt_version": prompt_version})
     context.log.info(f"{name} extractor ({reason}): {len(work)} entries, {len(frame)} facts, {len(outcome.calls)} calls, "
                      f"{len(outcome.quarantine)} quarantined")
     yield dg.Output(frame, metadata={

@@ -170,44 +170,47 @@ class OllamaExtractor:
             model=self.model, messages=messages, format=schema, think=False, stream=False, options={"temperature": 0},
         )
 
+    def _call(self, index: int, attempt: int, batch: list[EntryToExtract], messages: list[dict], schema: dict):
+        """One request: its record, the validated facts (None when the call failed or the reply was
+        rejected) and the model's raw reply (None when none came back)."""
+        started = time.perf_counter()
+        record = dict(batch=index, attempt=attempt, entries=len(batch))
+        try:
+            response = self._chat(messages, schema)
+        except ollama.ResponseError as exc:
+            error, outcome = f"HTTP {exc.status_code}: {_one_line(exc.error)}", "http_error"
+        except httpx.TimeoutException:
+            error, outcome = f"no reply within {self.settings.timeout_s:g} s", "timeout"
+        except (httpx.TransportError, ConnectionError) as exc:
+            error, outcome = f"connection failed ({type(exc).__name__})", "connection"
+        else:
+            latency = time.perf_counter() - started
+            reply = response.message.content or ""
+            tokens = dict(prompt_tokens=response.prompt_eval_count, eval_tokens=response.eval_count)
+            try:
+                facts = validate_reply(reply, batch, self.settings.limits)
+            except ReplyInvalid as exc:
+                return CallRecord(**record, facts=0, latency_s=latency, outcome="invalid", error=str(exc), **tokens), None, reply
+            return CallRecord(**record, facts=len(facts), latency_s=latency, outcome="ok", **tokens), facts, reply
+        return CallRecord(**record, facts=0, latency_s=time.perf_counter() - started, outcome=outcome, error=error), None, None
+
     def _extract_batch(self, index: int, batch: list[EntryToExtract]) -> _BatchResult:
-        result = _BatchResult()
         base = batch_messages(batch)
         schema = batch_schema(batch, self.settings.limits)
-        messages, reply, error, spent = base, "", "", 0.0
+        messages, calls, reply = base, [], ""
         for attempt in range(1 + self.settings.retries):
-            started = time.perf_counter()
-            record = dict(batch=index, attempt=attempt, entries=len(batch))
-            try:
-                response = self._chat(messages, schema)
-            except ollama.ResponseError as exc:
-                error, outcome = f"HTTP {exc.status_code}: {_one_line(exc.error)}", "http_error"
-            except httpx.TimeoutException:
-                error, outcome = f"no reply within {self.settings.timeout_s:g} s", "timeout"
-            except (httpx.TransportError, ConnectionError) as exc:
-                error, outcome = f"connection failed ({type(exc).__name__})", "connection"
-            else:
-                latency = time.perf_counter() - started
-                spent += latency
-                reply = response.message.content or ""
-                tokens = dict(prompt_tokens=response.prompt_eval_count, eval_tokens=response.eval_count)
-                try:
-                    facts = validate_reply(reply, batch, self.settings.limits)
-                except ReplyInvalid as exc:
-                    error = str(exc)
-                    result.calls.append(CallRecord(**record, facts=0, latency_s=latency, outcome="invalid", error=error, **tokens))
-                    # The retry shows the model its own reply and what was wrong with it.
-                    messages = [*base, {"role": "assistant", "content": reply}, retry_message(error)]
-                    continue
-                result.calls.append(CallRecord(**record, facts=len(facts), latency_s=latency, outcome="ok", **tokens))
-                per_fact = spent / len(facts)
-                result.facts = [ExtractedFact(**{**fact.__dict__, "latency_s": per_fact}) for fact in facts]
-                return result
-            latency = time.perf_counter() - started
-            spent += latency
-            result.calls.append(CallRecord(**record, facts=0, latency_s=latency, outcome=outcome, error=error))
+            call, facts, answered = self._call(index, attempt, batch, messages, schema)
+            calls.append(call)
+            reply = answered if answered is not None else reply  # keep the last thing the model said
+            if facts is not None:
+                # Seconds per fact: every attempt of the batch, shared by the facts it finally gave.
+                per_fact = sum(c.latency_s for c in calls) / len(facts)
+                return _BatchResult([replace(fact, latency_s=per_fact) for fact in facts], calls)
+            if call.outcome == "invalid":
+                # The retry shows the model its own reply and what was wrong with it.
+                messages = [*base, {"role": "assistant", "content": answered}, retry_message(call.error)]
         prompt_hash = prompt_sha256(self.model, base, schema)
-        result.quarantine = [
+        error = calls[-1].error
+        return _BatchResult([], calls, [
             QuarantineRecord(entry.entry_id, entry.source, self.model, prompt_hash, reply, error) for entry in batch
-        ]
-        return result
+        ])
