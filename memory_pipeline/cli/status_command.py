@@ -11,7 +11,7 @@ from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists
 from memory_pipeline.lib.profiles import Profile, pipeline_data_dir
 from memory_pipeline.lib.quarantine import quarantined_entries
-from memory_pipeline.lib.store import PIPELINE_TAG, StoreError, connect, holographic_settings
+from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, StoreError, connect, holographic_settings
 
 
 def register(commands) -> None:
@@ -31,7 +31,7 @@ def _store_status(profile: Profile) -> dict:
         conn = connect(db, create=False)
         try:
             status["facts"], status["pipeline_facts"] = conn.execute(
-                "SELECT count(*), coalesce(sum(instr(tags, ?) > 0), 0) FROM facts", (PIPELINE_TAG,)).fetchone()
+                f"SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0) FROM facts").fetchone()
             status["quarantined"] = len(quarantined_entries(conn))
             if ledger_exists(conn):
                 status["last_write"] = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0]

@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
 from memory_pipeline.lib.audits import ERROR, AuditResult
-from memory_pipeline.lib.history import append_rows
+from memory_pipeline.lib.history import append_rows, utc_now
 
 
 def failing_errors(results: list[AuditResult]) -> list[AuditResult]:
@@ -31,7 +30,7 @@ def markdown(profile: str, results: list[AuditResult], checked_at: str) -> str:
 
 
 def write_reports(data_dir: Path, profile: str, run_id: str, results: list[AuditResult]) -> tuple[Path, Path]:
-    checked_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    checked_at = utc_now()
     folder = data_dir / "reports" / profile
     folder.mkdir(parents=True, exist_ok=True)
     md, js = folder / "audit.md", folder / "audit.json"

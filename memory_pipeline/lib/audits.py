@@ -31,7 +31,7 @@ from memory_pipeline.lib.privacy import (
 )
 from memory_pipeline.lib.quarantine import quarantined_entries
 from memory_pipeline.lib.search_index import holographic_fts_health
-from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, connect
+from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, HolographicSettings, connect
 
 CAP_TARGET = 0.85
 
@@ -55,12 +55,12 @@ _FACT_COLUMNS = ["fact_id", "content", "category", "person_tags", "person_trust"
 _EMPTY_STORE = {"ledger": LEDGER_ROW_COLUMNS, "facts": _FACT_COLUMNS, "banks": ["bank_name", "dim", "fact_count"]}
 # What SQLite decides per fact while the GIL is free, so Python builds fewer objects: tags and
 # trust only where the tags mention `person` (the only facts privacy_coverage reads them for),
-# `vector_state` -1 (no vector), 1 (8·dim bytes) or 0 (any other length), `pipeline` whether the
-# tag list holds synced-from-memory exactly (GLOB is case-sensitive).
+# `vector_state` -1 (no vector), 1 (8·dim bytes) or 0 (any other length), `pipeline` whether it
+# is a fact the pipeline synced.
 _FACTS_SQL = f"""SELECT fact_id, content, category,
     CASE WHEN tags LIKE '%person%' THEN tags END, CASE WHEN tags LIKE '%person%' THEN trust_score END,
     CASE WHEN coalesce(length(hrr_vector), 0) = 0 THEN -1 WHEN length(hrr_vector) = :vector_bytes THEN 1 ELSE 0 END,
-    (',' || coalesce(tags, '') || ',') GLOB '*,{PIPELINE_TAG},*' FROM facts"""
+    {IS_PIPELINE_FACT_SQL} FROM facts"""
 
 
 def _entry_frames(readings: list[SourceReading]) -> dict[str, pd.DataFrame]:
@@ -99,8 +99,6 @@ def _count(db: duckdb.DuckDBPyConnection, sql: str) -> int:
     return int(db.execute(sql).fetchall()[0][0])
 
 
-# Store-side checks that are pure SQLite work: run on their own connection in a thread while the
-# frames load (sqlite3 releases the GIL while a statement runs), so on two cores they cost nothing.
 def _dangling_links(conn: sqlite3.Connection) -> int:
     """Entity links whose fact or entity is gone: a lookup per link on the two primary keys."""
     return conn.execute("""SELECT count(*) FROM fact_entities fe
@@ -108,6 +106,8 @@ def _dangling_links(conn: sqlite3.Connection) -> int:
            OR NOT EXISTS (SELECT 1 FROM entities e WHERE e.entity_id = fe.entity_id)""").fetchone()[0]
 
 
+# Store-side checks that are pure SQLite work: run on their own connection in a thread while the
+# frames load (sqlite3 releases the GIL while a statement runs), so on two cores they cost little.
 _STORE_SIDE = {"index_consistency": holographic_fts_health, "fact_links": _dangling_links}
 # Checks that need nothing of the store but the ledger (the blocking one runs alone, before any write).
 _LEDGER_ONLY = {"ledger_integrity"}
@@ -147,14 +147,8 @@ class Audit:
 
     @property
     def loads_store(self) -> bool:
+        """Whether the store's frames are read (for every check but the blocking one alone)."""
         return self._store_frames is not None
-
-    @cached_property
-    def ledger(self) -> pd.DataFrame:
-        """The ledger rows: from the snapshot of all frames when those load, else read alone."""
-        if self._store_frames is not None:
-            return self.frames["ledger"]
-        return ledger_rows(self.inputs.conn) if self.inputs.conn is not None else pd.DataFrame(columns=LEDGER_ROW_COLUMNS)
 
     @cached_property
     def frames(self) -> dict[str, pd.DataFrame]:
@@ -249,8 +243,12 @@ def _hashes_fresh(audit: Audit) -> AuditResult:
 
 
 def _ledger_integrity(audit: Audit) -> AuditResult:
-    # With the other checks, from the ledger already in DuckDB; alone (the blocking check), from the ledger only.
-    problems = ledger_problems(audit.db if audit.loads_store else audit.ledger)
+    # With the other checks, from the ledger already in DuckDB; alone (the blocking check), from
+    # the ledger only, read from the store.
+    if audit.loads_store:
+        problems = ledger_problems(audit.db)
+    else:
+        problems = ledger_problems(audit.inputs.conn) if audit.inputs.conn is not None else []
     return AuditResult("ledger_integrity", not problems, ERROR, "; ".join(problems) or "ledger rows well-formed",
                        {"problems": float(len(problems))})
 

@@ -5,6 +5,7 @@ one-line errors only: never an entry's, a fact's or a keyword's text."""
 from __future__ import annotations
 
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
@@ -18,6 +19,11 @@ TABLES = {
                         "outcome VARCHAR, error VARCHAR, prompt_tokens INTEGER, eval_tokens INTEGER",
 }
 _LOCK_ATTEMPTS = 20
+
+
+def utc_now() -> str:
+    """Now, as the history and the reports write it (UTC, like SQLite's CURRENT_TIMESTAMP)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def history_path(data_dir: Path) -> Path:

@@ -29,10 +29,15 @@ def _exists(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (QUARANTINE_TABLE,)).fetchone() is not None
 
 
-def quarantined_entries(conn: sqlite3.Connection | None) -> set[str]:
+def waiting_entries(conn: sqlite3.Connection | None) -> dict[str, str]:
+    """Quarantined entry ids and the file (source) each comes from."""
     if conn is None or not _exists(conn):
-        return set()
-    return {row[0] for row in conn.execute(f"SELECT DISTINCT entry_id FROM {QUARANTINE_TABLE}")}
+        return {}
+    return dict(conn.execute(f"SELECT entry_id, source FROM {QUARANTINE_TABLE}"))
+
+
+def quarantined_entries(conn: sqlite3.Connection | None) -> set[str]:
+    return set(waiting_entries(conn))
 
 
 def quarantine(conn: sqlite3.Connection, records: Iterable) -> None:

@@ -59,11 +59,12 @@ def holographic_fts_health(conn: sqlite3.Connection) -> HolographicFtsHealth:
     facts, low, high = conn.execute("SELECT count(*), min(fact_id), max(fact_id) FROM facts").fetchone()
     probes = misses = 0
     # Facts spread evenly over the id range, each found by one index seek (no scan of the table).
+    size = min(_SAMPLE, facts)
     sample = {}
-    for i in range(min(_SAMPLE, facts)):
+    for i in range(size):
         row = conn.execute("SELECT fact_id, content FROM facts WHERE fact_id >= ? ORDER BY fact_id LIMIT 1",
-                           (low + (high - low) * i // max(1, min(_SAMPLE, facts)),)).fetchone()
-        if row is not None:
+                           (low + (high - low) * i // size,)).fetchone()
+        if row is not None:  # Hermes may delete facts meanwhile: no transaction holds them here
             sample[row[0]] = row[1]
     for fact_id, content in sample.items():
         tokens = _TOKEN.findall(content)

@@ -19,6 +19,8 @@ from memory_pipeline.lib.quarantine import QUARANTINE_SCHEMA, QUARANTINE_TABLE
 
 BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
+# SQL for "this fact's tag list holds synced-from-memory exactly" (GLOB is case-sensitive).
+IS_PIPELINE_FACT_SQL = f"(',' || coalesce(tags, '') || ',') GLOB '*,{PIPELINE_TAG},*'"
 # The categories the agent's fact_store tool knows.
 CATEGORIES = ("user_pref", "project", "tool", "general")
 SOURCE_CATEGORY = {"user": "user_pref", "memory": "general"}

@@ -14,7 +14,7 @@ from memory_pipeline.lib.extraction.base import quarantine_records
 from memory_pipeline.lib.fact_writes import FactWrites
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_fingerprint, ledger_problems
 from memory_pipeline.lib.memory_files import SOURCE_FILES
-from memory_pipeline.lib.quarantine import quarantine, quarantined_entries, release
+from memory_pipeline.lib.quarantine import quarantine, release, waiting_entries
 from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, StoreError, write_transaction
 
 REMOVAL_POLICIES = ("keep", "retire", "delete")
@@ -265,12 +265,12 @@ def write_sync(
 
 def _releasable_quarantine(conn: sqlite3.Connection, diff: pd.DataFrame, written: set[str]) -> set[str]:
     """Quarantined entries that are done: written now, or gone from a file that could be read."""
-    waiting = quarantined_entries(conn)
+    waiting = waiting_entries(conn)
     if not waiting:
         return set()
     present = set(diff.loc[diff["status"] != "removed", "entry_id"])
     unreadable = set(diff.attrs.get(UNREADABLE_SOURCES, []))
-    return {i for i in waiting if i in written or (i not in present and i.split(":", 1)[0] not in unreadable)}
+    return {i for i, source in waiting.items() if i in written or (i not in present and source not in unreadable)}
 
 
 def _count_facts(conn: sqlite3.Connection) -> int:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 import pandas as pd
@@ -138,7 +138,7 @@ def facts_frame(outcome: ExtractionOutcome) -> pd.DataFrame:
         columns=FACT_COLUMNS,
     )
     frame = frame.astype({"existing_fact_id": "int64", "latency_s": "float64"})
-    frame.attrs[QUARANTINE_ATTR] = [record.__dict__.copy() for record in outcome.quarantine]
+    frame.attrs[QUARANTINE_ATTR] = [asdict(record) for record in outcome.quarantine]
     return frame
 
 

@@ -7,14 +7,13 @@ last run that called a model (the audit report and `memory-pipeline audit`, from
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
 from memory_pipeline.lib.check_result import WARN, AuditResult
 from memory_pipeline.lib.extraction.base import CallRecord
-from memory_pipeline.lib.history import append_rows, read_rows
+from memory_pipeline.lib.history import append_rows, read_rows, utc_now
 
 # The seed's chosen model ran at 6.5 s/fact; the one it rejected at 23.8 s/fact with broken JSON.
 LATENCY_P95_BOUND_S = 10.0
@@ -63,7 +62,7 @@ def extraction_checks(
 
 
 def record_calls(data_dir: Path, run_id: str, profile: str, extractor: str, model: str, calls: list[CallRecord]) -> None:
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    now = utc_now()
     append_rows(data_dir, "extraction_calls", [
         (now, run_id, profile, extractor, model, c.batch, c.attempt, c.entries, c.facts, c.latency_s, c.outcome,
          c.error, c.prompt_tokens, c.eval_tokens)

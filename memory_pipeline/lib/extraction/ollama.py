@@ -15,10 +15,8 @@ import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-import httpx
-import ollama
-
 from memory_pipeline.lib.extraction.base import CallRecord, EntryToExtract, ExtractedFact, ExtractionOutcome, QuarantineRecord
+from memory_pipeline.lib.extraction.health import fact_latencies
 from memory_pipeline.lib.extraction.prompt import (
     PROMPT_VERSION,
     FactLimits,
@@ -115,6 +113,9 @@ def _transport_options(url: str) -> dict:
 def server_status(url: str, model: str | None = None, timeout_s: float = PROBE_TIMEOUT_S) -> ServerStatus:
     """Whether the server answers (`/api/version`), which models it has (`/api/tags`) and what the
     model asked about can do (`/api/show`: an embedding model cannot write facts)."""
+    import httpx
+    import ollama
+
     try:
         response = httpx.get(f"{url}/api/version", timeout=timeout_s, **_transport_options(url))
         response.raise_for_status()
@@ -150,6 +151,8 @@ class OllamaExtractor:
     prompt_version = PROMPT_VERSION
 
     def __init__(self, settings: OllamaSettings):
+        import ollama  # the client is imported only by runs that call a model: loading the code location stays quick
+
         self.settings = settings
         self.model = settings.model
         self._client = ollama.Client(host=settings.url, timeout=settings.timeout_s, **_transport_options(settings.url))
@@ -173,6 +176,9 @@ class OllamaExtractor:
     def _call(self, index: int, attempt: int, batch: list[EntryToExtract], messages: list[dict], schema: dict):
         """One request: its record, the validated facts (None when the call failed or the reply was
         rejected) and the model's raw reply (None when none came back)."""
+        import httpx
+        import ollama
+
         started = time.perf_counter()
         record = dict(batch=index, attempt=attempt, entries=len(batch))
         try:
@@ -203,8 +209,7 @@ class OllamaExtractor:
             calls.append(call)
             reply = answered if answered is not None else reply  # keep the last thing the model said
             if facts is not None:
-                # Seconds per fact: every attempt of the batch, shared by the facts it finally gave.
-                per_fact = sum(c.latency_s for c in calls) / len(facts)
+                per_fact = fact_latencies(calls)[0]  # every attempt, shared by the facts it finally gave
                 return _BatchResult([replace(fact, latency_s=per_fact) for fact in facts], calls)
             if call.outcome == "invalid":
                 # The retry shows the model its own reply and what was wrong with it.
