@@ -8,7 +8,7 @@ import dagster as dg
 from memory_pipeline.defs.assets import fact_store, fts_index, ledger_diff, parsed_entries, privacy_tags
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
-from memory_pipeline.lib.audits import ERROR, Audit, AuditInputs
+from memory_pipeline.lib.audits import ERROR, Audit, AuditInputs, AuditResult
 from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.profiles import pipeline_data_dir
 from memory_pipeline.lib.store import connect
@@ -32,8 +32,7 @@ def profile_audit(
             conn.close()
 
 
-def _result(key: dg.AssetCheckKey, audit: Audit) -> dg.AssetCheckResult:
-    result = audit.run(key.name)
+def _result(key: dg.AssetCheckKey, result: AuditResult) -> dg.AssetCheckResult:
     severity = dg.AssetCheckSeverity.ERROR if result.severity == ERROR else dg.AssetCheckSeverity.WARN
     return dg.AssetCheckResult(
         asset_key=key.asset_key, check_name=key.name, passed=result.passed, severity=severity,
@@ -56,7 +55,7 @@ with warnings.catch_warnings():
         context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
     ) -> dg.AssetCheckResult:
         with profile_audit(context.partition_key, hermes, store, privacy, ["ledger_integrity"]) as audit:
-            return _result(dg.AssetCheckKey(ledger_diff.key, "ledger_integrity"), audit)
+            return _result(dg.AssetCheckKey(ledger_diff.key, "ledger_integrity"), audit.run("ledger_integrity"))
 
     # The other audits share one load of the three layers: one step, after the last stage.
     AUDITS_BY_ASSET = [
@@ -82,8 +81,9 @@ with warnings.catch_warnings():
         """The cross-layer audits of DESIGN §9 (all but the blocking ledger check)."""
         keys = sorted(context.selected_asset_check_keys, key=lambda k: k.name)
         with profile_audit(context.partition_key, hermes, store, privacy, [k.name for k in keys]) as audit:
-            for key in keys:
-                yield _result(key, audit)
+            results = audit.run_many(k.name for k in keys)
+        for key, result in zip(keys, results, strict=True):
+            yield _result(key, result)
 
 
 AUDIT_CHECKS = [ledger_integrity, memory_audits]

@@ -8,6 +8,7 @@ ids only, never an entry's or a fact's text.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -56,20 +57,18 @@ _EMPTY_STORE = {"ledger": LEDGER_ROW_COLUMNS, "facts": _FACT_COLUMNS, "banks": [
 # What SQLite decides per fact while the GIL is free, so Python builds fewer objects: tags and
 # trust only where the tags mention `person` (the only facts privacy_coverage reads them for),
 # `vector_state` -1 (no vector), 1 (8·dim bytes) or 0 (any other length), `pipeline` whether it
-# is a fact the pipeline synced.
-_FACTS_SQL = f"""SELECT fact_id, content, category,
+# is a fact the pipeline synced. Content crosses as its UTF-8 bytes, which DuckDB decodes: no
+# Python string is decoded from them only to be encoded back.
+_FACTS_SQL = f"""SELECT fact_id, CAST(content AS BLOB), category,
     CASE WHEN tags LIKE '%person%' THEN tags END, CASE WHEN tags LIKE '%person%' THEN trust_score END,
     CASE WHEN coalesce(length(hrr_vector), 0) = 0 THEN -1 WHEN length(hrr_vector) = :vector_bytes THEN 1 ELSE 0 END,
     {IS_PIPELINE_FACT_SQL} FROM facts"""
 
 
-def _entry_frames(readings: list[SourceReading]) -> dict[str, pd.DataFrame]:
+def _entries_frame(readings: list[SourceReading]) -> pd.DataFrame:
     sources = [r.source for r in readings for _ in r.entries]
     _, shorts, _ = entry_identities(sources, [text for r in readings for text in r.entries])
-    return {
-        "entries": pd.DataFrame({"source": pd.Series(sources, dtype=object), "short_hash": pd.Series(shorts, dtype=object)}),
-        "unreadable": pd.DataFrame([(r.source,) for r in readings if not r.readable], columns=["source"]),
-    }
+    return pd.DataFrame({"source": pd.Series(sources, dtype=object), "short_hash": pd.Series(shorts, dtype=object)})
 
 
 def _store_frames(conn: sqlite3.Connection | None, hrr_dim: int = 0) -> dict[str, pd.DataFrame]:
@@ -85,6 +84,14 @@ def _store_frames(conn: sqlite3.Connection | None, hrr_dim: int = 0) -> dict[str
     finally:
         conn.execute("COMMIT")
     return {"ledger": ledger, "facts": facts, "banks": banks}
+
+
+def _copy_frame(db: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, derived: str = "") -> None:
+    db.register(f"{table}_frame", frame)
+    try:
+        db.execute(f"CREATE TABLE {table} AS SELECT *{derived} FROM {table}_frame")
+    finally:
+        db.unregister(f"{table}_frame")
 
 
 def _without_white_space(column: str) -> str:
@@ -131,6 +138,10 @@ class Audit:
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit")
         self._store_side: dict[str, Future] = {}
         self._store_frames: Future | None = None
+        self._lock = threading.Lock()
+        self._database: duckdb.DuckDBPyConnection | None = None
+        self._entries_loaded = False
+        self._cursors = threading.local()
         wanted = set(CHECKS if names is None else names)
         if inputs.conn is not None:
             if wanted - _LEDGER_ONLY:
@@ -150,31 +161,40 @@ class Audit:
         """Whether the store's frames are read (for every check but the blocking one alone)."""
         return self._store_frames is not None
 
-    @cached_property
-    def frames(self) -> dict[str, pd.DataFrame]:
-        # The store read first, the entries after: Python work beside the row-by-row fetch only
-        # makes both wait on the GIL, while the SQLite-only checks go on meanwhile either way.
-        store = self._store_frames.result() if self._store_frames is not None else _store_frames(None)
-        return _entry_frames(self.inputs.readings) | store
-
-    @cached_property
+    @property
     def db(self) -> duckdb.DuckDBPyConnection:
+        """This thread's cursor on the audit's DuckDB database, holding the ledger and the facts
+        (a cursor per thread: checks run on two at once)."""
+        with self._lock:
+            if self._database is None:
+                self._database = self._load_store()
+        cursor = getattr(self._cursors, "cursor", None)
+        if cursor is None:
+            cursor = self._cursors.cursor = self._database.cursor()
+        return cursor
+
+    @property
+    def db_with_entries(self) -> duckdb.DuckDBPyConnection:
+        """`db`, with the entries of the files (hashed on first use) beside the store's tables."""
+        db = self.db
+        with self._lock:
+            if not self._entries_loaded:
+                _copy_frame(db, "entries", _entries_frame(self.inputs.readings))
+                self._entries_loaded = True
+        return db
+
+    def _load_store(self) -> duckdb.DuckDBPyConnection:
+        store = self._store_frames.result() if self._store_frames is not None else _store_frames(None)
         db = duckdb.connect()
-        # The two large store tables are copied in once (each query scanning a registered frame
-        # would convert its Python strings again), with their derived columns.
-        copied = {
-            "ledger": f"*, substr(entry_sha256, 1, {SHORT_HASH_CHARS}) AS short_hash",
-            "facts": "* REPLACE (pipeline::BOOLEAN AS pipeline)",
-        }
-        for name, frame in self.frames.items():
-            if name not in copied:
-                db.register(name, frame)
-                continue
-            db.register(f"{name}_frame", frame)
-            db.execute(f"CREATE TEMP TABLE {name} AS SELECT {copied[name]} FROM {name}_frame")
-            db.unregister(f"{name}_frame")
-        db.execute("""CREATE TEMP TABLE active AS SELECT * FROM ledger WHERE status = 'active'
-                      AND source NOT IN (SELECT source FROM unreadable)""")
+        # Tables, not views on the frames: a query scanning a frame converts its Python strings
+        # again, and tables are what other threads' cursors see. Derived columns come along.
+        derived = {"ledger": f", substr(entry_sha256, 1, {SHORT_HASH_CHARS}) AS short_hash",
+                   "facts": " REPLACE (decode(CAST(content AS BLOB)) AS content, pipeline::BOOLEAN AS pipeline)"}
+        for name, frame in store.items():
+            _copy_frame(db, name, frame, derived.get(name, ""))
+        unreadable = [r.source for r in self.inputs.readings if not r.readable]
+        db.execute("CREATE TABLE active AS SELECT * FROM ledger WHERE status = 'active' AND NOT list_contains(?::VARCHAR[], source)",
+                   [unreadable])
         return db
 
     @cached_property
@@ -190,13 +210,25 @@ class Audit:
     def run(self, name: str) -> AuditResult:
         return CHECKS[name](self)
 
+    def run_many(self, names: Iterable[str]) -> list[AuditResult]:
+        """Several checks, two at a time: DuckDB and SQLite release the GIL, so one check's
+        queries run beside another's Python work (hashing the entries, the privacy rules).
+        The heaviest start first."""
+        names = list(names)
+        if len(names) < 2 or not self.loads_store:
+            return [self.run(name) for name in names]
+        self.quarantined, self.extraction  # they read the caller's SQLite connection: here, in its thread
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit-check") as pool:
+            futures = {name: pool.submit(self.run, name) for name in sorted(names, key=_START_ORDER.index)}
+            return [futures[name].result() for name in names]
+
     def run_all(self) -> list[AuditResult]:
-        return [self.run(name) for name in CHECKS]
+        return self.run_many(CHECKS)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
-        if "db" in self.__dict__:
-            self.db.close()
+        if self._database is not None:
+            self._database.close()
 
     def __enter__(self) -> Audit:
         return self
@@ -211,7 +243,7 @@ def run_audits(inputs: AuditInputs) -> list[AuditResult]:
 
 
 def _layer_counts(audit: Audit) -> AuditResult:
-    db = audit.db
+    db = audit.db_with_entries
     entries = _count(db, "SELECT count(*) FROM entries")
     active = _count(db, "SELECT count(DISTINCT entry_id) FROM active")
     facts = _count(db, "SELECT count(*) FROM facts WHERE pipeline")
@@ -231,7 +263,7 @@ def _layer_counts(audit: Audit) -> AuditResult:
 
 
 def _hashes_fresh(audit: Audit) -> AuditResult:
-    db, quarantined = audit.db, audit.quarantined
+    db, quarantined = audit.db_with_entries, audit.quarantined
     pending = db.execute("""SELECT e.source || ':' || e.short_hash FROM entries e WHERE NOT EXISTS
                             (SELECT 1 FROM active a WHERE a.source = e.source AND a.short_hash = e.short_hash)""").fetchall()
     stuck = [p for (p,) in pending if p not in quarantined]
@@ -420,3 +452,8 @@ CHECKS: dict[str, Callable[[Audit], AuditResult]] = {
     "extraction_latency": _extraction_latency,
     "extraction_json_valid": _extraction_json_valid,
 }
+# The order `run_many` starts checks in: the longest DuckDB scans first, with the entries'
+# hashing (Python) beside them.
+_START_ORDER = ["fact_links", "layer_counts", "privacy_coverage", "hashes_fresh", "ledger_integrity",
+                "index_consistency", "pointers_resolve", "cap_usage", "format_parity", "quarantine_empty",
+                "extraction_latency", "extraction_json_valid"]

@@ -119,14 +119,15 @@ def ledger_problems(source: sqlite3.Connection | pd.DataFrame | duckdb.DuckDBPyC
 
 
 def _problems_in(db: duckdb.DuckDBPyConnection) -> list[str]:
-    counts = db.execute(
+    # fetchall, not fetchone: a result left unfinished blocks the next register() on this connection.
+    (counts,) = db.execute(
         "SELECT " + ", ".join(f"count(*) FILTER (WHERE {rule})" for rule, _ in _ROW_RULES) + " FROM ledger"
-    ).fetchone()
+    ).fetchall()
     # Active rows of one entry that disagree on its hash or source: the append-only drift.
     split = db.execute(
         """SELECT count(*) FROM (SELECT entry_id FROM ledger WHERE status = 'active' GROUP BY entry_id
            HAVING min(entry_sha256) != max(entry_sha256) OR min(source) != max(source))"""
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     problems = [f"{count} {what}" for count, (_, what) in zip(counts, _ROW_RULES, strict=True) if count]
     if split:
         problems.append(f"{split} entry ids with more than one active version (append-only drift)")
