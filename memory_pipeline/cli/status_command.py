@@ -11,7 +11,7 @@ from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists
 from memory_pipeline.lib.profiles import Profile, pipeline_data_dir
 from memory_pipeline.lib.quarantine import quarantined_entries
-from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, StoreError, connect, holographic_settings
+from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, StoreError, connect, holographic_settings, store_error
 
 
 def register(commands) -> None:
@@ -37,8 +37,10 @@ def _store_status(profile: Profile) -> dict:
                 status["last_write"] = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0]
         finally:
             conn.close()
-    except (StoreError, sqlite3.DatabaseError) as exc:
-        status["store_error"] = str(exc).splitlines()[0]
+    except StoreError as exc:
+        status["store_error"] = str(exc)
+    except sqlite3.DatabaseError as exc:
+        status["store_error"] = str(store_error(db, exc))
     return status
 
 

@@ -21,7 +21,7 @@ from memory_pipeline.lib.privacy import KeywordListError
 from memory_pipeline.lib.privacy_tagging import retag_store
 from memory_pipeline.lib.profiles import pipeline_data_dir
 from memory_pipeline.lib.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
-from memory_pipeline.lib.store import StoreError, connect
+from memory_pipeline.lib.store import StoreError, connect, store_error
 from memory_pipeline.lib.sync_writer import write_sync
 
 
@@ -98,7 +98,7 @@ def _opened_store(path: Path, *, create: bool):
     except StoreError as exc:
         raise dg.Failure(description=str(exc)) from None
     except sqlite3.DatabaseError as exc:
-        raise dg.Failure(description=f"{path}: {exc}") from None
+        raise dg.Failure(description=str(store_error(path, exc))) from None
     finally:
         if conn is not None:
             conn.close()

@@ -32,7 +32,7 @@ from memory_pipeline.lib.privacy import (
 )
 from memory_pipeline.lib.quarantine import quarantined_entries
 from memory_pipeline.lib.search_index import holographic_fts_health
-from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, HolographicSettings, connect
+from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, HolographicSettings, connect, store_error
 
 CAP_TARGET = 0.85
 
@@ -58,7 +58,8 @@ _EMPTY_STORE = {"ledger": LEDGER_ROW_COLUMNS, "facts": _FACT_COLUMNS, "banks": [
 # trust only where the tags mention `person` (the only facts privacy_coverage reads them for),
 # `vector_state` -1 (no vector), 1 (8·dim bytes) or 0 (any other length), `pipeline` whether it
 # is a fact the pipeline synced. Content crosses as its UTF-8 bytes, which DuckDB decodes: no
-# Python string is decoded from them only to be encoded back.
+# Python string is decoded from them only to be encoded back, and bytes that are not UTF-8 (which
+# Hermes itself cannot read) become NULL, a finding of `fact_links`.
 _FACTS_SQL = f"""SELECT fact_id, CAST(content AS BLOB), category,
     CASE WHEN tags LIKE '%person%' THEN tags END, CASE WHEN tags LIKE '%person%' THEN trust_score END,
     CASE WHEN coalesce(length(hrr_vector), 0) = 0 THEN -1 WHEN length(hrr_vector) = :vector_bytes THEN 1 ELSE 0 END,
@@ -124,6 +125,8 @@ def _on_own_connection(path, fn):
     conn = connect(path, create=False)
     try:
         return fn(conn)
+    except sqlite3.DatabaseError as exc:  # a table missing or damaged: one line naming the file
+        raise store_error(path, exc) from None
     finally:
         conn.close()
 
@@ -189,7 +192,7 @@ class Audit:
         # Tables, not views on the frames: a query scanning a frame converts its Python strings
         # again, and tables are what other threads' cursors see. Derived columns come along.
         derived = {"ledger": f", substr(entry_sha256, 1, {SHORT_HASH_CHARS}) AS short_hash",
-                   "facts": " REPLACE (decode(CAST(content AS BLOB)) AS content, pipeline::BOOLEAN AS pipeline)"}
+                   "facts": " REPLACE (try(decode(CAST(content AS BLOB))) AS content, pipeline::BOOLEAN AS pipeline)"}
         for name, frame in store.items():
             _copy_frame(db, name, frame, derived.get(name, ""))
         unreadable = [r.source for r in self.inputs.readings if not r.readable]
@@ -301,13 +304,15 @@ def _fact_links(audit: Audit) -> AuditResult:
                                         (SELECT {coarse_key} FROM facts GROUP BY 1 HAVING count(*) > 1))
                                     SELECT count(*) FROM (SELECT lower(regexp_replace(trim(content), '\\s+', ' ', 'g')) AS c
                                     FROM candidates GROUP BY c HAVING count(*) > 1)""")
+    undecodable = _count(db, "SELECT count(*) FROM facts WHERE content IS NULL")
     dangling = audit.store_side("fact_links") if audit.inputs.conn is not None else 0
-    passed = not (orphans or ghosts or duplicates or dangling)
+    passed = not (orphans or ghosts or duplicates or undecodable or dangling)
     return AuditResult(
         "fact_links", passed, ERROR,
         f"{orphans} ledger rows pointing at no fact, {ghosts} pipeline facts without a ledger row, "
-        f"{duplicates} duplicated contents, {dangling} dangling entity links",
-        {"orphans": float(orphans), "ghosts": float(ghosts), "duplicates": float(duplicates), "dangling_links": float(dangling)},
+        f"{duplicates} duplicated contents, {undecodable} contents that are not UTF-8 text, {dangling} dangling entity links",
+        {"orphans": float(orphans), "ghosts": float(ghosts), "duplicates": float(duplicates),
+         "undecodable_contents": float(undecodable), "dangling_links": float(dangling)},
     )
 
 

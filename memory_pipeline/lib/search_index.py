@@ -62,10 +62,11 @@ def holographic_fts_health(conn: sqlite3.Connection) -> HolographicFtsHealth:
     size = min(_SAMPLE, facts)
     sample = {}
     for i in range(size):
-        row = conn.execute("SELECT fact_id, content FROM facts WHERE fact_id >= ? ORDER BY fact_id LIMIT 1",
+        # As bytes: a content that is not UTF-8 (fact_links reports it) must not stop this check.
+        row = conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts WHERE fact_id >= ? ORDER BY fact_id LIMIT 1",
                            (low + (high - low) * i // size,)).fetchone()
         if row is not None:  # Hermes may delete facts meanwhile: no transaction holds them here
-            sample[row[0]] = row[1]
+            sample[row[0]] = row[1].decode("utf-8", errors="replace")
     for fact_id, content in sample.items():
         tokens = _TOKEN.findall(content)
         if not tokens:

@@ -7,6 +7,7 @@ the `memory_pipeline_` prefix.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -109,6 +110,17 @@ _REQUIRED_OBJECTS = {
 
 class StoreError(Exception):
     """The store cannot be used: the message is one line naming the file and the problem."""
+
+
+# Python's sqlite3 puts the value it could not decode into its message ("... with text '…'"):
+# a fact's content, which may be personal, must not reach a log or an exception message.
+_QUOTED_VALUE = re.compile(r" with text '.*", re.DOTALL)
+
+
+def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """A SQLite error on the store as a StoreError: one line, naming the file, quoting no value."""
+    message = _QUOTED_VALUE.sub("", str(exc)).strip().splitlines()
+    return StoreError(f"{path}: {message[0] if message else type(exc).__name__}")
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline.lib.audits import CHECKS, AuditInputs, run_audits
+from memory_pipeline.lib.audits import CHECKS, Audit, AuditInputs, run_audits
 from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.extraction.base import QuarantineRecord
 from memory_pipeline.lib.privacy import DEMO_KEYWORDS, load_keywords
@@ -202,3 +202,44 @@ def test_keyword_only_fact_without_tag(tmp_path, work, term):
     assert not results["privacy_coverage"].passed
     assert results["privacy_coverage"].metrics["untagged_private"] == 1.0
     assert "约定" not in results["privacy_coverage"].detail
+
+
+def test_content_that_is_not_utf8(capsys, work):
+    """Bytes Hermes itself cannot read: a finding of fact_links, and a sync that stops with one
+    line naming the store, never quoting the value."""
+    home, profile = work
+    store = holographic_store(profile.home / "memory_store.db")
+    try:
+        store.add_fact("Marta Quill keeps the release keys", category="general")
+    finally:
+        store.close()
+    sql(profile, "UPDATE facts SET content = CAST(x'4d61727461ff5175696c6c' AS TEXT) WHERE content LIKE 'Marta%'")
+    assert failing(profile) == {"fact_links"}
+
+    code = main(["sync", "--hermes-home", str(home), "--profile", profile.name, "--extractor", "rules"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1 and str(profile.home / "memory_store.db") in err and "UTF-8" in err
+    assert "Marta" not in err and "Quill" not in err
+
+
+def test_checks_run_together_agree_with_each_alone(capsys, work):
+    """`run_all` runs checks two at a time on DuckDB cursors; with several faults at once, every
+    verdict and detail equals the check's own, run alone in a fresh audit."""
+    home, profile = work
+    sql(profile, "UPDATE memory_pipeline_ledger SET fact_id = 99999 WHERE rowid = (SELECT min(rowid) FROM memory_pipeline_ledger)")
+    sql(profile, "UPDATE facts SET hrr_vector = x'00' WHERE fact_id = (SELECT max(fact_id) FROM facts)")
+    path = profile.memory_file("user")
+    write_entries(path, read_entries(path) + ["Reach me at marta.quill@example.org", "**Old (→ fact_store#9999)**: moved"])
+    settings = holographic_settings(profile.home)
+    inputs = AuditInputs(read_profile(profile), sqlite3.connect(settings.db_path), settings, load_keywords(DEMO_KEYWORDS))
+    try:
+        together = run_audits(inputs)
+        alone = []
+        for name in CHECKS:
+            with Audit(inputs, [name]) as audit:
+                alone.append(audit.run(name))
+    finally:
+        inputs.conn.close()
+    assert {r.name for r in together if not r.passed} >= {"fact_links", "index_consistency", "hashes_fresh", "pointers_resolve"}
+    assert [(r.name, r.passed, r.detail, r.metrics) for r in together] == [(r.name, r.passed, r.detail, r.metrics) for r in alone]
