@@ -141,8 +141,10 @@ class Audit:
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit")
         self._store_side: dict[str, Future] = {}
         self._store_frames: Future | None = None
+        self._reads_store = False
         self._lock = threading.Lock()
         self._database: duckdb.DuckDBPyConnection | None = None
+        self._entries_lock = threading.Lock()  # its own: hashing must not hold up other checks' cursors
         self._entries_loaded = False
         self._cursors = threading.local()
         wanted = set(CHECKS if names is None else names)
@@ -150,6 +152,7 @@ class Audit:
             if wanted - _LEDGER_ONLY:
                 self._store_frames = self._pool.submit(
                     _on_own_connection, inputs.settings.db_path, lambda conn: _store_frames(conn, inputs.settings.hrr_dim))
+                self._reads_store = True
             for name in _STORE_SIDE.keys() & wanted:
                 self._store_side[name] = self._pool.submit(_on_own_connection, inputs.settings.db_path, _STORE_SIDE[name])
 
@@ -162,7 +165,7 @@ class Audit:
     @property
     def loads_store(self) -> bool:
         """Whether the store's frames are read (for every check but the blocking one alone)."""
-        return self._store_frames is not None
+        return self._reads_store
 
     @property
     def db(self) -> duckdb.DuckDBPyConnection:
@@ -180,7 +183,7 @@ class Audit:
     def db_with_entries(self) -> duckdb.DuckDBPyConnection:
         """`db`, with the entries of the files (hashed on first use) beside the store's tables."""
         db = self.db
-        with self._lock:
+        with self._entries_lock:
             if not self._entries_loaded:
                 _copy_frame(db, "entries", _entries_frame(self.inputs.readings))
                 self._entries_loaded = True
@@ -188,13 +191,15 @@ class Audit:
 
     def _load_store(self) -> duckdb.DuckDBPyConnection:
         store = self._store_frames.result() if self._store_frames is not None else _store_frames(None)
+        # Once copied, the frames' Python objects (about 100 MB at 100k facts) are let go.
+        self._store_frames = None
         db = duckdb.connect()
         # Tables, not views on the frames: a query scanning a frame converts its Python strings
         # again, and tables are what other threads' cursors see. Derived columns come along.
         derived = {"ledger": f", substr(entry_sha256, 1, {SHORT_HASH_CHARS}) AS short_hash",
                    "facts": " REPLACE (try(decode(CAST(content AS BLOB))) AS content, pipeline::BOOLEAN AS pipeline)"}
-        for name, frame in store.items():
-            _copy_frame(db, name, frame, derived.get(name, ""))
+        for name in list(store):  # popped: each frame is let go as soon as it is copied
+            _copy_frame(db, name, store.pop(name), derived.get(name, ""))
         unreadable = [r.source for r in self.inputs.readings if not r.readable]
         db.execute("CREATE TABLE active AS SELECT * FROM ledger WHERE status = 'active' AND NOT list_contains(?::VARCHAR[], source)",
                    [unreadable])
@@ -220,7 +225,8 @@ class Audit:
         names = list(names)
         if len(names) < 2 or not self.loads_store:
             return [self.run(name) for name in names]
-        self.quarantined, self.extraction  # they read the caller's SQLite connection: here, in its thread
+        # Both read through the caller's connections, which belong to its thread: read them here.
+        _ = self.quarantined, self.extraction
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit-check") as pool:
             futures = {name: pool.submit(self.run, name) for name in sorted(names, key=_START_ORDER.index)}
             return [futures[name].result() for name in names]
