@@ -7,7 +7,7 @@ from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.privacy import KeywordListError
-from memory_pipeline.lib.profiles import ProfileNotFound, discover_profiles, memory_files_digest
+from memory_pipeline.lib.profiles import discover_profiles, memory_files_digest
 
 RETAG_ASSETS = [privacy_tags, fts_index, audit_report]
 
@@ -60,11 +60,11 @@ def memory_files_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeR
     generation = int(cursor.get("generation", 0)) + 1
     now: dict[str, str] = {}
     requests = []
+    present = {profile.name: profile for profile in discover_profiles(hermes.path())}  # one scan of the home per tick
     for name in context.instance.get_dynamic_partitions(hermes_profiles.name):
-        try:
-            now[name] = memory_files_digest(hermes.profile(name))
-        except ProfileNotFound:
+        if name not in present:
             continue  # gone from the home: nothing to sync
+        now[name] = memory_files_digest(present[name])
         if seen.get(name) != now[name]:
             # The generation keeps the key unique when a file returns to an earlier content.
             requests.append(dg.RunRequest(run_key=f"files-{name}-{now[name][:12]}-{generation}", partition_key=name))

@@ -47,9 +47,9 @@ class AuditInputs:
     profile: str = ""
 
 
-def _table(conn: sqlite3.Connection, sql: str, columns: list[str]) -> pd.DataFrame:
+def _table(conn: sqlite3.Connection, sql: str, columns: list[str], params: dict | tuple = ()) -> pd.DataFrame:
     # fetchall + from_records is about twice as fast as pandas.read_sql_query on wide scans.
-    return pd.DataFrame.from_records(conn.execute(sql).fetchall(), columns=columns)
+    return pd.DataFrame.from_records(conn.execute(sql, params).fetchall(), columns=columns)
 
 
 _FACT_COLUMNS = ["fact_id", "content", "category", "person_tags", "person_trust", "vector_state", "pipeline"]
@@ -79,8 +79,7 @@ def _store_frames(conn: sqlite3.Connection | None, hrr_dim: int = 0) -> dict[str
     conn.execute("BEGIN")
     try:
         ledger = ledger_rows(conn)
-        facts = pd.DataFrame.from_records(conn.execute(_FACTS_SQL, {"vector_bytes": 8 * hrr_dim}).fetchall(),
-                                          columns=_FACT_COLUMNS)
+        facts = _table(conn, _FACTS_SQL, _FACT_COLUMNS, {"vector_bytes": 8 * hrr_dim})
         banks = _table(conn, "SELECT bank_name, dim, fact_count FROM memory_banks", _EMPTY_STORE["banks"])
     finally:
         conn.execute("COMMIT")
@@ -141,31 +140,27 @@ class Audit:
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit")
         self._store_side: dict[str, Future] = {}
         self._store_frames: Future | None = None
-        self._reads_store = False
         self._lock = threading.Lock()
         self._database: duckdb.DuckDBPyConnection | None = None
         self._entries_lock = threading.Lock()  # its own: hashing must not hold up other checks' cursors
         self._entries_loaded = False
         self._cursors = threading.local()
         wanted = set(CHECKS if names is None else names)
+        # Whether the store's frames are read: for every check but the blocking one alone.
+        self.loads_store = inputs.conn is not None and bool(wanted - _LEDGER_ONLY)
+        if self.loads_store:
+            self._store_frames = self._pool.submit(
+                _on_own_connection, inputs.settings.db_path, lambda conn: _store_frames(conn, inputs.settings.hrr_dim))
         if inputs.conn is not None:
-            if wanted - _LEDGER_ONLY:
-                self._store_frames = self._pool.submit(
-                    _on_own_connection, inputs.settings.db_path, lambda conn: _store_frames(conn, inputs.settings.hrr_dim))
-                self._reads_store = True
             for name in _STORE_SIDE.keys() & wanted:
                 self._store_side[name] = self._pool.submit(_on_own_connection, inputs.settings.db_path, _STORE_SIDE[name])
 
     def store_side(self, name: str):
-        """The result of a store-side check: from its thread when started, else computed now."""
+        """The result of a store-side check: from its thread when started, else computed now (on
+        a connection of its own: the caller's belongs to another thread)."""
         if name in self._store_side:
             return self._store_side[name].result()
-        return _STORE_SIDE[name](self.inputs.conn)
-
-    @property
-    def loads_store(self) -> bool:
-        """Whether the store's frames are read (for every check but the blocking one alone)."""
-        return self._reads_store
+        return _on_own_connection(self.inputs.settings.db_path, _STORE_SIDE[name])
 
     @property
     def db(self) -> duckdb.DuckDBPyConnection:

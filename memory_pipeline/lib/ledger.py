@@ -12,6 +12,7 @@ import pandas as pd
 from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.memory_files import SOURCE_FILES, fact_pointers
 from memory_pipeline.lib.similarity import bigrams, dice
+from memory_pipeline.lib.store import table_exists
 
 LEDGER_TABLE = "memory_pipeline_ledger"
 DEFAULT_SIMILARITY_THRESHOLD = 0.5
@@ -38,7 +39,7 @@ class LedgerEntry:
 
 
 def ledger_exists(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (LEDGER_TABLE,)).fetchone() is not None
+    return table_exists(conn, LEDGER_TABLE)
 
 
 def active_ledger(conn: sqlite3.Connection) -> dict[str, LedgerEntry]:
@@ -104,13 +105,13 @@ _ROW_RULES = [
 ]
 
 
-def ledger_problems(source: sqlite3.Connection | pd.DataFrame | duckdb.DuckDBPyConnection) -> list[str]:
-    """What makes the ledger unsafe to write on (the `ledger_integrity` audit): from the store, from
-    rows already read with `ledger_rows`, or from a DuckDB connection holding them as `ledger`.
-    Counts only: a problem never quotes a row's content."""
+def ledger_problems(source: sqlite3.Connection | duckdb.DuckDBPyConnection) -> list[str]:
+    """What makes the ledger unsafe to write on (the `ledger_integrity` audit): from the store, or
+    from a DuckDB connection holding its `ledger_rows` as `ledger`. Counts only: a problem never
+    quotes a row's content."""
     if isinstance(source, duckdb.DuckDBPyConnection):
         return _problems_in(source)
-    rows = ledger_rows(source) if isinstance(source, sqlite3.Connection) else source
+    rows = ledger_rows(source)
     if rows.empty:
         return []
     with duckdb.connect() as db:

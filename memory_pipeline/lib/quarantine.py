@@ -9,29 +9,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-QUARANTINE_TABLE = "memory_pipeline_quarantine"
-QUARANTINE_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (
-    entry_id        TEXT PRIMARY KEY,
-    source          TEXT NOT NULL,
-    model           TEXT,
-    prompt_sha256   TEXT,
-    reply           TEXT,
-    error           TEXT,
-    attempts        INTEGER NOT NULL DEFAULT 1,
-    first_failed_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-    last_failed_at  TIMESTAMP DEFAULT CURRENT_TIMESTAMP
-);
-"""
-
-
-def _exists(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (QUARANTINE_TABLE,)).fetchone() is not None
+from memory_pipeline.lib.store import QUARANTINE_TABLE, table_exists
 
 
 def waiting_entries(conn: sqlite3.Connection | None) -> dict[str, str]:
     """Quarantined entry ids and the file (source) each comes from."""
-    if conn is None or not _exists(conn):
+    if conn is None or not table_exists(conn, QUARANTINE_TABLE):
         return {}
     return dict(conn.execute(f"SELECT entry_id, source FROM {QUARANTINE_TABLE}"))
 

@@ -15,7 +15,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from memory_pipeline.lib.privacy import PRIVATE_TAG
-from memory_pipeline.lib.store import write_transaction
+from memory_pipeline.lib.store import table_exists, write_transaction
 
 INDEX_TABLE = "memory_pipeline_fts"
 _SEP = "\x1f"
@@ -96,7 +96,7 @@ class IndexSync:
 
 def sync_search_index(conn: sqlite3.Connection) -> IndexSync:
     """Bring `memory_pipeline_fts` in step with `facts`; writes only what differs."""
-    present = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (INDEX_TABLE,)).fetchone()
+    present = table_exists(conn, INDEX_TABLE)
     result = IndexSync()
     stale: list[tuple[int, str, bool]] = []
     gone: list[int] = []

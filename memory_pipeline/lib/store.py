@@ -16,7 +16,6 @@ from pathlib import Path
 import yaml
 
 from memory_pipeline.lib.hrr import DEFAULT_DIM
-from memory_pipeline.lib.quarantine import QUARANTINE_SCHEMA, QUARANTINE_TABLE
 
 BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
@@ -76,6 +75,22 @@ CREATE TABLE IF NOT EXISTS memory_banks (
 );
 """
 
+# Entries whose extraction failed, kept pending with the raw reply (lib/quarantine.py).
+QUARANTINE_TABLE = "memory_pipeline_quarantine"
+QUARANTINE_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (
+    entry_id        TEXT PRIMARY KEY,
+    source          TEXT NOT NULL,
+    model           TEXT,
+    prompt_sha256   TEXT,
+    reply           TEXT,
+    error           TEXT,
+    attempts        INTEGER NOT NULL DEFAULT 1,
+    first_failed_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    last_failed_at  TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
+"""
+
 # No CHECK constraints: rows written by older tools or imported ledgers may be bad, and the
 # ledger_integrity audit must be able to see (and block on) them rather than fail to read them.
 PIPELINE_SCHEMA = """
@@ -106,6 +121,10 @@ _REQUIRED_OBJECTS = {
     "facts_fts", "facts_ai", "facts_ad", "facts_au", "memory_banks",
     "memory_pipeline_ledger", "idx_memory_pipeline_ledger_fact", "memory_pipeline_bank_sums", QUARANTINE_TABLE,
 }
+
+
+def table_exists(conn: sqlite3.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
 
 
 class StoreError(Exception):
