@@ -7,7 +7,9 @@ profile home built by an earlier run), reads the memory files once, then times, 
 each measure both sides back to back:
 the six audits and every check of `memory_pipeline.lib.audits` (DuckDB over the three layers,
 SQLite-side work on threads), and the six audits written the way the seed's `audit_consistency.py` is: Python loops
-over rows, a query per fact. Both must reach the same verdicts. Prints a Markdown table.
+over rows, a query per fact. Both must reach the same verdicts. Beside them, every check on a copy
+of the store with half its vectors and every bank in current Hermes' HRR1 dialect, against the
+all-legacy original, in the same rounds. Prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_search import build_store
+from hrr1_stores import dialect_counts, half_hrr1_copy
 
 from memory_pipeline.lib.audits import CHECKS, Audit, AuditInputs
 from memory_pipeline.lib.entries import read_profile
@@ -97,15 +100,17 @@ def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
         healthy = False
     per_category = Counter()
     for (fact_id,) in conn.execute("SELECT fact_id FROM facts").fetchall():
-        length, category, content = conn.execute(
-            "SELECT length(hrr_vector), category, content FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        vector, category, content = conn.execute(
+            "SELECT hrr_vector, category, content FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
         token = re.search(r"\w+", content)  # every fact findable by its first word
         if token and conn.execute("SELECT count(*) FROM facts_fts WHERE facts_fts MATCH ? AND rowid = ?",
                                   (f'"{token.group()}"', fact_id)).fetchone()[0] != 1:
             healthy = False
-        if length != 8 * dim:
+        # Current Hermes' rule: 8·dim bytes is legacy float64; 4 + 4·dim bytes starting HRR1 is float32.
+        decodes = vector is not None and (len(vector) == 8 * dim or (len(vector) == 4 + 4 * dim and vector[:4] == b"HRR1"))
+        if not decodes:
             healthy = False
-        if length:
+        else:
             per_category[category] += 1
     banks = {name: count for name, count in conn.execute("SELECT bank_name, fact_count FROM memory_banks")}
     healthy = healthy and banks == {f"cat:{c}": n for c, n in per_category.items()}
@@ -144,12 +149,13 @@ def main() -> None:
         if args.home is None:
             seconds, _ = timed(lambda: build_store(home, args.facts))
             print(f"built a store of {args.facts:,} facts in {seconds:.0f} s\n")
-        settings = holographic_settings(home)
+        mixed_home = half_hrr1_copy(home, Path(tmp) / "half-hrr1")
+        settings, mixed_settings = holographic_settings(home), holographic_settings(mixed_home)
         keywords = load_keywords(DEMO_KEYWORDS)
         read_s, readings = timed(lambda: read_profile(Profile("default", home)))
         entries = sum(len(r.entries) for r in readings)
 
-        def ours(names=None):
+        def ours(names=None, settings=settings):
             conn = connect(settings.db_path, create=False)
             try:
                 with Audit(AuditInputs(readings, conn, settings, keywords), names) as audit:
@@ -157,19 +163,21 @@ def main() -> None:
             finally:
                 conn.close()
 
-        ours()  # warm the page cache for both sides alike
+        ours(), ours(settings=mixed_settings)  # warm the page cache for every side alike
         # Side by side: each round times every side within seconds of the others, so the ratios
         # of a round hold even when the machine's speed drifts between rounds.
         rounds = []
         for _ in range(args.rounds):
             all_s, results = min((timed(ours) for _ in range(3)), key=lambda r: r[0])
+            mixed_s, mixed = min((timed(lambda: ours(settings=mixed_settings)) for _ in range(3)), key=lambda r: r[0])
             six_s, _ = min((timed(lambda: ours(NAIVE_CHECKS)) for _ in range(3)), key=lambda r: r[0])
             naive_s, naive = timed(lambda: naive_audit(readings, settings.db_path, keywords, settings.hrr_dim))
             mine = {r.name: r.passed for r in results}
             disagree = [name for name in NAIVE_CHECKS if mine[name] != naive[name]]
+            disagree += [f"{r.name} (half HRR1)" for r in mixed if r.passed != mine[r.name]]
             if disagree:
-                raise SystemExit(f"the two implementations disagree on: {', '.join(disagree)}")
-            rounds.append((all_s, six_s, naive_s))
+                raise SystemExit(f"the implementations disagree on: {', '.join(disagree)}")
+            rounds.append((all_s, six_s, naive_s, mixed_s))
         facts = sqlite3.connect(settings.db_path).execute("SELECT count(*) FROM facts").fetchone()[0]
 
         def row(label: str, column: int, checks: int) -> str:
@@ -183,6 +191,13 @@ def main() -> None:
         print(row("memory-pipeline, the six audits (best of 3 per round)", 1, len(NAIVE_CHECKS)))
         print(row("memory-pipeline, all checks (best of 3 per round)", 0, len(results)))
         print(f"| naive per-fact Python, seed style | {median(r[2] for r in rounds):.2f} s | {len(NAIVE_CHECKS)} | 1.0× |")
+        counts = dialect_counts(mixed_home)
+        slower = sorted(r[3] / r[0] for r in rounds)
+        print(f"\n| all checks, same store | seconds (median of {len(rounds)} rounds) | vs legacy |")
+        print("|---|---:|---:|")
+        print(f"| every vector legacy float64 | {median(r[0] for r in rounds):.2f} s | 1.00× |")
+        print(f"| {counts['hrr1']:,} of {facts:,} vectors and every bank HRR1 float32 | {median(r[3] for r in rounds):.2f} s | "
+              f"{median(slower):.2f}× (rounds: {', '.join(f'{x:.2f}×' for x in slower)}) |")
         print(f"\nverdicts agree on the six audits: {', '.join(f'{n}={mine[n]}' for n in NAIVE_CHECKS)}")
 
 

@@ -41,3 +41,66 @@ def holographic_retriever(store, **kwargs):
     from plugins.memory.holographic.retrieval import FactRetriever
 
     return FactRetriever(store, **kwargs)
+
+
+# Hermes' main branch (after 0.19.0) stores vectors and banks as b"HRR1" + float32 phases. It is not
+# on PyPI, so the tests speak it through this small encoder and decoder, written from its rules and
+# kept apart from the pipeline's codec so that each checks the other.
+HRR1 = b"HRR1"
+
+
+def hrr1_blob(phases) -> bytes:
+    import numpy as np
+
+    if len(phases) == 1:  # 4 + 4 == 8: the sizes collide, current Hermes writes float64 there
+        return np.asarray(phases, dtype=np.float64).tobytes()
+    return HRR1 + np.asarray(phases, dtype=np.float32).tobytes()
+
+
+def current_hermes_decode(blob: bytes, dim: int):
+    """Current Hermes' reader with a known dim: size first; legacy wins at dim 1; else ValueError."""
+    import numpy as np
+
+    if 4 + 4 * dim != 8 * dim and blob.startswith(HRR1) and len(blob) == 4 + 4 * dim:
+        return np.frombuffer(blob[4:], dtype=np.float32).astype(np.float64)
+    if len(blob) == 8 * dim:
+        return np.frombuffer(blob, dtype=np.float64).copy()
+    raise ValueError(f"HRR vector blob has {len(blob)} bytes for dim={dim}")
+
+
+def current_hermes_add_fact(db_path: Path, content: str, category: str = "general", dim: int = 1024) -> int:
+    """`add_fact` as current Hermes does it: the fact row and its entity links through the real
+    0.19.0 code's own helpers, its vector and its category's bank stored the HRR1 way (the bank the
+    bundle of every vector of the category that decodes, whichever dialect). 0.19.0's own
+    `add_fact` cannot be used once a category holds an HRR1 vector: its bank rebuild reads every
+    blob as float64 and fails."""
+    import numpy as np
+    from plugins.memory.holographic import holographic as hrr
+
+    store = holographic_store(db_path, hrr_dim=dim)
+    try:
+        conn = store._conn
+        fact_id = conn.execute("INSERT INTO facts (content, category, trust_score) VALUES (?, ?, ?)",
+                               (content, category, store.default_trust)).lastrowid
+        names = store._extract_entities(content)
+        for name in names:
+            store._link_fact_entity(fact_id, store._resolve_entity(name))
+        linked = [r[0] for r in conn.execute(
+            "SELECT e.name FROM entities e JOIN fact_entities fe USING (entity_id) WHERE fe.fact_id = ?", (fact_id,))]
+        conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?",
+                     (hrr1_blob(hrr.encode_fact(content, linked, dim)), fact_id))
+        vectors = []
+        for (blob,) in conn.execute("SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL", (category,)):
+            try:
+                vectors.append(current_hermes_decode(blob, dim))
+            except ValueError:
+                continue
+        bank = np.angle(np.sum([np.exp(1j * v) for v in vectors], axis=0)) % (2 * np.pi)
+        conn.execute("""INSERT INTO memory_banks (bank_name, vector, dim, fact_count) VALUES (?, ?, ?, ?)
+                        ON CONFLICT(bank_name) DO UPDATE SET vector = excluded.vector, dim = excluded.dim,
+                        fact_count = excluded.fact_count, updated_at = CURRENT_TIMESTAMP""",
+                     (f"cat:{category}", hrr1_blob(bank), dim, len(vectors)))
+        conn.commit()
+    finally:
+        store.close()
+    return fact_id

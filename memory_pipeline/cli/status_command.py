@@ -12,6 +12,7 @@ from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists
 from memory_pipeline.lib.profiles import Profile, pipeline_data_dir
 from memory_pipeline.lib.quarantine import quarantined_entries
 from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, StoreError, connect, holographic_settings, store_error
+from memory_pipeline.lib.vector_codec import store_format, vector_counts
 
 
 def register(commands) -> None:
@@ -23,8 +24,10 @@ def register(commands) -> None:
 
 
 def _store_status(profile: Profile) -> dict:
-    db = holographic_settings(profile.home).db_path
-    status = {"store": str(db), "facts": None, "pipeline_facts": None, "quarantined": None, "last_write": None, "store_error": None}
+    settings = holographic_settings(profile.home)
+    db = settings.db_path
+    status = {"store": str(db), "facts": None, "pipeline_facts": None, "quarantined": None, "last_write": None,
+              "vector_dialect": None, "vectors": None, "store_error": None}
     if not db.exists():
         return status
     try:
@@ -33,6 +36,8 @@ def _store_status(profile: Profile) -> dict:
             status["facts"], status["pipeline_facts"] = conn.execute(
                 f"SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0) FROM facts").fetchone()
             status["quarantined"] = len(quarantined_entries(conn))
+            status["vectors"] = vector_counts(conn, settings.hrr_dim)
+            status["vector_dialect"] = store_format(conn, settings.hrr_dim).value
             if ledger_exists(conn):
                 status["last_write"] = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0]
         finally:
@@ -67,6 +72,12 @@ def profile_status(home, profile: Profile) -> dict:
     }
 
 
+def _vector_line(counts: dict, dialect: str) -> str:
+    shown = ", ".join(f"{n} {kind}" for kind, n in [("legacy float64", counts["legacy"]), ("HRR1 float32", counts["hrr1"]),
+                                                   ("malformed", counts["malformed"]), ("missing", counts["missing"])] if n)
+    return f"HRR vectors: {shown or 'none'}; new vectors are written {'HRR1' if dialect == 'hrr1' else 'legacy'}"
+
+
 def run(args: argparse.Namespace) -> int:
     home = hermes_home(args)
     statuses = [profile_status(home, p) for p in selected_profiles(args, home)]
@@ -79,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{s['profile']}: entries {entries}; {facts}")
         print(f"  last sync {s['last_sync'] or 'never'}; last write {s['last_write'] or 'never'}; "
               f"checks not passing: {', '.join(s['failing_checks']) or 'none'}")
+        if s["vectors"] is not None:
+            print(f"  {_vector_line(s['vectors'], s['vector_dialect'])}")
         for problem in [*(f"unreadable: {p}" for p in s["unreadable"]), *([s["store_error"]] if s["store_error"] else [])]:
             print(f"  {problem}")
     return 0

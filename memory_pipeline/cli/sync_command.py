@@ -17,6 +17,7 @@ from memory_pipeline.cli.common import (
 )
 from memory_pipeline.lib.privacy_tagging import PRIVACY_POLICIES
 from memory_pipeline.lib.sync_writer import REMOVAL_POLICIES
+from memory_pipeline.lib.vector_codec import VectorFormat
 
 RETAG_ASSETS = ["privacy_tags", "fts_index", "audit_report"]
 
@@ -28,6 +29,9 @@ def register(commands) -> None:
     add_extractor_arguments(parser)
     parser.add_argument("--removal-policy", choices=REMOVAL_POLICIES, default="keep",
                         help="facts of removed entries: keep (default), retire (below prefetch trust) or delete")
+    parser.add_argument("--vector-format", choices=[f.value for f in VectorFormat], default=VectorFormat.AUTO.value,
+                        help="HRR vector dialect to write: auto (default: the store's own), legacy (float64, every "
+                             "Hermes reads it) or hrr1 (float32, current Hermes only)")
     parser.add_argument("--keywords", metavar="PATH",
                         help="privacy keyword list (default: $MEMORY_PIPELINE_PRIVACY_KEYWORDS, else "
                              "<hermes-home>/memory-pipeline/privacy_keywords.txt, else the demo list)")
@@ -90,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         local_instance(home), home, profiles,
         resource_config={
             "extractor": extractor_config(args),
-            "store": {"removal_policy": args.removal_policy},
+            "store": {"removal_policy": args.removal_policy, "vector_format": VectorFormat(args.vector_format).name},
             "privacy": {"keywords_path": str(args.keywords or ""), "policy": args.privacy_policy},
         },
         assets=RETAG_ASSETS if args.retag else None,

@@ -23,6 +23,7 @@ from memory_pipeline.lib.profiles import pipeline_data_dir
 from memory_pipeline.lib.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
 from memory_pipeline.lib.store import StoreError, connect, store_error
 from memory_pipeline.lib.sync_writer import write_sync
+from memory_pipeline.lib.vector_codec import store_format, vector_counts
 
 
 def _findings_table(readings: list[SourceReading]) -> str:
@@ -330,7 +331,9 @@ def privacy_tags(
 def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, store: FactStoreResource) -> dg.MaterializeResult:
     """Holographic's `facts_fts` verified (integrity-check, one row per fact, a MATCH per sampled
     fact) and rebuilt only when off; the pipeline's trigram index `memory_pipeline_fts`, which
-    finds Chinese inside a sentence, brought in step with the facts."""
+    finds Chinese inside a sentence, brought in step with the facts. Metadata counts the HRR
+    vectors per storage dialect (legacy float64, HRR1 float32, malformed, missing) and names the
+    dialect the store is written in."""
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
     with _opened_store(settings.db_path, create=True) as conn:
@@ -343,8 +346,13 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
             rebuild_holographic_fts(conn)
         after = holographic_fts_health(conn) if not before.healthy else before
         synced = sync_search_index(conn)
+        vectors = vector_counts(conn, settings.hrr_dim)
+        dialect = store_format(conn, settings.hrr_dim)
     return dg.MaterializeResult(
         metadata={
+            # Per dialect, so the UI plots a store's migration from legacy float64 to HRR1.
+            **{f"{kind}_vectors": float(n) for kind, n in vectors.items()},
+            "vector_dialect": dialect.value,
             "facts_fts_healthy_before": before.healthy,
             "facts_fts_rebuilt": not before.healthy,
             "facts_fts_healthy": after.healthy,

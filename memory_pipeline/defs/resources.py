@@ -1,3 +1,4 @@
+from dataclasses import replace
 from pathlib import Path
 
 import dagster as dg
@@ -9,6 +10,7 @@ from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.privacy import KeywordList, keyword_list_path, load_keywords
 from memory_pipeline.lib.profiles import Profile, get_profile, resolve_hermes_home
 from memory_pipeline.lib.store import HolographicSettings, holographic_settings
+from memory_pipeline.lib.vector_codec import VectorFormat
 
 
 class HermesHomeResource(dg.ConfigurableResource):
@@ -33,13 +35,16 @@ class FactStoreResource(dg.ConfigurableResource):
     (default; the ledger rows are retired, L2 outlives L1), `retire` (also trust below the prefetch
     threshold) or `delete`. `similarity_threshold` is how alike a new entry and a vanished one must
     be for the new one to count as an edit of the old (its facts updated in place).
+    `vector_format` is the dialect HRR vectors and banks are written in: `auto` (the store's own:
+    HRR1 once current Hermes wrote HRR1 vectors there, else legacy float64), `legacy` or `hrr1`.
     """
 
     removal_policy: str = "keep"
     similarity_threshold: float = 0.5
+    vector_format: VectorFormat = VectorFormat.AUTO
 
     def settings(self, profile: Profile) -> HolographicSettings:
-        return holographic_settings(profile.home)
+        return replace(holographic_settings(profile.home), vector_format=VectorFormat(self.vector_format))
 
 
 class ExtractorResource(dg.ConfigurableResource):

@@ -33,6 +33,7 @@ from memory_pipeline.lib.privacy import (
 from memory_pipeline.lib.quarantine import quarantined_entries
 from memory_pipeline.lib.search_index import holographic_fts_health
 from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, HolographicSettings, connect, store_error
+from memory_pipeline.lib.vector_codec import VectorState, state_sql
 
 CAP_TARGET = 0.85
 
@@ -53,17 +54,20 @@ def _table(conn: sqlite3.Connection, sql: str, columns: list[str], params: dict 
 
 
 _FACT_COLUMNS = ["fact_id", "content", "category", "person_tags", "person_trust", "vector_state", "pipeline"]
-_EMPTY_STORE = {"ledger": LEDGER_ROW_COLUMNS, "facts": _FACT_COLUMNS, "banks": ["bank_name", "dim", "fact_count"]}
-# What SQLite decides per fact while the GIL is free, so Python builds fewer objects: tags and
-# trust only where the tags mention `person` (the only facts privacy_coverage reads them for),
-# `vector_state` -1 (no vector), 1 (8·dim bytes) or 0 (any other length), `pipeline` whether it
-# is a fact the pipeline synced. Content crosses as its UTF-8 bytes, which DuckDB decodes: no
-# Python string is decoded from them only to be encoded back, and bytes that are not UTF-8 (which
-# Hermes itself cannot read) become NULL, a finding of `fact_links`.
-_FACTS_SQL = f"""SELECT fact_id, CAST(content AS BLOB), category,
-    CASE WHEN tags LIKE '%person%' THEN tags END, CASE WHEN tags LIKE '%person%' THEN trust_score END,
-    CASE WHEN coalesce(length(hrr_vector), 0) = 0 THEN -1 WHEN length(hrr_vector) = :vector_bytes THEN 1 ELSE 0 END,
-    {IS_PIPELINE_FACT_SQL} FROM facts"""
+_BANK_COLUMNS = ["bank_name", "dim", "fact_count", "vector_state"]
+_EMPTY_STORE = {"ledger": LEDGER_ROW_COLUMNS, "facts": _FACT_COLUMNS, "banks": _BANK_COLUMNS}
+
+
+def _facts_sql(dim: int) -> str:
+    """What SQLite decides per fact while the GIL is free, so Python builds fewer objects: tags
+    and trust only where the tags mention `person` (the only facts privacy_coverage reads them
+    for), `vector_state` (a `VectorState`: which dialect, if any, decodes it), `pipeline` whether
+    it is a fact the pipeline synced. Content crosses as its UTF-8 bytes, which DuckDB decodes: no
+    Python string is decoded only to be encoded back, and bytes that are not UTF-8 (which Hermes
+    itself cannot read) become NULL, a finding of `fact_links`."""
+    return f"""SELECT fact_id, CAST(content AS BLOB), category,
+        CASE WHEN tags LIKE '%person%' THEN tags END, CASE WHEN tags LIKE '%person%' THEN trust_score END,
+        {state_sql('hrr_vector', dim)}, {IS_PIPELINE_FACT_SQL} FROM facts"""
 
 
 def _entries_frame(readings: list[SourceReading]) -> pd.DataFrame:
@@ -79,8 +83,8 @@ def _store_frames(conn: sqlite3.Connection | None, hrr_dim: int = 0) -> dict[str
     conn.execute("BEGIN")
     try:
         ledger = ledger_rows(conn)
-        facts = _table(conn, _FACTS_SQL, _FACT_COLUMNS, {"vector_bytes": 8 * hrr_dim})
-        banks = _table(conn, "SELECT bank_name, dim, fact_count FROM memory_banks", _EMPTY_STORE["banks"])
+        facts = _table(conn, _facts_sql(hrr_dim), _FACT_COLUMNS)
+        banks = _table(conn, f"SELECT bank_name, dim, fact_count, {state_sql('vector', hrr_dim)} FROM memory_banks", _BANK_COLUMNS)
     finally:
         conn.execute("COMMIT")
     return {"ledger": ledger, "facts": facts, "banks": banks}
@@ -322,21 +326,28 @@ def _index_consistency(audit: Audit) -> AuditResult:
     if inputs.conn is None:
         return AuditResult("index_consistency", True, ERROR, "no store yet")
     health = audit.store_side("index_consistency")
-    expected = 8 * inputs.settings.hrr_dim
-    bad_vectors = _count(db, "SELECT count(*) FROM facts WHERE vector_state != 1")
-    bank_off = _count(db, """SELECT count(*) FROM (
+    dim = inputs.settings.hrr_dim
+    states = dict(db.execute("SELECT vector_state, count(*) FROM facts GROUP BY vector_state").fetchall())
+    counts = {kind: int(states.get(int(kind), 0)) for kind in VectorState}
+    bad_vectors = counts[VectorState.MISSING] + counts[VectorState.MALFORMED]
+    # A bank is the bundle of its category's decodable vectors, whichever dialect, at the store's dim.
+    bank_off = _count(db, f"""SELECT count(*) FROM (
             SELECT coalesce(b.bank_name, 'cat:' || v.category) AS name FROM banks b
-            FULL OUTER JOIN (SELECT category, count(*) AS n FROM facts WHERE vector_state >= 0 GROUP BY category) v
+            FULL OUTER JOIN (SELECT category, count(*) AS n FROM facts WHERE vector_state > 0 GROUP BY category) v
               ON b.bank_name = 'cat:' || v.category
-            WHERE b.fact_count IS DISTINCT FROM v.n)""")
+            WHERE b.fact_count IS DISTINCT FROM v.n OR b.dim IS DISTINCT FROM {int(dim)} OR b.vector_state <= 0)""")
+    bank_dims = _count(db, f"SELECT count(*) FROM banks WHERE dim IS DISTINCT FROM {int(dim)}")
     passed = health.healthy and bad_vectors == 0 and bank_off == 0
     return AuditResult(
         "index_consistency", passed, ERROR,
         f"facts_fts {'ok' if health.integrity_ok else 'FAILED integrity-check'}, {health.indexed} indexed for "
-        f"{health.facts} facts, {health.probe_misses} of {health.probes} probes missed; {bad_vectors} facts without a "
-        f"{expected}-byte HRR vector; {bank_off} banks whose fact_count is off",
+        f"{health.facts} facts, {health.probe_misses} of {health.probes} probes missed; HRR vectors at dim {dim}: "
+        f"{counts[VectorState.LEGACY]} legacy float64, {counts[VectorState.HRR1]} HRR1 float32, "
+        f"{counts[VectorState.MALFORMED]} malformed, {counts[VectorState.MISSING]} missing; "
+        f"{bank_off} banks off (count, dim or vector), {bank_dims} of them of another dim",
         {"fts_rows": float(health.indexed), "probe_misses": float(health.probe_misses),
-         "bad_vectors": float(bad_vectors), "banks_off": float(bank_off)},
+         "bad_vectors": float(bad_vectors), "banks_off": float(bank_off), "bank_dim_mismatch": float(bank_dims),
+         **{f"{kind.name.lower()}_vectors": float(n) for kind, n in counts.items()}},
     )
 
 
@@ -405,11 +416,11 @@ def _cap_usage(audit: Audit) -> AuditResult:
 
 def _format_parity(audit: Audit) -> AuditResult:
     readings = audit.inputs.readings
-    differs = [r.path.name for r in readings if "hermes_parse_differs" in r.finding_codes]
+    differs = [f.detail for r in readings for f in r.findings if f.code == "hermes_parse_differs"]
     unreadable = [r.path.name for r in readings if not r.readable]
     return AuditResult(
         "format_parity", not differs and not unreadable, WARN,
-        (f"Hermes reads {', '.join(differs)} differently from the pipeline" if differs else "Hermes and the pipeline read the same entries")
+        ("; ".join(differs) if differs else "Hermes (0.19.0 and current) and the pipeline read the same entries")
         + (f"; unreadable: {', '.join(unreadable)}" if unreadable else ""),
         {"files_differing": float(len(differs)), "files_unreadable": float(len(unreadable))},
     )

@@ -10,11 +10,13 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from memory_pipeline.lib import hrr
+from memory_pipeline.lib import hrr, vector_codec
 from memory_pipeline.lib.entities import EntityResolver, extract_entities
 from memory_pipeline.lib.store import HolographicSettings
+from memory_pipeline.lib.vector_codec import VectorFormat
 
 BANK_SUMS = "memory_pipeline_bank_sums"
+_BLOCK_ROWS = 1024  # vectors decoded at once when a bank is summed in full: bounded memory
 
 
 class FactWrites:
@@ -26,10 +28,22 @@ class FactWrites:
         self.settings = settings
         self.resolver = EntityResolver(conn)
         self.atoms = hrr.AtomCache(settings.hrr_dim)
-        self._vector_bytes = 8 * settings.hrr_dim
+        self._decodable = vector_codec.decodable_sql("hrr_vector", settings.hrr_dim)
+        self._format: VectorFormat | None = None
         self._sum_delta: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(settings.hrr_dim, dtype=np.complex128))
         self._count_delta: dict[str, int] = defaultdict(int)
         self._needs_full: set[str] = set()
+
+    @property
+    def vector_format(self) -> VectorFormat:
+        """The dialect this transaction writes vectors and banks in, decided on first use (a run
+        that writes no vector never asks)."""
+        if self._format is None:
+            self._format = vector_codec.resolve_format(self.conn, self.settings.hrr_dim, self.settings.vector_format)
+        return self._format
+
+    def encode(self, phases: np.ndarray) -> bytes:
+        return vector_codec.encode(phases, self.vector_format)
 
     @property
     def categories(self) -> set[str]:
@@ -42,10 +56,10 @@ class FactWrites:
         for category, blob, sign in ((old_category, old_blob, -1), (new_category, new_blob, 1)):
             if category is None or blob is None:
                 continue
-            if len(blob) != self._vector_bytes:
+            phases = vector_codec.decode(blob, self.settings.hrr_dim)
+            if phases is None:
                 self._needs_full.add(category)  # a malformed vector: only a full rebuild is right
                 continue
-            phases = np.frombuffer(blob, dtype=np.float64)
             self._sum_delta[category] += sign * (np.cos(phases) + 1j * np.sin(phases))
             self._count_delta[category] += sign
 
@@ -66,7 +80,7 @@ class FactWrites:
         return [r[0] for r in self.conn.execute("SELECT entity_id FROM fact_entities WHERE fact_id = ? ORDER BY entity_id", (fact_id,))]
 
     def vector(self, content: str, links: list[tuple[int, str]]) -> bytes:
-        return hrr.to_bytes(hrr.encode_fact(content, [name for _, name in links], self.atoms))
+        return self.encode(hrr.encode_fact(content, [name for _, name in links], self.atoms))
 
     def set_links(self, fact_id: int, links: list[tuple[int, str]], *, fresh: bool = False) -> None:
         if not fresh:
@@ -99,7 +113,7 @@ class FactWrites:
         for category in sorted(c for c in self.categories if c is not None):
             name = f"cat:{category}"
             present = self.conn.execute(
-                "SELECT count(*) FROM facts WHERE category = ? AND length(hrr_vector) = ?", (category, self._vector_bytes)
+                f"SELECT count(*) FROM facts WHERE category = ? AND {self._decodable}", (category,)
             ).fetchone()[0]
             total = self._kept_sum(name, category, present)
             if total is None:
@@ -108,7 +122,7 @@ class FactWrites:
                 self.conn.execute("DELETE FROM memory_banks WHERE bank_name = ?", (name,))
                 self.conn.execute(f"DELETE FROM {BANK_SUMS} WHERE bank_name = ?", (name,))
                 continue
-            blob = hrr.to_bytes(np.angle(total) % hrr.TWO_PI)
+            blob = self.encode(np.angle(total) % hrr.TWO_PI)
             self.conn.execute(
                 """INSERT INTO memory_banks (bank_name, vector, dim, fact_count, updated_at)
                    VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)
@@ -137,10 +151,11 @@ class FactWrites:
         return total + self._sum_delta.get(category, 0)
 
     def _full_sum(self, category: str) -> np.ndarray:
-        bank = hrr.BankAccumulator(self.settings.hrr_dim)
-        for (blob,) in self.conn.execute(
-            "SELECT hrr_vector FROM facts WHERE category = ? AND length(hrr_vector) = ? ORDER BY fact_id",
-            (category, self._vector_bytes),
-        ):
-            bank.add_bytes(blob)
+        """The sum over every decodable vector of the category, whichever dialect, streamed."""
+        dim = self.settings.hrr_dim
+        bank = hrr.BankAccumulator(dim)
+        cursor = self.conn.execute(
+            f"SELECT hrr_vector FROM facts WHERE category = ? AND {self._decodable} ORDER BY fact_id", (category,))
+        while block := cursor.fetchmany(_BLOCK_ROWS):
+            bank.add_rows(vector_codec.decode_rows((blob for (blob,) in block), dim))
         return bank.sum()

@@ -1,7 +1,8 @@
-"""Holographic reduced representations as Hermes' Holographic provider stores them (DESIGN §3).
+"""Holographic reduced representations as Hermes' Holographic provider computes them: the maths.
 
 Phase vectors: angles in [0, 2π) as float64. Written from the published definitions so that
 a store the pipeline fills is bit-for-bit what Holographic's own `rebuild_all_vectors` computes.
+How a vector is stored as bytes is `vector_codec`'s business.
 """
 
 from __future__ import annotations
@@ -95,45 +96,27 @@ def encode_fact(content: str, entity_names: Iterable[str], cache: AtomCache) -> 
     return bundle(*components)
 
 
-def to_bytes(vector: np.ndarray) -> bytes:
-    return np.ascontiguousarray(vector, dtype=np.float64).tobytes()
-
-
-def from_bytes(blob: bytes) -> np.ndarray:
-    return np.frombuffer(blob, dtype=np.float64)
-
-
 class BankAccumulator:
-    """Streams one category's fact vectors into its bank without holding them all: vectors are
-    buffered in chunks and turned into phasors a chunk at a time (vectorised, bounded memory)."""
-
-    CHUNK = 1024
+    """One category's bank: the sum of its fact vectors' unit phasors, fed a block of decoded
+    vectors at a time (vectorised, bounded memory); the bank is the sum's angle."""
 
     def __init__(self, dim: int):
         self.dim = dim
         self.total = np.zeros(dim, dtype=np.complex128)
         self.count = 0
-        self._pending: list[bytes] = []
 
-    def add_bytes(self, blob: bytes) -> None:
-        self._pending.append(blob)
-        self.count += 1
-        if len(self._pending) >= self.CHUNK:
-            self._flush()
-
-    def add(self, vector: np.ndarray) -> None:
-        self.add_bytes(to_bytes(vector))
-
-    def _flush(self) -> None:
-        if self._pending:
-            phases = np.frombuffer(b"".join(self._pending), dtype=np.float64).reshape(-1, self.dim)
+    def add_rows(self, phases: np.ndarray) -> None:
+        """Add an (n, dim) block of phase vectors."""
+        if len(phases):
             # exp(i·x) = cos x + i·sin x; two real passes are several times faster than complex exp.
             self.total += np.cos(phases).sum(axis=0) + 1j * np.sin(phases).sum(axis=0)
-            self._pending = []
+            self.count += len(phases)
+
+    def add(self, vector: np.ndarray) -> None:
+        self.add_rows(np.asarray(vector, dtype=np.float64).reshape(1, -1))
 
     def sum(self) -> np.ndarray:
-        self._flush()
         return self.total
 
     def vector(self) -> np.ndarray:
-        return np.angle(self.sum()) % TWO_PI
+        return np.angle(self.total) % TWO_PI

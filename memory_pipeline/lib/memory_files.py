@@ -42,7 +42,8 @@ class SourceReading:
     limit: int
     exists: bool = False
     entries: list[str] = field(default_factory=list)
-    hermes_entries: list[str] = field(default_factory=list)
+    hermes_entries: list[str] = field(default_factory=list)  # as Hermes 0.19.0 reads them
+    current_hermes_entries: list[str] = field(default_factory=list)  # as Hermes' main branch reads them
     findings: list[Finding] = field(default_factory=list)
     error: str | None = None
 
@@ -79,7 +80,8 @@ def parse_entries(text: str) -> list[str]:
 
 
 def hermes_read_entries(text: str) -> list[str]:
-    """What Hermes 0.19.0 loads from a decoded file (`MemoryStore._read_file` + its de-duplication)."""
+    """What Hermes loads from a decoded file (`MemoryStore._read_file` + its de-duplication). Both
+    Hermes versions split this way; they differ in decoding (0.19.0 keeps a BOM, main strips it)."""
     if not text.strip():
         return []
     return _dedupe(part.strip() for part in text.split(ENTRY_DELIMITER))
@@ -109,8 +111,10 @@ def read_source(path: Path, source: str, limit: int) -> SourceReading:
     # Universal newlines, as Python's text mode (and so Hermes) reads the file.
     text = decoded.replace("\r\n", "\n").replace("\r", "\n")
     reading.entries = parse_entries(text)
-    # Hermes 0.19.0 decodes without stripping a BOM, so it keeps one in its first entry.
+    # Hermes 0.19.0 decodes as utf-8, so it keeps a BOM in its first entry; Hermes' main branch
+    # decodes as utf-8-sig, which strips it.
     reading.hermes_entries = hermes_read_entries(("\ufeff" if had_bom else "") + text)
+    reading.current_hermes_entries = hermes_read_entries(text)
     reading.findings = _format_findings(reading, decoded, text, had_bom)
     return reading
 
@@ -164,7 +168,8 @@ def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: b
     name = reading.path.name
 
     if had_bom:
-        add("bom", f"{name} starts with a UTF-8 byte-order mark; Hermes 0.19.0 keeps it in the first entry")
+        add("bom", f"{name} starts with a UTF-8 byte-order mark: Hermes 0.19.0 keeps it inside the first entry; "
+                   "current Hermes strips it, as the pipeline does")
     crlf = decoded.count("\r\n")
     lone_cr = decoded.count("\r") - crlf
     if crlf or lone_cr:
@@ -199,10 +204,14 @@ def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: b
     if backups:
         add("drift_backup", f"{len(backups)} Hermes drift backups beside {name}: {', '.join(backups)}")
 
-    if reading.hermes_entries != reading.entries:
-        add("hermes_parse_differs",
-            f"Hermes reads {len(reading.hermes_entries)} entries from {name}, the pipeline {len(reading.entries)}"
-            + ("" if len(reading.hermes_entries) != len(reading.entries) else " (same count, different text)"))
+    readers = {"Hermes 0.19.0": reading.hermes_entries, "current Hermes": reading.current_hermes_entries}
+    differing = {who: entries for who, entries in readers.items() if entries != reading.entries}
+    if differing:
+        agreeing = [who for who in readers if who not in differing]
+        add("hermes_parse_differs", "; ".join(
+            f"{who} reads {len(entries)} entries from {name}, the pipeline {len(reading.entries)}"
+            + ("" if len(entries) != len(reading.entries) else " (same count, different text)")
+            for who, entries in differing.items()) + (f"; {agreeing[0]} reads the pipeline's entries" if agreeing else ""))
     return findings
 
 

@@ -9,36 +9,50 @@ from memory_pipeline.lib.fact_writes import FactWrites
 from memory_pipeline.lib.privacy import KeywordList
 from memory_pipeline.lib.privacy_tagging import retag_store
 from memory_pipeline.lib.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
-from memory_pipeline.lib.store import HolographicSettings, write_transaction
+from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, HolographicSettings, write_transaction
+from memory_pipeline.lib.vector_codec import VectorState, decodable_sql, state_sql
 
 
 def repair_indexes(conn: sqlite3.Connection, settings: HolographicSettings) -> list[str]:
-    """facts_fts rebuilt when off; HRR vectors of the wrong length recomputed from each fact's
-    content and links; every bank rebuilt in full from its vectors."""
+    """facts_fts rebuilt when off; the pipeline's own facts whose vector no dialect decodes
+    recomputed from content and links, in the store's dialect (a decodable vector, and any fact
+    Hermes wrote, is left byte for byte); the banks that are off rebuilt from their vectors."""
     done = []
     if not holographic_fts_health(conn).healthy:
         rebuild_holographic_fts(conn)
         done.append("rebuilt facts_fts")
-    expected = 8 * settings.hrr_dim
     with write_transaction(conn):
         writes = FactWrites(conn, settings)
         bad = conn.execute(
-            "SELECT fact_id, content FROM facts WHERE hrr_vector IS NULL OR length(hrr_vector) != ?", (expected,)
+            f"SELECT fact_id, content FROM facts WHERE NOT {decodable_sql('hrr_vector', settings.hrr_dim)} AND {IS_PIPELINE_FACT_SQL}"
         ).fetchall()
         for fact_id, content in bad:
             names = [r[0] for r in conn.execute(
                 "SELECT e.name FROM fact_entities fe JOIN entities e USING (entity_id) WHERE fe.fact_id = ?", (fact_id,))]
             writes.relink(fact_id, content, writes.resolve(names))
-        categories = [r[0] for r in conn.execute("SELECT DISTINCT category FROM facts")]
-        banks = [r[0] for r in conn.execute("SELECT bank_name FROM memory_banks WHERE bank_name LIKE 'cat:%'")]
-        writes.rebuild_banks_in_full(set(categories) | {b[4:] for b in banks})
+        stale = banks_off(conn, settings.hrr_dim)
+        writes.rebuild_banks_in_full(stale)
     if bad:
-        done.append(f"recomputed {len(bad)} HRR vectors")
-    done.append("rebuilt the category banks")
+        done.append(f"recomputed {len(bad)} HRR vectors ({writes.vector_format.value})")
+    if stale:
+        done.append(f"rebuilt {len(stale)} category banks")
     synced = sync_search_index(conn)
     if synced.changed:
         done.append(f"brought the search index in step ({synced.changed} rows)")
     return done
+
+
+def banks_off(conn: sqlite3.Connection, dim: int) -> set[str]:
+    """Categories whose bank is not the bundle Hermes would keep: missing, left over, counting
+    other than its decodable vectors, of another dim, or itself undecodable."""
+    counts = dict(conn.execute(
+        f"SELECT category, count(*) FROM facts WHERE {decodable_sql('hrr_vector', dim)} GROUP BY category").fetchall())
+    banks = {name[4:]: (count, bank_dim, state) for name, count, bank_dim, state in conn.execute(
+        f"SELECT bank_name, fact_count, dim, {state_sql('vector', dim)} FROM memory_banks WHERE bank_name LIKE 'cat:%'")}
+    off = {category for category in counts if category not in banks}
+    off |= {category for category, (count, bank_dim, state) in banks.items()
+            if count != counts.get(category, 0) or bank_dim != dim or state <= VectorState.MALFORMED}
+    return off
 
 
 def repair_tags(conn: sqlite3.Connection, keywords: KeywordList, settings: HolographicSettings, policy: str = "tag") -> list[str]:

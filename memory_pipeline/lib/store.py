@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from memory_pipeline.lib.hrr import DEFAULT_DIM
+from memory_pipeline.lib.vector_codec import VectorFormat
 
 BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
@@ -150,6 +151,7 @@ class HolographicSettings:
     hrr_dim: int = DEFAULT_DIM
     default_trust: float = 0.5
     min_trust: float = 0.3  # prefetch ignores facts below this trust
+    vector_format: VectorFormat = VectorFormat.AUTO  # the dialect vectors are written in (auto: the store's)
 
 
 def holographic_settings(profile_home: Path) -> HolographicSettings:

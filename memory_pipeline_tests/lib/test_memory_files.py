@@ -44,7 +44,8 @@ def test_legacy_layout_is_the_seeds_two_versus_twelve(tmp_path):
     reading = read_source(_write_case(tmp_path, case), "memory", 2200)
     assert (len(reading.hermes_entries), len(reading.entries)) == (2, 12)
     differs = next(f for f in reading.findings if f.code == "hermes_parse_differs")
-    assert "Hermes reads 2 entries" in differs.detail and "the pipeline 12" in differs.detail
+    assert "Hermes 0.19.0 reads 2 entries" in differs.detail and "current Hermes reads 2 entries" in differs.detail
+    assert "the pipeline 12" in differs.detail
 
 
 def test_drift_backup_is_reported(tmp_path):
@@ -135,3 +136,17 @@ def test_twenty_megabyte_file_parses_in_linear_time(tmp_path):
     small = _parse_seconds(tmp_path, 4)
     large = _parse_seconds(tmp_path, 20)
     assert large < 12 * max(small, 0.005)
+
+
+def test_bom_finding_names_both_hermes_readings(tmp_path):
+    case = next(c for c in CASES if c.name == "bom")
+    plain = tmp_path / "plain.md"
+    plain.write_bytes(case.data[3:])
+    reading = read_source(_write_case(tmp_path, case), "memory", 2200)
+    assert reading.entries == read_source(plain, "memory", 2200).entries == case.entries
+    # Hermes' main branch decodes as utf-8-sig: it reads what the pipeline reads; 0.19.0 does not.
+    assert reading.current_hermes_entries == reading.entries != reading.hermes_entries
+    details = {f.code: f.detail for f in reading.findings}
+    assert "Hermes 0.19.0 keeps it inside the first entry" in details["bom"] and "current Hermes strips it" in details["bom"]
+    assert details["hermes_parse_differs"].startswith("Hermes 0.19.0 reads 2 entries from MEMORY.md, the pipeline 2 (same count")
+    assert details["hermes_parse_differs"].endswith("current Hermes reads the pipeline's entries")
