@@ -6,7 +6,8 @@ Each measurement runs in a fresh subprocess (so peak memory is its own) on synth
 (90% MEMORY.md, 10% USER.md). The pipeline side is the real `memory_sync_job`, in-process, as
 `memory-pipeline sync` runs it. The peer is hermes-agent 0.19.0's `MemoryStore.add_fact` called
 once per fact with the same content and category, which is how Holographic grows its store.
-Prints a Markdown table.
+Then the same incremental sync on an all-legacy store and on a copy with half its vectors and
+every bank in current Hermes' HRR1 dialect, side by side in rounds. Prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def _home(base: Path, count: int) -> Path:
@@ -102,8 +104,63 @@ def measure_holographic(count: int) -> dict:
         return {"seconds": elapsed, "facts": len(facts), "peak_mb": _peak_mb()}
 
 
-def _in_subprocess(kind: str, count: int) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", kind, str(count)], capture_output=True, text=True)
+def measure_dialects(count: int, rounds: int) -> dict:
+    """The same incremental sync (1% of MEMORY.md edited, 1% added) and no-change resync on two
+    copies of one store: all vectors legacy, and half the vectors and every bank in HRR1 as current
+    Hermes leaves them. Each round times both copies back to back on fresh copies."""
+    import shutil
+
+    import dagster as dg
+
+    from hrr1_stores import dialect_counts, half_hrr1_copy
+    from memory_pipeline.runs import run_sync
+    from memory_pipeline_tests.store_helpers import read_entries, write_entries
+    from memory_pipeline_tests.synthetic import mutate
+
+    with tempfile.TemporaryDirectory() as tmp, dg.instance_for_test() as instance:
+        base = _home(Path(tmp), count)
+        (first,) = run_sync(instance, base, ["default"])
+        assert first.success, first.error
+        mixed = half_hrr1_copy(base, Path(tmp) / "half-hrr1")
+        memory = read_entries(base / "memories" / "MEMORY.md")
+        edited = mutate(memory, seed=5, edit=0.01, remove=0.0, add=0.01)
+        results = {"legacy": [], "half HRR1": []}
+        for number in range(rounds):
+            for label, template in (("legacy", base), ("half HRR1", mixed)):
+                home = Path(tmp) / f"round-{number}-{label.replace(' ', '-')}"
+                shutil.copytree(template, home)
+                write_entries(home / "memories" / "MEMORY.md", edited)
+                started = time.perf_counter()
+                (run,) = run_sync(instance, home, ["default"])
+                sync_s = time.perf_counter() - started
+                assert run.success and not run.failing_errors, (label, run.error, run.failing_errors)
+                started = time.perf_counter()
+                (again,) = run_sync(instance, home, ["default"])
+                resync_s = time.perf_counter() - started
+                assert again.success
+                results[label].append((sync_s, resync_s))
+                shutil.rmtree(home)
+        return {"results": results, "counts": dialect_counts(mixed), "facts": int(first.metadata["fact_store"]["facts_total"])}
+
+
+def print_dialects(count: int, rounds: int) -> None:
+    from statistics import median
+
+    out = _in_subprocess("dialects", count, rounds)
+    legacy, mixed = out["results"]["legacy"], out["results"]["half HRR1"]
+    print(f"\n| {out['facts']:,} facts, 1% edited + 1% added | incremental sync | no-change resync |")
+    print("|---|---:|---:|")
+    print(f"| every vector legacy float64 | {median(r[0] for r in legacy):.2f} s | {median(r[1] for r in legacy):.2f} s |")
+    sync_ratios = sorted(m[0] / l[0] for l, m in zip(legacy, mixed))
+    resync_ratios = sorted(m[1] / l[1] for l, m in zip(legacy, mixed))
+    print(f"| {out['counts']['hrr1']:,} vectors and every bank HRR1 float32 | {median(r[0] for r in mixed):.2f} s "
+          f"({median(sync_ratios):.2f}×; rounds {', '.join(f'{x:.2f}×' for x in sync_ratios)}) "
+          f"| {median(r[1] for r in mixed):.2f} s ({median(resync_ratios):.2f}×; rounds {', '.join(f'{x:.2f}×' for x in resync_ratios)}) |")
+
+
+def _in_subprocess(kind: str, count: int, rounds: int = 1) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", kind, str(count), "--rounds", str(rounds)],
+                         capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"{kind} {count} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -114,11 +171,16 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--holographic-max", type=int, default=10000,
                         help="largest size to run the add_fact loop at (it is quadratic)")
+    parser.add_argument("--dialect-size", type=int, default=100000,
+                        help="entries of the legacy-versus-half-HRR1 comparison (0: skip it)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the dialect comparison")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "COUNT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, count = args.child[0], int(args.child[1])
-        print(json.dumps(measure_pipeline(count) if kind == "pipeline" else measure_holographic(count)))
+        measure = {"pipeline": measure_pipeline, "holographic": measure_holographic,
+                   "dialects": lambda n: measure_dialects(n, args.rounds)}[kind]
+        print(json.dumps(measure(count)))
         return
 
     print("| entries | pipeline first sync | Holographic add_fact loop | speed-up | no-change resync: work / whole run / writes | peak RSS |")
@@ -133,6 +195,8 @@ def main() -> None:
             f"| {mine['resync_work_s']:.3f} s / {mine['resync_run_s']:.2f} s / {mine['resync_writes']} | {mine['peak_mb']:.0f} MB |",
             flush=True,
         )
+    if args.dialect_size:
+        print_dialects(args.dialect_size, args.rounds)
 
 
 if __name__ == "__main__":

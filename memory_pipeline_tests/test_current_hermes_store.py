@@ -106,15 +106,20 @@ def test_repair_fixes_only_the_broken_vector_and_reports_what_it_cannot(capsys, 
     assert after[pipeline_id][:4] == b"HRR1" and len(after[pipeline_id]) == 4 + 4 * DIM
     assert_every_vector_and_bank_decodes(db)
 
-    # A vector of a size neither dialect accepts, on a fact Hermes wrote: reported, never rewritten.
+    # Vectors no dialect accepts on facts Hermes wrote (another size; the HRR1 size without the
+    # prefix): reported, their banks no longer match, and they are never rewritten.
     conn = sqlite3.connect(db)
     conn.execute("UPDATE facts SET hrr_vector = zeroblob(1234) WHERE fact_id = ?", (hermes_ids[0],))
+    conn.execute("UPDATE facts SET hrr_vector = zeroblob(?) WHERE fact_id = ?", (4 + 4 * DIM, hermes_ids[1]))
     conn.commit()
     conn.close()
+    assert main(["audit", "--hermes-home", str(home), "--profile", "default"]) == 1
+    out = capsys.readouterr().out
+    assert "1 HRR1 float32, 2 malformed, 0 missing; 2 banks off" in out
     assert main(["audit", "--hermes-home", str(home), "--profile", "default", "--repair"]) == 1
     out = capsys.readouterr().out
-    assert "FAIL index_consistency" in out and "1 malformed" in out
-    assert _blobs(db)[hermes_ids[0]] == bytes(1234)
+    assert "rebuilt 2 category banks" in out and "2 malformed, 0 missing; 0 banks off" in out
+    assert _blobs(db)[hermes_ids[0]] == bytes(1234) and _blobs(db)[hermes_ids[1]] == bytes(4 + 4 * DIM)
     payload = sync_json(capsys, home, "--profile", "default")
     assert "index_consistency" in profile_result(payload)["failing_checks"]
 

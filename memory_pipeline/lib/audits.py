@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 import duckdb
@@ -31,9 +31,9 @@ from memory_pipeline.lib.privacy import (
     private_reasons,
 )
 from memory_pipeline.lib.quarantine import quarantined_entries
-from memory_pipeline.lib.search_index import holographic_fts_health
+from memory_pipeline.lib.search_index import HolographicFtsHealth, holographic_fts_health
 from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, HolographicSettings, connect, store_error
-from memory_pipeline.lib.vector_codec import VectorState, state_sql
+from memory_pipeline.lib.vector_codec import VectorState, false_hrr1_sql, size_state_sql, state_sql
 
 CAP_TARGET = 0.85
 
@@ -62,12 +62,13 @@ def _facts_sql(dim: int) -> str:
     """What SQLite decides per fact while the GIL is free, so Python builds fewer objects: tags
     and trust only where the tags mention `person` (the only facts privacy_coverage reads them
     for), `vector_state` (a `VectorState`: which dialect, if any, decodes it), `pipeline` whether
-    it is a fact the pipeline synced. Content crosses as its UTF-8 bytes, which DuckDB decodes: no
+    it is a fact the pipeline synced. The vector state is by size alone (reading no blob); the
+    HRR1-sized blobs without the prefix are counted store-side (`_index_store_side`). Content crosses as its UTF-8 bytes, which DuckDB decodes: no
     Python string is decoded only to be encoded back, and bytes that are not UTF-8 (which Hermes
     itself cannot read) become NULL, a finding of `fact_links`."""
     return f"""SELECT fact_id, CAST(content AS BLOB), category,
         CASE WHEN tags LIKE '%person%' THEN tags END, CASE WHEN tags LIKE '%person%' THEN trust_score END,
-        {state_sql('hrr_vector', dim)}, {IS_PIPELINE_FACT_SQL} FROM facts"""
+        {size_state_sql('hrr_vector', dim)}, {IS_PIPELINE_FACT_SQL} FROM facts"""
 
 
 def _entries_frame(readings: list[SourceReading]) -> pd.DataFrame:
@@ -110,7 +111,15 @@ def _count(db: duckdb.DuckDBPyConnection, sql: str) -> int:
     return int(db.execute(sql).fetchall()[0][0])
 
 
-def _dangling_links(conn: sqlite3.Connection) -> int:
+def _index_store_side(conn: sqlite3.Connection, settings: HolographicSettings) -> tuple[HolographicFtsHealth, dict[str, int]]:
+    """facts_fts's health, and per category the HRR1-sized vectors that lack the prefix (they
+    decode in no dialect): reading those blobs is the costly part of classifying vectors."""
+    false_hrr1 = dict(conn.execute(
+        f"SELECT category, count(*) FROM facts WHERE {false_hrr1_sql('hrr_vector', settings.hrr_dim)} GROUP BY category").fetchall())
+    return holographic_fts_health(conn), false_hrr1
+
+
+def _dangling_links(conn: sqlite3.Connection, settings: HolographicSettings) -> int:
     """Entity links whose fact or entity is gone: a lookup per link on the two primary keys."""
     return conn.execute("""SELECT count(*) FROM fact_entities fe
         WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = fe.fact_id)
@@ -119,7 +128,7 @@ def _dangling_links(conn: sqlite3.Connection) -> int:
 
 # Store-side checks that are pure SQLite work: run on their own connection in a thread while the
 # frames load (sqlite3 releases the GIL while a statement runs), so on two cores they cost little.
-_STORE_SIDE = {"index_consistency": holographic_fts_health, "fact_links": _dangling_links}
+_STORE_SIDE = {"index_consistency": _index_store_side, "fact_links": _dangling_links}
 # Checks that need nothing of the store but the ledger (the blocking one runs alone, before any write).
 _LEDGER_ONLY = {"ledger_integrity"}
 
@@ -157,14 +166,15 @@ class Audit:
                 _on_own_connection, inputs.settings.db_path, lambda conn: _store_frames(conn, inputs.settings.hrr_dim))
         if inputs.conn is not None:
             for name in _STORE_SIDE.keys() & wanted:
-                self._store_side[name] = self._pool.submit(_on_own_connection, inputs.settings.db_path, _STORE_SIDE[name])
+                self._store_side[name] = self._pool.submit(
+                    _on_own_connection, inputs.settings.db_path, partial(_STORE_SIDE[name], settings=inputs.settings))
 
     def store_side(self, name: str):
         """The result of a store-side check: from its thread when started, else computed now (on
         a connection of its own: the caller's belongs to another thread)."""
         if name in self._store_side:
             return self._store_side[name].result()
-        return _on_own_connection(self.inputs.settings.db_path, _STORE_SIDE[name])
+        return _on_own_connection(self.inputs.settings.db_path, partial(_STORE_SIDE[name], settings=self.inputs.settings))
 
     @property
     def db(self) -> duckdb.DuckDBPyConnection:
@@ -325,15 +335,21 @@ def _index_consistency(audit: Audit) -> AuditResult:
     db, inputs = audit.db, audit.inputs
     if inputs.conn is None:
         return AuditResult("index_consistency", True, ERROR, "no store yet")
-    health = audit.store_side("index_consistency")
+    health, false_hrr1 = audit.store_side("index_consistency")
     dim = inputs.settings.hrr_dim
     states = dict(db.execute("SELECT vector_state, count(*) FROM facts GROUP BY vector_state").fetchall())
     counts = {kind: int(states.get(int(kind), 0)) for kind in VectorState}
+    counts[VectorState.HRR1] -= sum(false_hrr1.values())  # HRR1-sized, but without the prefix
+    counts[VectorState.MALFORMED] += sum(false_hrr1.values())
     bad_vectors = counts[VectorState.MISSING] + counts[VectorState.MALFORMED]
     # A bank is the bundle of its category's decodable vectors, whichever dialect, at the store's dim.
+    false_rows = " UNION ALL ".join(f"SELECT {_sql_text(c)} AS category, {int(n)} AS n" for c, n in false_hrr1.items())
+    decodable = (f"""SELECT category, sum(n) AS n FROM (SELECT category, count(*) AS n FROM facts WHERE vector_state > 0
+                 GROUP BY category UNION ALL SELECT category, -n FROM ({false_rows})) GROUP BY category HAVING sum(n) > 0""" if false_rows
+                 else "SELECT category, count(*) AS n FROM facts WHERE vector_state > 0 GROUP BY category")
     bank_off = _count(db, f"""SELECT count(*) FROM (
             SELECT coalesce(b.bank_name, 'cat:' || v.category) AS name FROM banks b
-            FULL OUTER JOIN (SELECT category, count(*) AS n FROM facts WHERE vector_state > 0 GROUP BY category) v
+            FULL OUTER JOIN ({decodable}) v
               ON b.bank_name = 'cat:' || v.category
             WHERE b.fact_count IS DISTINCT FROM v.n OR b.dim IS DISTINCT FROM {int(dim)} OR b.vector_state <= 0)""")
     bank_dims = _count(db, f"SELECT count(*) FROM banks WHERE dim IS DISTINCT FROM {int(dim)}")
@@ -349,6 +365,10 @@ def _index_consistency(audit: Audit) -> AuditResult:
          "bad_vectors": float(bad_vectors), "banks_off": float(bank_off), "bank_dim_mismatch": float(bank_dims),
          **{f"{kind.name.lower()}_vectors": float(n) for kind, n in counts.items()}},
     )
+
+
+def _sql_text(value) -> str:
+    return "NULL" if value is None else "'" + str(value).replace("'", "''") + "'"
 
 
 def _private_tagging(audit: Audit) -> tuple[dict[int, bool], int, int]:

@@ -24,6 +24,7 @@ import numpy as np
 
 HRR1_PREFIX = b"HRR1"
 _LEGACY_ITEM, _HRR1_ITEM = 8, 4
+_NEWEST_BATCH = 32
 
 
 class VectorFormat(str, enum.Enum):
@@ -116,6 +117,25 @@ def state_sql(column: str, dim: int) -> str:
             f"WHEN typeof({column}) != 'blob' THEN 0 WHEN length({column}) = {legacy_size(dim)} THEN 1 {hrr1}ELSE 0 END)")
 
 
+def size_state_sql(column: str, dim: int) -> str:
+    """`state_sql` by size alone, which never reads a blob: an HRR1-sized blob counts as HRR1
+    whatever its first bytes. Scans of every vector use it beside `false_hrr1_sql`, which finds
+    the HRR1-sized blobs that lack the prefix (only those blobs are read there)."""
+    dim = int(dim)
+    hrr1 = "" if _collides(dim) else f"WHEN length({column}) = {hrr1_size(dim)} THEN 2 "
+    return (f"(CASE WHEN {column} IS NULL OR (typeof({column}) = 'blob' AND length({column}) = 0) THEN -1 "
+            f"WHEN typeof({column}) != 'blob' THEN 0 WHEN length({column}) = {legacy_size(dim)} THEN 1 {hrr1}ELSE 0 END)")
+
+
+def false_hrr1_sql(column: str, dim: int) -> str:
+    """Condition: an HRR1-sized blob without the `HRR1` prefix (malformed, though `size_state_sql`
+    calls it HRR1)."""
+    if _collides(dim):
+        return "0"
+    return (f"(typeof({column}) = 'blob' AND length({column}) = {hrr1_size(int(dim))} "
+            f"AND substr({column}, 1, 4) != X'{HRR1_PREFIX.hex()}')")
+
+
 def decodable_sql(column: str, dim: int) -> str:
     return f"({state_sql(column, dim)} > 0)"
 
@@ -130,16 +150,18 @@ def store_format(conn: sqlite3.Connection, dim: int) -> VectorFormat:
     """The dialect the store speaks: that of its newest decodable fact vector (latest
     `updated_at`, then highest id), else of its newest bank; legacy for a new or vector-less
     store, the one dialect every Hermes reads."""
-    decodable = decodable_sql("hrr_vector", dim)
-    row = conn.execute(
-        f"SELECT {state_sql('hrr_vector', dim)} FROM facts WHERE {decodable} ORDER BY updated_at DESC, fact_id DESC LIMIT 1"
-    ).fetchone()
-    if row is None:
-        row = conn.execute(
-            f"SELECT {state_sql('vector', dim)} FROM memory_banks WHERE {decodable_sql('vector', dim)} "
-            "ORDER BY updated_at DESC, bank_id DESC LIMIT 1"
-        ).fetchone()
-    return VectorFormat.HRR1 if row is not None and row[0] == VectorState.HRR1 else VectorFormat.LEGACY
+    # The newest facts first, a few at a time: only their vectors are read, not every blob.
+    ordered = conn.execute("SELECT fact_id FROM facts ORDER BY updated_at DESC, fact_id DESC")
+    while ids := [fact_id for (fact_id,) in ordered.fetchmany(_NEWEST_BATCH)]:
+        placeholders = ",".join("?" * len(ids))
+        blobs = dict(conn.execute(f"SELECT fact_id, hrr_vector FROM facts WHERE fact_id IN ({placeholders})", ids).fetchall())
+        for fact_id in ids:
+            kind = state(blobs.get(fact_id), dim)
+            if kind > VectorState.MALFORMED:
+                return VectorFormat.HRR1 if kind is VectorState.HRR1 else VectorFormat.LEGACY
+    banks = conn.execute("SELECT vector FROM memory_banks ORDER BY updated_at DESC, bank_id DESC").fetchall()
+    kind = next((k for k in (state(blob, dim) for (blob,) in banks) if k > VectorState.MALFORMED), VectorState.LEGACY)
+    return VectorFormat.HRR1 if kind is VectorState.HRR1 else VectorFormat.LEGACY
 
 
 def resolve_format(conn: sqlite3.Connection, dim: int, requested: VectorFormat) -> VectorFormat:
