@@ -168,7 +168,7 @@ def _in_subprocess(kind: str, count: int, rounds: int = 1) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000])
     parser.add_argument("--holographic-max", type=int, default=10000,
                         help="largest size to run the add_fact loop at (it is quadratic)")
     parser.add_argument("--dialect-size", type=int, default=100000,

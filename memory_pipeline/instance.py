@@ -1,11 +1,13 @@
 """The persistent local Dagster instance that CLI runs and the UI share, so runs show in one history."""
 
+import fcntl
 import os
 import shutil
 from pathlib import Path
 
 import dagster as dg
 
+from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.profiles import pipeline_data_dir
 
 INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
@@ -29,4 +31,17 @@ def prepared_dagster_home(hermes_home: Path) -> Path:
 
 
 def local_instance(hermes_home: Path) -> dg.DagsterInstance:
-    return dg.DagsterInstance.from_config(str(prepared_dagster_home(hermes_home)))
+    """The instance, its SQLite storages created under an exclusive lock: two first syncs started
+    together would otherwise both create them and one die on `alembic_version`."""
+    home = prepared_dagster_home(hermes_home)
+    fd = os.open(home / ".storage-lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        instance = dg.DagsterInstance.from_config(str(home))
+        # Touch every storage while the lock is held, so none is created later by two at once.
+        instance.get_runs(limit=1)
+        instance.get_dynamic_partitions(hermes_profiles.name)
+        instance.all_instigator_state()
+    finally:
+        os.close(fd)
+    return instance

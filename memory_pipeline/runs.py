@@ -7,6 +7,8 @@ so a 100k-entry first sync stays within its memory budget.
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +18,8 @@ import dagster as dg
 from memory_pipeline.defs.partitions import hermes_profiles
 
 SYNC_JOB = "memory_sync_job"
+# Which process runs a CLI run: a run whose process died (SIGKILL, power cut) is found by them.
+PID_TAG, HOST_TAG = "memory-pipeline/pid", "memory-pipeline/host"
 
 
 @dataclass
@@ -48,8 +52,18 @@ def sync_job() -> dg.JobDefinition:
     return defs.resolve_job_def(SYNC_JOB)
 
 
-def _failure_message(result) -> str:
-    """One line: a `Failure`'s description, else the innermost error's first line."""
+def _failure_message(result, evaluations) -> str:
+    """One line: a `Failure`'s description, else the innermost error's first line; a blocking
+    check's failure (Dagster's message ends at a colon) gets that check's own detail."""
+    message = _step_failure(result)
+    if message.endswith(":"):
+        details = [f"{e.check_name}: {e.description}" for e in evaluations
+                   if not e.passed and e.severity.value == "ERROR" and e.description]
+        message = f"{message} {'; '.join(details)}" if details else message.rstrip(":")
+    return message
+
+
+def _step_failure(result) -> str:
     for event in result.all_events:
         if not (event.is_step_failure and event.step_failure_data):
             continue
@@ -64,6 +78,29 @@ def _failure_message(result) -> str:
     return "run failed"
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
+
+
+def fail_dead_runs(instance: dg.DagsterInstance) -> list[str]:
+    """Mark failed the runs this machine's CLI started whose process is gone (killed mid-run, they
+    would stay STARTED for ever and hold the local run queue); their ids."""
+    unfinished = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING]
+    failed = []
+    for run in instance.get_runs(filters=dg.RunsFilter(statuses=unfinished, tags={HOST_TAG: socket.gethostname()})):
+        pid = int(run.tags.get(PID_TAG, "0") or 0)
+        if pid and not _alive(pid):
+            instance.report_run_failed(run, f"the process that ran it (pid {pid}) is gone; marked failed by the next sync")
+            failed.append(run.run_id)
+    return failed
+
+
 def run_sync(
     instance: dg.DagsterInstance,
     hermes_home: Path,
@@ -74,6 +111,7 @@ def run_sync(
     """One run per profile partition (partitions are independent), in order. `resource_config`
     sets resource fields for these runs, as the UI's launchpad would (e.g. the extractor);
     `assets` narrows the run to some of the job's assets (e.g. only re-tagging)."""
+    fail_dead_runs(instance)
     known = set(instance.get_dynamic_partitions(hermes_profiles.name))
     missing = [p for p in profiles if p not in known]
     if missing:
@@ -92,17 +130,16 @@ def run_sync(
         started = time.perf_counter()
         selection = [dg.AssetKey(name) for name in assets] if assets else None
         with dg.execute_job(
-            job, instance, run_config=run_config, tags={"dagster/partition": profile}, asset_selection=selection
+            job, instance, run_config=run_config, asset_selection=selection,
+            tags={"dagster/partition": profile, PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
         ) as result:
             metadata = {
                 event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
                 for event in result.get_asset_materialization_events()
             }
-            checks = [
-                (event.event_specific_data.check_name, event.event_specific_data.passed, event.event_specific_data.severity.value)
-                for event in result.all_events
-                if event.event_type_value == "ASSET_CHECK_EVALUATION"
-            ]
+            evaluations = [event.event_specific_data for event in result.all_events
+                           if event.event_type_value == "ASSET_CHECK_EVALUATION"]
+            checks = [(e.check_name, e.passed, e.severity.value) for e in evaluations]
             runs.append(
                 ProfileRun(
                     profile=profile,
@@ -111,7 +148,7 @@ def run_sync(
                     duration_s=time.perf_counter() - started,
                     metadata=metadata,
                     checks=checks,
-                    error=None if result.success else _failure_message(result),
+                    error=None if result.success else _failure_message(result, evaluations),
                 )
             )
     return runs

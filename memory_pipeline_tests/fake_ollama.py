@@ -27,6 +27,7 @@ class Reply:
     error: str = ""  # body of an HTTP error
     delay_s: float = 0.0
     drop: bool = False  # close the connection without answering
+    raw: str | None = None  # a 200 response with exactly this body, whatever it is
     prompt_tokens: int = 120
     eval_tokens: int = 40
 
@@ -88,6 +89,11 @@ def dropped(request: ChatRequest) -> Reply:
     return Reply(drop=True)
 
 
+def raw_body(body: str) -> Behaviour:
+    """A 200 response whose body is `body` as it stands: truncated JSON, JSON of another shape."""
+    return lambda request: Reply(raw=body)
+
+
 @dataclass
 class FakeOllama:
     models: tuple[str, ...] = ("qwen3.6-nothink:latest",)
@@ -95,6 +101,7 @@ class FakeOllama:
     call_delay_s: float = 0.0  # added to every chat reply (benchmarks)
     bind: str = "127.0.0.1"
     host: str = ""  # the address clients use (default: the bound one)
+    show_raw: str | None = None  # answer /api/show with exactly this body (a server that is not quite Ollama)
     requests: list[tuple[str, dict]] = field(default_factory=list)
     _script: deque = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -176,6 +183,9 @@ def _handler(server: FakeOllama):
         def do_POST(self):
             body = self._body()
             server.requests.append((self.path, body))
+            if self.path == "/api/show" and server.show_raw is not None:
+                self._send(200, server.show_raw)
+                return
             if self.path == "/api/show":
                 name = next((m for m in server.models if m in (body.get("model"), f"{body.get('model')}:latest")), None)
                 if name is not None:
@@ -196,6 +206,9 @@ def _handler(server: FakeOllama):
                 return
             if reply.status != 200:
                 self._send(reply.status, reply.error or {"error": "failed"})
+                return
+            if reply.raw is not None:
+                self._send(200, reply.raw)
                 return
             self._send(200, {
                 "model": body.get("model"), "created_at": "2026-12-03T00:00:00Z",

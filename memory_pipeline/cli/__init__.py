@@ -43,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     except CommandError as exc:
         print(f"memory-pipeline: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a read-only home, a full disk, a path that is a file: one line, not a traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"memory-pipeline: {where}{exc.strerror or type(exc).__name__}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

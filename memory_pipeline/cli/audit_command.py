@@ -49,9 +49,11 @@ def _audit(profile: Profile, home: Path, keywords: KeywordList) -> list[AuditRes
             conn.close()
 
 
-def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) -> list[str]:
+def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) -> tuple[list[str], list[str]]:
+    """What was repaired, and what could not be."""
     settings = holographic_settings(profile.home)
     done: list[str] = []
+    failed: list[str] = []
     if failing & (_INDEX_CHECKS | _TAG_CHECKS) and settings.db_path.exists():
         conn = connect(settings.db_path)
         try:
@@ -67,8 +69,11 @@ def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) ->
 
         (result,) = run_sync(local_instance(home), home, [profile.name],
                              resource_config={"privacy": {"keywords_path": str(keywords.path)}})
-        done.append("re-synced pending entries" if result.success else f"re-sync failed: {result.error}")
-    return done
+        if result.success:
+            done.append("re-synced pending entries")
+        else:
+            failed.append(f"re-sync of pending entries failed: {result.error}")
+    return done, failed
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,8 +88,11 @@ def run(args: argparse.Namespace) -> int:
             results = _audit(profile, home, keywords)
             if args.repair:
                 failing = {r.name for r in results if not r.passed}
-                for line in _repair(profile, home, keywords, failing):
+                done, failed = _repair(profile, home, keywords, failing)
+                for line in done:
                     print(f"{profile.name}: repaired: {line}", file=sys.stderr if args.json else sys.stdout)
+                for line in failed:
+                    print(f"{profile.name}: not repaired: {line}", file=sys.stderr)
                 results = _audit(profile, home, keywords) if failing else results
             profiles.append((profile.name, results))
     except StoreError as exc:

@@ -14,7 +14,9 @@ from memory_pipeline.lib.profiles import (
     ProfileNotFound,
     discover_profiles,
     get_profile,
+    looks_like_hermes_home,
     resolve_hermes_home,
+    skipped_profiles,
 )
 
 
@@ -50,18 +52,26 @@ def single_profile(args: argparse.Namespace) -> Profile:
 
 
 def hermes_home(args: argparse.Namespace) -> Path:
+    """The Hermes home; refused unless it looks like one (`--init` on `sync` starts one), so a
+    mistyped path never gets a store written into it."""
     home = resolve_hermes_home(args.hermes_home)
     if not home.is_dir():
         raise CommandError(f"{home}: Hermes home is not a directory")
+    if not looks_like_hermes_home(home) and not getattr(args, "init", False):
+        raise CommandError(f"{home}: does not look like a Hermes home (no memories/ directory and no config.yaml); "
+                           "check --hermes-home / HERMES_HOME, or pass `sync --init` to start one there")
     return home
 
 
 def selected_profiles(args: argparse.Namespace, home: Path) -> list[Profile]:
+    """`--profile`, else every profile; entries of profiles/ that are not taken are said, once."""
     try:
         if args.profile:
             return [get_profile(home, args.profile)]
     except ProfileNotFound as exc:
         raise CommandError(str(exc)) from None
+    for note in skipped_profiles(home):
+        print(f"memory-pipeline: note: {note}", file=sys.stderr)
     return discover_profiles(home)
 
 

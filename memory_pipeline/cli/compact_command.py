@@ -4,12 +4,14 @@ files into summaries that point at the facts holding the full text (DESIGN §2, 
 from __future__ import annotations
 
 import argparse
+import math
 import sqlite3
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, hermes_home, single_profile
 from memory_pipeline.lib.compaction import DEFAULT_TARGET, CompactionError, Proposal, apply, propose
 from memory_pipeline.lib.ledger import active_ledger
 from memory_pipeline.lib.memory_files import SOURCE_FILES, SourceReading, read_source
+from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file
 from memory_pipeline.lib.store import StoreError, connect, holographic_settings
 
 
@@ -31,14 +33,20 @@ def _usage(chars: int, limit: int) -> str:
 def _read_stable(path, source: str, limit: int) -> tuple[SourceReading, bytes]:
     """The reading and the exact bytes it came from (read again if the agent wrote meanwhile)."""
     for _ in range(3):
-        before = path.read_bytes() if path.exists() else b""
-        reading = read_source(path, source, limit)
-        if (path.read_bytes() if path.exists() else b"") == before:
+        try:
+            before = read_regular_file(path) or b""
+            reading = read_source(path, source, limit)
+            after = read_regular_file(path) or b""
+        except UnreadableFile as exc:
+            raise CommandError(str(exc)) from None
+        if after == before:
             return reading, before
     raise CommandError(f"{path}: keeps changing while being read; try again when the agent is idle")
 
 
 def run(args: argparse.Namespace) -> int:
+    if not (math.isfinite(args.lock_timeout) and args.lock_timeout >= 0):
+        raise CommandError(f"--lock-timeout must be a finite number of seconds ≥ 0, not {args.lock_timeout}")
     if not 0 < args.target <= 1:
         raise CommandError(f"--target must be a share of the cap between 0 and 1, not {args.target}")
     profile = single_profile(args)

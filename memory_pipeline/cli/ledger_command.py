@@ -9,6 +9,7 @@ from pathlib import Path
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, single_profile
 from memory_pipeline.lib.entries import hashed_frame, parsed_frame, read_profile
 from memory_pipeline.lib.ledger_tsv import export_tsv, import_tsv
+from memory_pipeline.lib.safe_files import UnreadableFile
 from memory_pipeline.lib.store import StoreError, connect, holographic_settings
 
 
@@ -47,9 +48,7 @@ def run(args: argparse.Namespace) -> int:
             report = import_tsv(conn, path, current)
         finally:
             conn.close()
-    except UnicodeDecodeError:
-        raise CommandError(f"{path}: not UTF-8 text") from None
-    except (StoreError, OSError) as exc:
+    except (StoreError, UnreadableFile, OSError) as exc:
         raise CommandError(str(exc)) from None
     print(f"imported {report.imported} ledger rows into profile {profile.name} "
           f"({report.matched_current} matched entries in the files now, {report.superseded} older history rows dropped)")

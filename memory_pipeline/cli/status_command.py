@@ -11,6 +11,7 @@ from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists
 from memory_pipeline.lib.profiles import Profile, pipeline_data_dir
 from memory_pipeline.lib.quarantine import quarantined_entries
+from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
 from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, StoreError, connect, holographic_settings, store_error
 from memory_pipeline.lib.vector_codec import store_format, vector_counts
 
@@ -53,8 +54,8 @@ def _last_audit(home, profile: Profile) -> dict:
     """The report the last full sync run wrote (every run ends with `audit_report`)."""
     path = pipeline_data_dir(home) / "reports" / profile.name / "audit.json"
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        report = json.loads(read_text_file(path) or "")
+    except (UnreadableFile, ValueError):
         return {"last_sync": None, "failing_checks": []}
     failing = [f"{c['name']} ({c['severity']})" for c in report.get("checks", []) if not c.get("passed")]
     return {"last_sync": report.get("checked_at"), "failing_checks": failing}
@@ -86,7 +87,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for s in statuses:
         entries = ", ".join(f"{source} {n} ({s['cap_usage_pct'][source]:.0f}% of cap)" for source, n in s["entries"].items())
-        facts = "no store yet" if s["facts"] is None else f"{s['facts']} facts ({s['pipeline_facts']} synced, {s['quarantined']} quarantined)"
+        if s["store_error"]:
+            facts = "store unusable (below)"
+        elif s["facts"] is None:
+            facts = "no store yet"
+        else:
+            facts = f"{s['facts']} facts ({s['pipeline_facts']} synced, {s['quarantined']} quarantined)"
         print(f"{s['profile']}: entries {entries}; {facts}")
         print(f"  last sync {s['last_sync'] or 'never'}; last write {s['last_write'] or 'never'}; "
               f"checks not passing: {', '.join(s['failing_checks']) or 'none'}")

@@ -39,6 +39,8 @@ def register(commands) -> None:
                         help="private facts: tag (default) or hide (also below prefetch trust)")
     parser.add_argument("--retag", action="store_true",
                         help="only re-check privacy tags and the search index (after editing the keyword list)")
+    parser.add_argument("--init", action="store_true",
+                        help="sync a home that does not look like a Hermes home yet (no memories/ or config.yaml)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quiet", action="store_true",
                         help="for cron: nothing on a clean sync, one line when a check does not pass")
@@ -74,9 +76,14 @@ def _problems(run) -> list[str]:
     if run.error:
         return [f"sync of profile {run.profile} failed: {run.error}"]
     problems = []
-    unreadable = int(run.metadata.get("parsed_entries", {}).get("unreadable_files", 0))
-    if unreadable:
-        problems.append(f"profile {run.profile}: {unreadable} memory file(s) unreadable, skipped (see `memory-pipeline entries`)")
+    parsed = run.metadata.get("parsed_entries", {})
+    if parsed.get("unreadable"):
+        problems.append(f"profile {run.profile}: skipped, entries held: {parsed['unreadable']} "
+                        f"(see `memory-pipeline entries --profile {run.profile}`)")
+    held = int(run.metadata.get("ledger_diff", {}).get("held_unreadable_entries", 0))
+    if held and parsed.get("missing"):
+        problems.append(f"profile {run.profile}: {held} synced entries held because {parsed['missing']} is missing; "
+                        "create it (even empty) to let them go")
     if run.failing_errors:
         problems.append(f"profile {run.profile}: audit failed: {', '.join(run.failing_errors)} (see `memory-pipeline audit`)")
     return problems

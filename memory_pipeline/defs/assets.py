@@ -67,6 +67,9 @@ def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource
     for reading in readings:
         metadata.update(_reading_metadata(reading))
     metadata["unreadable_files"] = float(sum(not r.readable for r in readings))
+    # Paths and the problem only (never content): what the CLI names when it reports the skip.
+    metadata["unreadable"] = "; ".join(r.error for r in readings if not r.readable)
+    metadata["missing"] = ", ".join(str(r.path) for r in readings if not r.exists)
     return dg.Output(frame, metadata=metadata)
 
 
@@ -132,7 +135,10 @@ def ledger_diff(
     diff.attrs.update({"ledger_fingerprint": fingerprint, "store": str(settings.db_path), UNREADABLE_SOURCES: sorted(unreadable)})
     counts = diff["status"].value_counts()
     metadata = {status: float(counts.get(status, 0)) for status in STATUSES}
-    metadata["held_unreadable_entries"] = float(sum(1 for e in ledger.values() if e.source in unreadable))
+    held = sum(1 for e in ledger.values() if e.source in unreadable)
+    metadata["held_unreadable_entries"] = float(held)
+    if held:
+        context.log.warning(f"{held} synced entries held: their file is missing or unreadable, so they are not treated as removed")
     return dg.Output(diff, metadata=metadata)
 
 
@@ -219,14 +225,21 @@ def fact_store(
     extracted_facts: pd.DataFrame,
     hermes: HermesHomeResource,
     store: FactStoreResource,
+    privacy: PrivacyResource,
 ) -> dg.MaterializeResult:
     """The profile's Holographic `memory_store.db`, upserted so Hermes reads every fact as its own.
 
-    Facts, entity links, HRR vectors, category banks and the ledger are written in one
-    transaction; a run with nothing to do opens none, so the file stays byte-for-byte the same.
+    Facts, entity links, HRR vectors, category banks, the ledger and the privacy tags of the facts
+    written are one transaction, so no fact is ever visible untagged; a keyword list that cannot
+    be loaded stops the run before anything is written. A run with nothing to do opens no
+    transaction, so the file stays byte-for-byte the same.
     """
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
+    try:
+        keywords = privacy.keywords(hermes.path())
+    except KeywordListError as exc:
+        raise dg.Failure(description=str(exc)) from None
     with _opened_store(settings.db_path, create=True) as conn:
         report = write_sync(
             conn,
@@ -236,6 +249,7 @@ def fact_store(
             expected_ledger=ledger_diff.attrs["ledger_fingerprint"],
             removal_policy=store.removal_policy,
             provenance=(extracted_facts.attrs["extractor"], extracted_facts.attrs["model"], extracted_facts.attrs["prompt_version"]),
+            privacy=(keywords, privacy.policy),
         )
     if report.removed:
         context.log.info(f"{report.removed} entries left the files; policy {store.removal_policy!r} applied to their facts")
@@ -249,6 +263,7 @@ def fact_store(
             "retired_facts": float(report.retired_facts),
             "deleted_facts": float(report.deleted_facts),
             "quarantined": float(report.quarantined),
+            "tagged_private": float(report.tagged_private),
             "facts_total": float(report.facts_total),
             "wrote": report.wrote,
             "removal_policy": store.removal_policy,

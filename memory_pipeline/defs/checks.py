@@ -10,6 +10,7 @@ from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audits import ERROR, Audit, AuditInputs, AuditResult
 from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.privacy import KeywordListError
 from memory_pipeline.lib.profiles import pipeline_data_dir
 from memory_pipeline.lib.store import connect
 
@@ -21,9 +22,15 @@ def profile_audit(
     """One profile's three layers, for the checks named (all when None): only what they need is read."""
     profile = hermes.profile(profile_name)
     settings = store.settings(profile)
+    # Only privacy_coverage reads the keyword list: a list that cannot be loaded is its failure
+    # (and fact_store's), never the ledger check's.
+    try:
+        keywords = privacy.keywords(hermes.path()) if names is None or "privacy_coverage" in names else None
+    except KeywordListError as exc:
+        raise dg.Failure(description=str(exc)) from None
     conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
     try:
-        inputs = AuditInputs(read_profile(profile), conn, settings, privacy.keywords(hermes.path()),
+        inputs = AuditInputs(read_profile(profile), conn, settings, keywords,
                              data_dir=pipeline_data_dir(hermes.path()), profile=profile.name)
         with Audit(inputs, names) as audit:
             yield audit
@@ -65,7 +72,7 @@ with warnings.catch_warnings():
         ("pointers_resolve", fact_store, "Every fact_store#N pointer in the memory files names a fact."),
         ("quarantine_empty", fact_store, "No extraction is waiting in quarantine."),
         ("privacy_coverage", privacy_tags, "Every fact matching the list or a detector carries private-person; no tag variants."),
-        ("index_consistency", fts_index, "facts_fts in step, an HRR vector of the right length per fact, bank counts right."),
+        ("index_consistency", fts_index, "facts_fts in step; every fact's HRR vector decodes (legacy float64 or HRR1 float32); banks match their vectors."),
         ("cap_usage", parsed_entries, "MEMORY.md and USER.md within 85% of their caps (over 100% is an error)."),
         ("format_parity", parsed_entries, "Hermes' own reader sees the same entries as the pipeline."),
     ]

@@ -1,3 +1,4 @@
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -8,8 +9,9 @@ from memory_pipeline.lib.extraction.health import JSON_FAILURE_RATE_BOUND, LATEN
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url
 from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.privacy import KeywordList, keyword_list_path, load_keywords
-from memory_pipeline.lib.profiles import Profile, get_profile, resolve_hermes_home
+from memory_pipeline.lib.profiles import Profile, ProfileNotFound, get_profile, resolve_hermes_home
 from memory_pipeline.lib.store import HolographicSettings, holographic_settings
+from memory_pipeline.lib.sync_lock import SyncLockTimeout, profile_sync_lock
 from memory_pipeline.lib.vector_codec import VectorFormat
 
 
@@ -26,6 +28,33 @@ class HermesHomeResource(dg.ConfigurableResource):
 
     def profile(self, name: str) -> Profile:
         return get_profile(self.path(), name)
+
+    @contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext):
+        """A run of one profile holds that profile's sync lock from its first step to its last
+        (the in-process executor sets resources up once per run), so two syncs of a profile run
+        one after the other. Sensors and schedules, which have no run, take no lock."""
+        run = context.run
+        name = run.tags.get("dagster/partition") if run is not None else None
+        if name is None:
+            yield self
+            return
+        try:
+            store_path = holographic_settings(self.profile(name).home).db_path
+        except ProfileNotFound:
+            yield self  # the step reading the profile says so, in one line
+            return
+        log = context.log
+
+        def waiting(path: Path) -> None:
+            if log is not None:
+                log.info(f"another sync of profile {name} is running; waiting for {path}")
+
+        try:
+            with profile_sync_lock(store_path, on_wait=waiting):
+                yield self
+        except SyncLockTimeout as exc:
+            raise dg.Failure(description=str(exc)) from None
 
 
 class FactStoreResource(dg.ConfigurableResource):

@@ -43,7 +43,7 @@ class AuditInputs:
     readings: list[SourceReading]
     conn: sqlite3.Connection | None  # None: the store does not exist yet
     settings: HolographicSettings
-    keywords: KeywordList
+    keywords: KeywordList | None  # None: no check that needs it is run
     data_dir: Path | None = None  # the pipeline's data directory: its history feeds the extraction checks
     profile: str = ""
 
@@ -209,7 +209,7 @@ class Audit:
                    "facts": " REPLACE (try(decode(CAST(content AS BLOB))) AS content, pipeline::BOOLEAN AS pipeline)"}
         for name in list(store):  # popped: each frame is let go as soon as it is copied
             _copy_frame(db, name, store.pop(name), derived.get(name, ""))
-        unreadable = [r.source for r in self.inputs.readings if not r.readable]
+        unreadable = [r.source for r in self.inputs.readings if r.held]
         db.execute("CREATE TABLE active AS SELECT * FROM ledger WHERE status = 'active' AND NOT list_contains(?::VARCHAR[], source)",
                    [unreadable])
         return db

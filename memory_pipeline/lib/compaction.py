@@ -30,6 +30,7 @@ from memory_pipeline.lib.memory_files import (
     hermes_read_entries,
     parse_entries,
 )
+from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file
 
 DEFAULT_TARGET = 0.8
 MAX_SUMMARY_CHARS = 80
@@ -187,7 +188,10 @@ def apply(proposal: Proposal, *, lock_timeout_s: float = 10.0) -> Path:
     back as exactly the proposed entries."""
     path = proposal.path
     with hermes_lock(path, lock_timeout_s):
-        raw = path.read_bytes()
+        try:
+            raw = read_regular_file(path) or b""
+        except UnreadableFile as exc:
+            raise CompactionError(str(exc)) from None
         if hashlib.sha256(raw).hexdigest() != proposal.file_sha256:
             raise CompactionError(
                 f"{path}: changed since the proposal was made (the agent wrote meanwhile); nothing written, run compact again"
@@ -195,7 +199,7 @@ def apply(proposal: Proposal, *, lock_timeout_s: float = 10.0) -> Path:
         backup = _backup_path(path)
         _write_durably(backup, raw)
         _write_durably(path, ENTRY_DELIMITER.join(proposal.after).encode("utf-8"))
-        text = path.read_bytes().decode("utf-8")
+        text = (read_regular_file(path) or b"").decode("utf-8", errors="replace")
         if parse_entries(text) != proposal.after or hermes_read_entries(text) != proposal.after:
             _write_durably(path, raw)
             raise CompactionError(f"{path}: did not read back as the proposed entries; restored from {backup.name}")

@@ -9,7 +9,14 @@ from collections.abc import Iterable
 _CAPITALISED = re.compile(r"\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)\b")
 _DOUBLE_QUOTED = re.compile(r'"([^"]+)"')
 _SINGLE_QUOTED = re.compile(r"'([^']+)'")
-_AKA = re.compile(r"(\w+(?:\s+\w+)*)\s+(?:aka|also known as)\s+(\w+(?:\s+\w+)*)", re.IGNORECASE)
+# Holographic 0.19.0's alias rule is the regex
+#     (\w+(?:\s+\w+)*)\s+(?:aka|also known as)\s+(\w+(?:\s+\w+)*)   (re.IGNORECASE)
+# which backtracks quadratically on a long run of words with no usable "aka". `_aka_pairs` gives
+# exactly its `finditer` groups in linear time, run by run (a run: words joined by white space).
+_RUN = re.compile(r"\w+(?:\s+\w+)*")
+_WORD = re.compile(r"\w+")
+_AKA_WORD = re.compile(r"aka", re.IGNORECASE)
+_ALSO_KNOWN_AS = re.compile(r"also known as", re.IGNORECASE)
 # SQLite's LIKE folds ASCII letters only.
 _ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _LIKE_WILDCARDS = ("%", "_")
@@ -37,14 +44,37 @@ def extract_entities(text: str, explicit: Iterable[str] = ()) -> list[str]:
     if "'" in text:
         for match in _SINGLE_QUOTED.finditer(text):
             add(match.group(1))
-    lowered = text.lower()
-    if "aka" in lowered or "also known as" in lowered:
-        for match in _AKA.finditer(text):
-            add(match.group(1))
-            add(match.group(2))
+    for alias, name in _aka_pairs(text):
+        add(alias)
+        add(name)
     for name in explicit:
         add(name)
     return names
+
+
+def _aka_pairs(text: str) -> list[tuple[str, str]]:
+    """Both sides of each `X aka Y` / `X also known as Y`, as the alias regex above finds them.
+
+    That regex, scanning a run from its start, takes on the left the words up to the *last*
+    `aka` (or `also known as`, its spaces single) that has a word before and after it, and on the
+    right every word after it to the run's end; the scan then goes on after the run. A run with no
+    such `aka` matches nowhere (a later start only has fewer words before each `aka`)."""
+    lowered = text.lower()
+    if "aka" not in lowered and "also known as" not in lowered:  # also spares the scan on nearly every entry
+        return []
+    pairs = []
+    for run in _RUN.finditer(text):
+        words = list(_WORD.finditer(run.group()))
+        best = None  # (index of the last word before the marker, index of the first word after it)
+        for i in range(1, len(words) - 1):
+            if _AKA_WORD.fullmatch(words[i].group()):
+                best = (i - 1, i + 1)
+            elif i + 3 < len(words) and _ALSO_KNOWN_AS.fullmatch(run.group()[words[i].start():words[i + 2].end()]):
+                best = (i - 1, i + 3)
+        if best is not None:
+            left, right = best
+            pairs.append((run.group()[: words[left].end()], run.group()[words[right].start():]))
+    return pairs
 
 
 class EntityResolver:

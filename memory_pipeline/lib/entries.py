@@ -10,8 +10,8 @@ from memory_pipeline.lib.profiles import Profile
 
 PARSED_COLUMNS = ["profile", "source", "position", "text", "chars"]
 HASHED_COLUMNS = PARSED_COLUMNS + ["entry_sha256", "short_hash", "entry_id"]
-# DataFrame.attrs key naming the sources that could not be read: their entries are unknown,
-# not gone, so nothing downstream may treat them as removed.
+# DataFrame.attrs key naming the sources that could not be read or are missing: their entries
+# are unknown, not gone, so nothing downstream may treat them as removed.
 UNREADABLE_SOURCES = "unreadable_sources"
 
 
@@ -27,7 +27,7 @@ def parsed_frame(profile_name: str, readings: list[SourceReading]) -> pd.DataFra
         for position, text in enumerate(r.entries, start=1)
     ]
     frame = pd.DataFrame(rows, columns=PARSED_COLUMNS).astype({"position": "int64", "chars": "int64"})
-    frame.attrs[UNREADABLE_SOURCES] = sorted(r.source for r in readings if not r.readable)
+    frame.attrs[UNREADABLE_SOURCES] = sorted(r.source for r in readings if r.held)
     return frame
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.ledger import LEDGER_TABLE
 from memory_pipeline.lib.memory_files import SOURCE_FILES
+from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
 from memory_pipeline.lib.store import write_transaction
 
 _HEX = re.compile(r"^[0-9a-f]{16,64}$")
@@ -68,7 +69,9 @@ def import_tsv(conn: sqlite3.Connection, path: Path, current: dict[tuple[str, st
     to (entry_id, full sha256), so rows of present entries take the pipeline's own ids."""
     report = ImportReport(bad_lines=[])
     latest: dict[str, tuple[int, str, str, int, str | None]] = {}
-    text = path.read_text(encoding="utf-8")
+    text = read_text_file(path)
+    if text is None:
+        raise UnreadableFile(f"{path}: no such file")
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue

@@ -6,11 +6,11 @@ DESIGN §2. The pipeline only reads these files; it never rewrites them.
 from __future__ import annotations
 
 import codecs
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file
 
 ENTRY_DELIMITER = "\n§\n"
 SOURCE_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -21,10 +21,6 @@ DEFAULT_CHAR_LIMITS = {"memory": 2200, "user": 1375}
 _BOUNDARY = re.compile(r"§(?:\n|\Z)")
 # A Markdown heading or YAML front matter opening the file is header text, not memory.
 _PREAMBLE_LINE = re.compile(r"#{1,6}(?:\s|$)|---\s*$")
-
-
-class UnreadableMemoryFile(Exception):
-    """A memory file that exists but cannot be read as UTF-8 text. The message is one line."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +46,12 @@ class SourceReading:
     @property
     def readable(self) -> bool:
         return self.error is None
+
+    @property
+    def held(self) -> bool:
+        """Unreadable, or not there at all: its entries are unknown, not gone, so whatever the
+        ledger holds for it is kept under every removal policy (an empty file lets them go)."""
+        return not self.readable or not self.exists
 
     @property
     def chars(self) -> int:
@@ -95,8 +97,8 @@ def read_source(path: Path, source: str, limit: int) -> SourceReading:
     """Read one memory file. Never raises for bad content: an unreadable file is a finding."""
     reading = SourceReading(source=source, path=path, limit=limit)
     try:
-        raw = _read_regular_file(path)
-    except UnreadableMemoryFile as exc:
+        raw = read_regular_file(path)
+    except UnreadableFile as exc:
         return _unreadable(reading, str(exc), exists=True)
     if raw is None:
         return reading
@@ -124,41 +126,6 @@ def _unreadable(reading: SourceReading, message: str, *, exists: bool) -> Source
     reading.error = message
     reading.findings = [Finding("unreadable", f"{message} (sync of this file skipped)")]
     return reading
-
-
-def _read_regular_file(path: Path) -> bytes | None:
-    """The file's bytes, None when it does not exist. A directory, FIFO, socket, device or dangling
-    link is refused before any read, so nothing can block."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise UnreadableMemoryFile(f"{path}: cannot stat ({exc.strerror})") from None
-    if stat.S_ISLNK(st.st_mode):
-        try:
-            st = os.stat(path)
-        except OSError:
-            raise UnreadableMemoryFile(f"{path}: dangling symbolic link") from None
-    _require_regular(path, st.st_mode)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise UnreadableMemoryFile(f"{path}: cannot open ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as handle:
-        # The path may have been swapped between stat and open.
-        _require_regular(path, os.fstat(handle.fileno()).st_mode)
-        try:
-            return handle.read()
-        except OSError as exc:
-            raise UnreadableMemoryFile(f"{path}: read failed ({exc.strerror})") from None
-
-
-def _require_regular(path: Path, mode: int) -> None:
-    if stat.S_ISREG(mode):
-        return
-    kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a special file"
-    raise UnreadableMemoryFile(f"{path}: is {kind}, not a regular file")
 
 
 def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: bool) -> list[Finding]:

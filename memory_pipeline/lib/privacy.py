@@ -14,7 +14,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import re2
+
 from memory_pipeline.lib.profiles import REPO_ROOT
+from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file
 
 PRIVATE_TAG = "private-person"
 PRIVATE_ENTITY = "private-person"
@@ -30,29 +33,34 @@ class KeywordListError(Exception):
 
 @dataclass(frozen=True)
 class KeywordList:
+    """The user's private terms, each compiled on its own by RE2, which runs in time linear in the
+    text (no pattern can hang a sync) and keeps no state across terms (no group numbering or
+    inline flag of one line can change another's meaning)."""
+
     path: Path | None
     sha256: str
     terms: int
-    _pattern: re.Pattern | None
+    _set: re2.Set | None
+    _expressions: tuple[str, ...]  # the RE2 expression of each term (plain terms escaped)
 
     def matches(self, text: str) -> bool:
-        return bool(self._pattern and self._pattern.search(text))
+        return bool(self._set is not None and self._set.Match(text))
 
     @property
     def re2_prefilter(self) -> str | None:
-        """An RE2 expression (DuckDB's `regexp_matches`, flag `i`) matching at least every text the
-        list matches, for a vectorised pre-filter before Python confirms the few candidates; None
-        when a `re:` term uses syntax with no safe RE2 superset. Never to be shown anywhere."""
-        return re2_superset(self._pattern.pattern) if self._pattern else None
+        """One RE2 expression (DuckDB's `regexp_matches`, flag `i`) matching exactly what the list
+        matches, for a vectorised scan; None for an empty list. Never to be shown anywhere."""
+        return "|".join(f"(?:{e})" for e in self._expressions) or None
 
 
 def keyword_list_path(explicit: str | os.PathLike | None, hermes_home: Path) -> Path:
     """`--keywords`, else `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`, else
     `<hermes-home>/memory-pipeline/privacy_keywords.txt`, else the demo list."""
+    # absolute(), not resolve(): messages name the path the user gave, not where a link points.
     if explicit:
-        return Path(explicit).expanduser().resolve()
+        return Path(explicit).expanduser().absolute()
     if os.environ.get(KEYWORDS_ENV):
-        return Path(os.environ[KEYWORDS_ENV]).expanduser().resolve()
+        return Path(os.environ[KEYWORDS_ENV]).expanduser().absolute()
     own = hermes_home / "memory-pipeline" / "privacy_keywords.txt"
     return own if own.is_file() else DEMO_KEYWORDS
 
@@ -61,83 +69,60 @@ def load_keywords(path: Path) -> KeywordList:
     """One term per line; `#` starts a comment line; `re:` makes the rest a regular expression.
     Plain terms match case-insensitively anywhere in a fact."""
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise KeywordListError(f"{path}: privacy keyword list not found") from None
-    except OSError as exc:
-        raise KeywordListError(f"{path}: cannot read the privacy keyword list ({exc.strerror})") from None
+        raw = read_regular_file(path)
+    except UnreadableFile as exc:
+        raise KeywordListError(f"privacy keyword list {exc}") from None
+    if raw is None:
+        raise KeywordListError(f"{path}: privacy keyword list not found")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise KeywordListError(f"{path}: privacy keyword list is not UTF-8 (byte {exc.start})") from None
-    alternatives = []
+    expressions = []
     for number, line in enumerate(text.splitlines(), start=1):
         term = line.strip()
         if not term or term.startswith("#"):
             continue
-        if term.startswith("re:"):
-            expression = term[3:].strip()
-            try:
-                re.compile(expression)
-            except re.error as exc:
-                raise KeywordListError(f"{path}: line {number}: invalid regular expression ({exc.msg})") from None
-            alternatives.append(f"(?:{expression})")
-        else:
-            alternatives.append(re.escape(term))
-    pattern = re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
-    return KeywordList(path, hashlib.sha256(raw).hexdigest(), len(alternatives), pattern)
+        expression = term[3:].strip() if term.startswith("re:") else re2.escape(term)
+        problem = _re2_problem(expression)
+        if problem:
+            raise KeywordListError(f"{path}: line {number}: {problem}")
+        expressions.append(expression)
+    return KeywordList(path, hashlib.sha256(raw).hexdigest(), len(expressions), _term_set(expressions), tuple(expressions))
 
 
-# Python's Unicode classes widened to RE2 classes that contain them (RE2's own are ASCII-only).
-_RE2_CLASS = {"w": r"\pL\pN\pM_", "d": r"\pN", "s": r"\s\x{0b}\pZ\x{1c}-\x{1f}\x{85}"}
+def _re2_options() -> re2.Options:
+    options = re2.Options()
+    options.case_sensitive = False
+    options.log_errors = False  # RE2 would print the pattern, a private term, on stderr
+    return options
 
 
-def re2_superset(pattern: str) -> str | None:
-    """Rewrite a Python pattern into RE2 syntax that matches a superset of what it matches, or None.
+def _re2_problem(expression: str) -> str | None:
+    """Why RE2 refuses an expression, in words that quote none of it; None when it compiles."""
+    try:
+        re2.compile(expression, options=_re2_options())
+    except re2.error as exc:
+        raw = exc.args[0] if exc.args else b""
+        message = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        if "escape" in message and re.search(r"\\[1-9]", expression):
+            return "back-references are not supported (keyword patterns run on RE2, in linear time)"
+        if "perl operator" in message and re.search(r"\(\?<?[=!]", expression):
+            return "look-arounds are not supported (keyword patterns run on RE2, in linear time)"
+        # RE2 puts the offending fragment after a colon: keep only the kind of error.
+        kind = message.split(":")[0].strip() or "invalid"
+        return f"not a regular expression RE2 can run ({kind})"
+    return None
 
-    Word boundaries are dropped (RE2's are ASCII-only; dropping an assertion only widens), `\\w`,
-    `\\d`, `\\s` widen to Unicode classes, `\\Z` becomes `\\z`, `{,n}` becomes `{0,n}`. Negated
-    classes, `$`, backreferences and anything RE2 itself refuses (look-arounds) give None, so
-    the caller falls back to Python's engine."""
-    out, i, in_class = [], 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            if i + 1 >= len(pattern):
-                return None
-            nxt = pattern[i + 1]
-            i += 2
-            if nxt in _RE2_CLASS:
-                out.append(_RE2_CLASS[nxt] if in_class else f"[{_RE2_CLASS[nxt]}]")
-            elif nxt in "bB" and not in_class:
-                continue
-            elif nxt == "Z" and not in_class:
-                out.append("\\z")
-            elif nxt == "u" and re.fullmatch(r"[0-9A-Fa-f]{4}", pattern[i : i + 4]):
-                out.append(f"\\x{{{pattern[i : i + 4]}}}")
-                i += 4
-            elif nxt.isalnum() and nxt not in "Atnrfvx":
-                return None  # \W \D \S \1 \N{…} \U… \b-in-class: no safe translation
-            else:
-                out.append("\\" + nxt)
-            continue
-        if in_class:
-            if ch == "[":
-                return None  # RE2 reads `[[:alpha:]]` as a POSIX class, Python as a set
-            in_class = ch != "]"
-        elif ch == "[":
-            if pattern[i + 1 : i + 2] in ("]", "^") or pattern[i + 1 : i + 3] == "^]":
-                return None  # negated (or `[]…]`) classes do not widen
-            in_class = True
-        elif ch == "$":
-            return None  # Python's `$` also matches before a final newline
-        elif ch == "{" and pattern[i + 1 : i + 2] == ",":
-            out.append("{0")
-            i += 1
-            continue
-        out.append(ch)
-        i += 1
-    return None if in_class else "".join(out)
+
+def _term_set(expressions: list[str]) -> re2.Set | None:
+    if not expressions:
+        return None
+    terms = re2.Set.SearchSet(_re2_options())
+    for expression in expressions:
+        terms.Add(expression)
+    terms.Compile()
+    return terms
 
 
 # --- built-in detectors ---------------------------------------------------------------------

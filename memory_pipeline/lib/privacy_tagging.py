@@ -90,6 +90,19 @@ def retag_store(conn: sqlite3.Connection, keywords: KeywordList, settings: Holog
     return report
 
 
+def tag_written(writes: FactWrites, fact_ids: list[int], keywords: KeywordList, settings: HolographicSettings,
+                policy: str = "tag") -> RetagReport:
+    """Tag the facts a sync just wrote, inside its transaction, so that no fact is ever visible
+    untagged; `retag_store` still re-checks the whole store afterwards. The facts were just
+    written for entries in the files, so every one of them is backed by an entry."""
+    report = RetagReport()
+    written = dict.fromkeys(fact_ids)  # ordered and a set at once
+    backed = set(written)
+    for fact_id in written:
+        _apply(writes, fact_id, keywords, settings, policy, report, backed)
+    return report
+
+
 def _backed_by_entries(conn: sqlite3.Connection) -> set[int]:
     if not ledger_exists(conn):
         return set()

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from memory_pipeline.lib.memory_files import DEFAULT_CHAR_LIMITS, SOURCE_FILES
+from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file, read_text_file
 
 DEFAULT_PROFILE = "default"
 # Hermes' own rule for profile ids (hermes_cli/profiles.py); other directory names are not profiles.
@@ -55,17 +56,39 @@ def pipeline_data_dir(hermes_home: Path) -> Path:
     return Path(override).expanduser().resolve() if override else hermes_home / "memory-pipeline"
 
 
+def looks_like_hermes_home(path: Path) -> bool:
+    """A `memories/` directory or a `config.yaml`: what every Hermes home has once Hermes ran."""
+    return (path / "memories").is_dir() or (path / "config.yaml").is_file()
+
+
 def discover_profiles(hermes_home: Path) -> list[Profile]:
-    """`default` for the home itself, then every `profiles/<name>/` with a valid Hermes profile name."""
+    """`default` for the home itself, then every `profiles/<name>/` with a valid Hermes profile name
+    that is a real directory (a symbolic link may lead out of the home: not followed)."""
     if not hermes_home.is_dir():
         return []
     found = [Profile(DEFAULT_PROFILE, hermes_home)]
-    profiles_dir = hermes_home / "profiles"
-    if profiles_dir.is_dir():
-        for child in sorted(profiles_dir.iterdir()):
-            if child.is_dir() and PROFILE_NAME.match(child.name) and child.name != DEFAULT_PROFILE:
-                found.append(Profile(child.name, child))
+    for child in _profile_dirs(hermes_home):
+        if not child.is_symlink() and child.is_dir() and PROFILE_NAME.match(child.name) and child.name != DEFAULT_PROFILE:
+            found.append(Profile(child.name, child))
     return found
+
+
+def skipped_profiles(hermes_home: Path) -> list[str]:
+    """One line per entry of `profiles/` that is not taken as a profile, and why."""
+    notes = []
+    for child in _profile_dirs(hermes_home):
+        if child.is_symlink():
+            notes.append(f"{child}: a symbolic link, not followed (it may lead out of the Hermes home); skipped")
+        elif child.is_dir() and not PROFILE_NAME.match(child.name):
+            notes.append(f"{child}: not a profile name Hermes accepts (a-z, 0-9, _ and -, at most 64); skipped")
+        elif child.is_dir() and child.name == DEFAULT_PROFILE:
+            notes.append(f"{child}: `default` is the Hermes home itself, not a directory under profiles/; skipped")
+    return notes
+
+
+def _profile_dirs(hermes_home: Path) -> list[Path]:
+    profiles_dir = hermes_home / "profiles"
+    return sorted(profiles_dir.iterdir()) if profiles_dir.is_dir() and not profiles_dir.is_symlink() else []
 
 
 def memory_files_digest(profile: Profile) -> str:
@@ -74,11 +97,10 @@ def memory_files_digest(profile: Profile) -> str:
     for source in SOURCE_FILES:
         digest.update(f"{source}\0".encode())
         try:
-            digest.update(profile.memory_file(source).read_bytes())
-        except FileNotFoundError:
-            digest.update(b"\0missing")
-        except OSError as exc:
-            digest.update(f"\0unreadable {exc.errno}".encode())
+            data = read_regular_file(profile.memory_file(source))
+        except UnreadableFile as exc:  # a FIFO, a device, a huge file: never read, never waited on
+            data = f"\0unreadable {exc}".encode()
+        digest.update(b"\0missing" if data is None else data)
         digest.update(b"\0")
     return digest.hexdigest()
 
@@ -97,8 +119,8 @@ def char_limits(config_path: Path) -> dict[str, int]:
     """
     limits = dict(DEFAULT_CHAR_LIMITS)
     try:
-        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        config = yaml.safe_load(read_text_file(config_path) or "") or {}
+    except (UnreadableFile, yaml.YAMLError):
         return limits
     memory_config = config.get("memory") if isinstance(config, dict) else None
     if not isinstance(memory_config, dict):

@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from memory_pipeline.lib.hrr import DEFAULT_DIM
+from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
 from memory_pipeline.lib.vector_codec import VectorFormat
 
 BUSY_TIMEOUT_S = 30.0
@@ -158,9 +159,9 @@ def holographic_settings(profile_home: Path) -> HolographicSettings:
     """Read as the provider reads it: `$HERMES_HOME/config.yaml`, defaults on any trouble."""
     default_db = profile_home / "memory_store.db"
     try:
-        config = yaml.safe_load((profile_home / "config.yaml").read_text(encoding="utf-8-sig")) or {}
+        config = yaml.safe_load(read_text_file(profile_home / "config.yaml") or "") or {}
         plugin = ((config.get("plugins") or {}).get("hermes-memory-store") or {}) if isinstance(config, dict) else {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
+    except (UnreadableFile, yaml.YAMLError, AttributeError):
         plugin = {}
     if not isinstance(plugin, dict):
         plugin = {}
@@ -184,6 +185,27 @@ def _positive(value, kind, default):
     return number if number > 0 else default
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+_CONFIG_HINT = "check plugins.hermes-memory-store.db_path in the profile's config.yaml"
+
+
+def refuse_foreign_file(path: Path) -> None:
+    """Refuse a store path that names a memory file (anything in a `memories/` directory, or a
+    Markdown file) or an existing file that is not a SQLite database: SQLite would happily turn an
+    empty USER.md into a database."""
+    if path.parent.name == "memories" or path.suffix.lower() == ".md":
+        raise StoreError(f"{path}: is a memory file, not a fact store; nothing written ({_CONFIG_HINT})")
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(_SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot open ({exc.strerror})") from None
+    if header and header != _SQLITE_HEADER:
+        raise StoreError(f"{path}: is not a SQLite database; nothing written ({_CONFIG_HINT})")
+
+
 def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
     """Open the store beside a possibly running Hermes: WAL (DELETE where WAL is refused), a long
     busy timeout, autocommit so every write transaction is explicit and short."""
@@ -191,6 +213,7 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
         raise StoreError(f"{path}: fact store does not exist (run `memory-pipeline sync` first)")
     if path.exists() and not path.is_file():
         raise StoreError(f"{path}: is not a regular file")
+    refuse_foreign_file(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None)

@@ -14,6 +14,8 @@ from memory_pipeline.lib.extraction.base import quarantine_records
 from memory_pipeline.lib.fact_writes import FactWrites
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_fingerprint, ledger_problems
 from memory_pipeline.lib.memory_files import SOURCE_FILES
+from memory_pipeline.lib.privacy import KeywordList
+from memory_pipeline.lib.privacy_tagging import tag_written
 from memory_pipeline.lib.quarantine import quarantine, release, waiting_entries
 from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, StoreError, write_transaction
 
@@ -39,6 +41,7 @@ class SyncReport:
     retired_facts: int = 0
     deleted_facts: int = 0
     quarantined: int = 0  # entries left pending for the next run
+    tagged_private: int = 0  # written facts tagged private in the same transaction
     facts_total: int = 0
     wrote: bool = False
 
@@ -196,11 +199,13 @@ def write_sync(
     expected_ledger: str,
     removal_policy: str = "keep",
     provenance: tuple[str, str, str] = ("rules", "", "rules-1"),
+    privacy: tuple[KeywordList, str] | None = None,
 ) -> SyncReport:
     """Apply a diff and its extracted facts. Entries without facts (quarantined or left out by the
     extractor) stay pending: their ledger rows are not touched, so the next run retries them.
     The quarantine table moves in the same transaction: failed entries in, written or vanished
-    entries out."""
+    entries out. With `privacy` (the keyword list and policy), every fact written is tagged in
+    that transaction too, so none is ever visible untagged."""
     if removal_policy not in REMOVAL_POLICIES:
         raise ValueError(f"removal policy must be one of {', '.join(REMOVAL_POLICIES)}, not {removal_policy!r}")
     report = SyncReport(unchanged=int((diff["status"] == "unchanged").sum()))
@@ -227,6 +232,7 @@ def write_sync(
         if problems:
             raise LedgerCorrupt(f"{_db_path(conn)}: ledger is corrupt, nothing written: {'; '.join(problems)}")
         writer = _Writer(conn, settings, report, provenance)
+        all_written: list[int] = []
         for entry in ready.itertuples(index=False):
             candidates = set(entry.existing_fact_ids)
             written: list[int] = []
@@ -241,6 +247,7 @@ def write_sync(
                 writer.drop_rows(entry.matched_entry_id)
                 writer.drop_rows(entry.entry_id)
             writer.record(entry.entry_id, entry.source, entry.entry_sha256, written)
+            all_written += written
             if leftover and previous is not None:
                 # Facts of the old version that the new one did not take over: accounted for as
                 # retired rows of the old entry, then handled by the removal policy.
@@ -257,6 +264,8 @@ def write_sync(
             writer.release(list(entry.existing_fact_ids), removal_policy)
         release(conn, releasable)
         quarantine(conn, failed)
+        if privacy is not None:
+            report.tagged_private = tag_written(writer, all_written, privacy[0], settings, privacy[1]).tagged
         writer.rebuild_banks()
         report.facts_total = _count_facts(conn)
         report.wrote = True

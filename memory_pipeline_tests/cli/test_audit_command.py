@@ -44,3 +44,14 @@ def test_corrupt_ledger_blocks_the_write(capsys, demo_home):
     assert table_checksums(db)["facts"] == facts_before
     assert main(["audit", "--hermes-home", str(demo_home), "--profile", "work"]) == 1
     assert "FAIL ledger_integrity" in capsys.readouterr().out
+
+
+def test_a_blocked_run_says_what_the_blocking_check_found(capsys, demo_home):
+    sync_json(capsys, demo_home, "--profile", "work")
+    conn = sqlite3.connect(demo_home / "profiles" / "work" / "memory_store.db")
+    conn.execute("UPDATE memory_pipeline_ledger SET status = 'weird' WHERE rowid = 1")
+    conn.commit()
+    conn.close()
+    (demo_home / "profiles" / "work" / "memories" / "USER.md").write_text("a brand new entry", encoding="utf-8")
+    error = profile_result(sync_json(capsys, demo_home, "--profile", "work"), "work")["error"]
+    assert "ledger_integrity" in error and not error.endswith(":") and "status" in error.split("ERROR severity")[-1]

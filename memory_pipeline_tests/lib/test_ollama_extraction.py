@@ -18,7 +18,7 @@ from memory_pipeline.lib.ledger import active_ledger, diff_entries, ledger_finge
 from memory_pipeline.lib.profiles import Profile
 from memory_pipeline.lib.store import connect, holographic_settings
 from memory_pipeline.lib.sync_writer import write_sync
-from memory_pipeline_tests.fake_ollama import FakeOllama, answer, dropped, edit, good, http_error, slow
+from memory_pipeline_tests.fake_ollama import FakeOllama, answer, dropped, edit, good, http_error, raw_body, slow
 from memory_pipeline_tests.store_helpers import consistency_problems, query, table_checksums, write_entries
 
 MODEL = "qwen3.6-nothink"
@@ -133,6 +133,8 @@ WRITTEN = {
     "HTTP 500, then good": [http_error(500), good],
     "timeout, then good": [slow(2.5), good],
     "dropped connection, then good": [dropped, good],
+    "truncated response body, then good": [raw_body('{"model": "x", "message": {"role": "assis'), good],
+    "body of another shape, then good": [raw_body('[1, 2]'), good],
     "slow reply": [slow(0.3)],
 }
 
@@ -144,7 +146,12 @@ QUARANTINED = {
     "unknown entry id": ([edit(_unknown_entry)] * 2, "entry_id is not one of this batch's ids", True),
     "missing entry": ([edit(_missing_entry)] * 2, "no fact for entry", True),
     "over-long fact": ([edit(_over_long)] * 2, "over the limit of 800", True),
-    "HTTP 500 twice": ([http_error(500)] * 2, "HTTP 500: model runner crashed", False),
+    "HTTP 500 twice": ([http_error(500)] * 2, "HTTP 500 (ResponseError)", False),
+    # An error page that echoes the batch: only its status and class are kept, never the body.
+    "HTTP 500 echoing the batch": ([lambda r: http_error(500, json.dumps(r.entries, ensure_ascii=False))(r)] * 2,
+                                   "HTTP 500 (ResponseError)", False),
+    "truncated body twice": ([raw_body('{"model": "x", "mess')] * 2, "unreadable response body (JSONDecodeError)", False),
+    "not a chat response twice": ([raw_body('{"foo": 1}')] * 2, "unreadable response body (ValidationError)", False),
     "timeout twice": ([slow(2.5)] * 2, "no reply within 1 s", False),
     "dropped twice": ([dropped] * 2, "connection failed", False),
 }
@@ -173,6 +180,8 @@ def test_replies_that_end_in_quarantine(profile, server, script, error, replied)
     assert len(outcome.calls) == 2 and outcome.facts == []
     errors = _assert_quarantined(profile, work, report, before)
     assert all(error in e for e in errors.values()), errors
+    recorded = " ".join(c.error for c in outcome.calls)
+    assert not any(text[:12] in recorded for text in [EDITED, *NEW_MEMORY, *NEW_USER]), recorded
     (reply,) = {r[0] for r in query(_db(profile), "SELECT reply FROM memory_pipeline_quarantine")}
     assert bool(reply) is replied  # the raw reply is kept for a person to look at
     # The next run retries each entry alone, and a good model brings all of them in.
@@ -283,6 +292,7 @@ def test_a_remote_host_is_refused_unless_allowed():
             choose_extractor("ollama", settings)
         fallback = choose_extractor("auto", settings)
         assert fallback.extractor.name == "rules" and "remote hosts are refused" in fallback.reason
+        assert "--allow-remote-ollama" in fallback.reason  # the way out, named
         assert remote.requests == [], "nothing may reach a refused host"
         if outside:  # allowed explicitly, the same host is used
             allowed = choose_extractor("ollama", replace(settings, allow_remote=True))
@@ -301,3 +311,15 @@ def test_auto_uses_ollama_only_when_it_answers_and_has_the_model(server):
     with pytest.raises(ExtractorUnavailable, match="not reachable"):
         choose_extractor("ollama", OllamaSettings(url="http://127.0.0.1:9", model=MODEL))
     assert server.chat_requests == []
+    # A server that answers, but /api/show not as Ollama does: said as such, not "not reachable".
+    server.show_raw = "<html>proxy error</html>"
+    odd = choose_extractor("auto", OllamaSettings(url=server.url, model=MODEL))
+    assert odd.extractor.name == "rules" and "not reachable" not in odd.reason
+    assert "answers, but unexpected /api/show answer for qwen3.6-nothink (JSONDecodeError)" in odd.reason
+
+
+def test_quarantine_keeps_at_most_64_kb_of_a_runaway_reply(profile, server):
+    server.queue(*[answer("x" * 5_000_000)] * 2)
+    _sync(profile, _extractor(server))
+    replies = [r[0] for r in query(_db(profile), "SELECT reply FROM memory_pipeline_quarantine")]
+    assert len(replies) == 4 and all(len(r) < 65 * 1024 and r.endswith("more characters not kept]") for r in replies)

@@ -29,11 +29,14 @@ def choose_extractor(mode: str, settings: OllamaSettings) -> ExtractorChoice:
     if not is_local(settings.url) and not settings.allow_remote:
         # No request at all goes to a host off this machine: memory holds personal data.
         problem = (f"Ollama host {settings.url} is not on this machine and remote hosts are refused "
-                   "(memory holds personal data; allow them explicitly to use one)")
+                   "(memory holds personal data; --allow-remote-ollama, or allow_remote_host on the extractor "
+                   "resource, allows one)")
     else:
         status = server_status(settings.url, settings.model)
         if not status.reachable:
             problem = f"Ollama at {settings.url} is not reachable ({status.problem})"
+        elif status.problem:
+            problem = f"Ollama {status.version} at {settings.url} answers, but {status.problem}"
         elif not status.has(settings.model):
             problem = f"Ollama {status.version} at {settings.url} has no model {settings.model} (`ollama pull {settings.model}`)"
         elif not status.can_generate():

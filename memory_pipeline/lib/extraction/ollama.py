@@ -34,6 +34,8 @@ DEFAULT_MODEL = "qwen3.6-nothink"
 MODEL_ENV = "MEMORY_PIPELINE_OLLAMA_MODEL"
 PROBE_TIMEOUT_S = 3.0
 _ERROR_CHARS = 160
+# Enough of a rejected reply to see what went wrong; a runaway 5 MB reply is not kept per entry.
+QUARANTINE_REPLY_CHARS = 64 * 1024
 
 
 def ollama_url(host: str | None = None) -> str:
@@ -116,6 +118,7 @@ def server_status(url: str, model: str | None = None, timeout_s: float = PROBE_T
     import httpx
     import ollama
 
+    unreadable = (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError, TypeError, AttributeError)
     try:
         response = httpx.get(f"{url}/api/version", timeout=timeout_s, **_transport_options(url))
         response.raise_for_status()
@@ -124,9 +127,12 @@ def server_status(url: str, model: str | None = None, timeout_s: float = PROBE_T
             models = tuple(m.model for m in client.list().models if m.model)
             status = ServerStatus(True, version, models)
             if model and status.has(model):
-                capabilities = client.show(model).capabilities
+                try:
+                    capabilities = client.show(model).capabilities
+                except unreadable as exc:  # the server answers, but not as Ollama does
+                    return replace(status, problem=f"unexpected /api/show answer for {model} ({type(exc).__name__})")
                 status = replace(status, capabilities=tuple(capabilities) if capabilities is not None else None)
-    except (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError) as exc:
+    except unreadable as exc:
         return ServerStatus(False, problem=_one_line(exc) or type(exc).__name__)
     return status
 
@@ -181,14 +187,20 @@ class OllamaExtractor:
 
         started = time.perf_counter()
         record = dict(batch=index, attempt=attempt, entries=len(batch))
+        # Errors name a status code or an exception class, never a body: a server's error page may
+        # echo the batch, and call records are kept in the history database.
         try:
             response = self._chat(messages, schema)
         except ollama.ResponseError as exc:
-            error, outcome = f"HTTP {exc.status_code}: {_one_line(exc.error)}", "http_error"
+            error, outcome = f"HTTP {exc.status_code} ({type(exc).__name__})", "http_error"
         except httpx.TimeoutException:
             error, outcome = f"no reply within {self.settings.timeout_s:g} s", "timeout"
         except (httpx.TransportError, ConnectionError) as exc:
             error, outcome = f"connection failed ({type(exc).__name__})", "connection"
+        except (ValueError, TypeError, httpx.HTTPError) as exc:
+            # A body that is not JSON, or JSON that is not a chat response (the client raises
+            # JSONDecodeError, pydantic's ValidationError or, for a JSON list, TypeError).
+            error, outcome = f"unreadable response body ({type(exc).__name__})", "bad_response"
         else:
             latency = time.perf_counter() - started
             reply = response.message.content or ""
@@ -217,5 +229,12 @@ class OllamaExtractor:
         prompt_hash = prompt_sha256(self.model, base, schema)
         error = calls[-1].error
         return _BatchResult([], calls, [
-            QuarantineRecord(entry.entry_id, entry.source, self.model, prompt_hash, reply, error) for entry in batch
+            QuarantineRecord(entry.entry_id, entry.source, self.model, prompt_hash, _kept_reply(reply), error) for entry in batch
         ])
+
+
+def _kept_reply(reply: str) -> str:
+    """The raw reply as the quarantine keeps it: at most `QUARANTINE_REPLY_CHARS`, marked when cut."""
+    if len(reply) <= QUARANTINE_REPLY_CHARS:
+        return reply
+    return reply[:QUARANTINE_REPLY_CHARS] + f"\n[… {len(reply) - QUARANTINE_REPLY_CHARS} more characters not kept]"
