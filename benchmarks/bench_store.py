@@ -111,8 +111,8 @@ def measure_dialects(count: int, rounds: int) -> dict:
     import shutil
 
     import dagster as dg
-
     from hrr1_stores import dialect_counts, half_hrr1_copy
+
     from memory_pipeline.runs import run_sync
     from memory_pipeline_tests.store_helpers import read_entries, write_entries
     from memory_pipeline_tests.synthetic import mutate
@@ -133,7 +133,9 @@ def measure_dialects(count: int, rounds: int) -> dict:
                 started = time.perf_counter()
                 (run,) = run_sync(instance, home, ["default"])
                 sync_s = time.perf_counter() - started
-                assert run.success and not run.failing_errors, (label, run.error, run.failing_errors)
+                # The synthetic files are far over Hermes' caps (cap_usage); every other check must pass.
+                failing = [c for c in run.failing_errors if c != "cap_usage"]
+                assert run.success and not failing, (label, run.error, failing)
                 started = time.perf_counter()
                 (again,) = run_sync(instance, home, ["default"])
                 resync_s = time.perf_counter() - started
