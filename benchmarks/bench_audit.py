@@ -34,7 +34,6 @@ from bench_search import build_store
 from hrr1_stores import dialect_counts, half_hrr1_copy
 
 from memory_pipeline.lib.audits import CHECKS, Audit, AuditInputs
-from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.privacy import (
     _LONG_NUMBER,
     DEMO_KEYWORDS,
@@ -42,7 +41,7 @@ from memory_pipeline.lib.privacy import (
     load_keywords,
     normalise_tags,
 )
-from memory_pipeline.lib.profiles import Profile
+from memory_pipeline.lib.profiles import Profile, read_profile
 from memory_pipeline.lib.store import connect, holographic_settings
 
 NAIVE_CHECKS = ("layer_counts", "hashes_fresh", "ledger_integrity", "fact_links", "index_consistency", "privacy_coverage")

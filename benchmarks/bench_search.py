@@ -103,7 +103,7 @@ def labelled_recall(tmp: Path) -> tuple[int, int]:
     db = sync_store(home)
     conn = connect(db, create=False)
     ours = sum(
-        set(titles) <= {title_of(r["content"]) for r in search(conn, q, limit=50)} for q, titles in LABELLED_QUERIES.items()
+        set(titles) <= {title_of(r["content"]) for r in search(conn, q, limit=50).facts} for q, titles in LABELLED_QUERIES.items()
     )
     conn.close()
     store = holographic_store(db)

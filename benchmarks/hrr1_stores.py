@@ -4,18 +4,18 @@ half of it, every other fact's vector and every bank in HRR1 float32."""
 from __future__ import annotations
 
 import shutil
-from dataclasses import replace
 import sqlite3
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memory_pipeline.lib import vector_codec  # noqa: E402
+from memory_pipeline.lib.choices import VectorFormat  # noqa: E402
 from memory_pipeline.lib.fact_writes import FactWrites  # noqa: E402
 from memory_pipeline.lib.store import connect, holographic_settings, write_transaction  # noqa: E402
-from memory_pipeline.lib.vector_codec import VectorFormat  # noqa: E402
 
 
 def half_hrr1_copy(home: Path, target: Path) -> Path:

@@ -7,9 +7,12 @@ so a 100k-entry first sync stays within its memory budget.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +34,9 @@ class ProfileRun:
     metadata: dict[str, dict[str, object]] = field(default_factory=dict)  # asset -> plain metadata
     checks: list[tuple[str, bool, str]] = field(default_factory=list)  # (check, passed, "ERROR"/"WARN")
     error: str | None = None
+    details: dict[str, str] = field(default_factory=dict)  # failing check -> its detail (counts, never text)
+    # The entries that were not unchanged (entry_id, source, status, text, matched_entry_id), when asked for.
+    changes: list[dict] = field(default_factory=list)
 
     @property
     def failing_errors(self) -> list[str]:
@@ -78,6 +84,20 @@ def _step_failure(result) -> str:
     return "run failed"
 
 
+def _changes(instance: dg.DagsterInstance, profile: str) -> list[dict]:
+    """The rows of the profile's diff that are not `unchanged`, read back through the IO manager
+    (the run just stored it); its own debug lines are kept off the terminal."""
+    from memory_pipeline.definitions import defs
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # Dagster's console logger writes the load's debug lines there
+            diff = defs.load_asset_value("ledger_diff", partition_key=profile, instance=instance)
+    except (dg.DagsterError, OSError, EOFError):  # the diff step did not run: nothing to name
+        return []
+    columns = ["entry_id", "source", "status", "text", "matched_entry_id"]
+    return diff.loc[diff["status"] != "unchanged", columns].to_dict("records")
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -107,10 +127,16 @@ def run_sync(
     profiles: list[str],
     resource_config: dict[str, dict] | None = None,
     assets: list[str] | None = None,
+    *,
+    with_changes: bool = False,
+    on_start: Callable[[str], None] | None = None,
+    on_done: Callable[[ProfileRun], None] | None = None,
 ) -> list[ProfileRun]:
     """One run per profile partition (partitions are independent), in order. `resource_config`
     sets resource fields for these runs, as the UI's launchpad would (e.g. the extractor);
-    `assets` narrows the run to some of the job's assets (e.g. only re-tagging)."""
+    `assets` narrows the run to some of the job's assets (e.g. only re-tagging). `with_changes`
+    reads back which entries the diff found changed (for naming them); `on_start` / `on_done`
+    hear of each profile as it starts and ends (progress on a terminal)."""
     fail_dead_runs(instance)
     known = set(instance.get_dynamic_partitions(hermes_profiles.name))
     missing = [p for p in profiles if p not in known]
@@ -127,6 +153,8 @@ def run_sync(
     }
     runs = []
     for profile in profiles:
+        if on_start is not None:
+            on_start(profile)
         started = time.perf_counter()
         selection = [dg.AssetKey(name) for name in assets] if assets else None
         with dg.execute_job(
@@ -149,6 +177,10 @@ def run_sync(
                     metadata=metadata,
                     checks=checks,
                     error=None if result.success else _failure_message(result, evaluations),
+                    changes=_changes(instance, profile) if with_changes and result.success else [],
+                    details={e.check_name: e.description or "" for e in evaluations if not e.passed},
                 )
             )
+        if on_done is not None:
+            on_done(runs[-1])
     return runs

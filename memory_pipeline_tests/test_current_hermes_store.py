@@ -95,7 +95,7 @@ def test_repair_fixes_only_the_broken_vector_and_reports_what_it_cannot(capsys, 
     conn.commit()
     conn.close()
     before = _blobs(db)
-    assert main(["audit", "--hermes-home", str(home), "--profile", "default"]) == 1
+    assert main(["audit", "--hermes-home", str(home), "--profile", "default", "--verbose"]) == 1
     out = capsys.readouterr().out
     assert "FAIL index_consistency" in out and "1 malformed" in out
     assert main(["audit", "--hermes-home", str(home), "--profile", "default", "--repair"]) == 0
@@ -113,10 +113,10 @@ def test_repair_fixes_only_the_broken_vector_and_reports_what_it_cannot(capsys, 
     conn.execute("UPDATE facts SET hrr_vector = zeroblob(?) WHERE fact_id = ?", (4 + 4 * DIM, hermes_ids[1]))
     conn.commit()
     conn.close()
-    assert main(["audit", "--hermes-home", str(home), "--profile", "default"]) == 1
+    assert main(["audit", "--hermes-home", str(home), "--profile", "default", "--verbose"]) == 1
     out = capsys.readouterr().out
     assert "1 HRR1 float32, 2 malformed, 0 missing; 2 banks off" in out
-    assert main(["audit", "--hermes-home", str(home), "--profile", "default", "--repair"]) == 1
+    assert main(["audit", "--hermes-home", str(home), "--profile", "default", "--repair", "--verbose"]) == 1
     out = capsys.readouterr().out
     assert "rebuilt 2 category banks" in out and "2 malformed, 0 missing; 0 banks off" in out
     assert _blobs(db)[hermes_ids[0]] == bytes(1234) and _blobs(db)[hermes_ids[1]] == bytes(4 + 4 * DIM)

@@ -57,8 +57,8 @@ def test_an_oversized_memory_file_is_unreadable_not_read(capsys, demo_home):
     assert main(["entries", "--hermes-home", str(demo_home), "--profile", "default", "--json"]) == 1
     out = capsys.readouterr()
     reading = next(r for r in json.loads(out.out)["profiles"][0]["sources"] if r["source"] == "memory")
-    assert [f["code"] for f in reading["findings"]] == ["unreadable"] and "larger than 16 MB" in reading["findings"][0]["detail"]
-    assert out.err.strip() == f"memory-pipeline: {memory}: larger than 16 MB, not read (is this the right file?)"
+    assert [f["code"] for f in reading["findings"]] == ["unreadable"] and "larger than 32 MB" in reading["findings"][0]["detail"]
+    assert out.err.strip() == f"memory-pipeline: {memory}: larger than 32 MB, not read (is this the right file?)"
 
 
 def test_a_catastrophic_keyword_pattern_neither_hangs_nor_lets_a_private_entry_through(capsys, synced_home, tmp_path):

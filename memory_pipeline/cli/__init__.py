@@ -1,4 +1,4 @@
-"""`memory-pipeline`: the command line for people and for Hermes' own cron (DESIGN §11)."""
+"""`memory-pipeline`: the command line for people and for Hermes' own cron."""
 
 from __future__ import annotations
 

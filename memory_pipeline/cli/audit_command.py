@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory_pipeline.cli.common import (
     CommandError,
@@ -14,13 +15,13 @@ from memory_pipeline.cli.common import (
     print_json,
     selected_profiles,
 )
-from memory_pipeline.lib.audit_report import failing_errors, report_payload
-from memory_pipeline.lib.audits import AuditInputs, AuditResult, run_audits
-from memory_pipeline.lib.entries import read_profile
+from memory_pipeline.lib.check_result import fix_command
 from memory_pipeline.lib.privacy import KeywordList, KeywordListError, keyword_list_path, load_keywords
-from memory_pipeline.lib.profiles import Profile, pipeline_data_dir
-from memory_pipeline.lib.repairs import repair_indexes, repair_tags
+from memory_pipeline.lib.profiles import Profile, pipeline_data_dir, read_profile
 from memory_pipeline.lib.store import StoreError, connect, holographic_settings
+
+if TYPE_CHECKING:
+    from memory_pipeline.lib.audits import AuditResult
 
 _INDEX_CHECKS = {"index_consistency"}
 _TAG_CHECKS = {"privacy_coverage"}
@@ -35,10 +36,14 @@ def register(commands) -> None:
     parser.add_argument("--repair", action="store_true",
                         help="fix what is safe to fix mechanically (FTS rebuild, vectors and banks, tags, pending entries)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--verbose", action="store_true", help="list the checks that pass too")
     parser.set_defaults(run=run)
 
 
 def _audit(profile: Profile, home: Path, keywords: KeywordList) -> list[AuditResult]:
+    # The audit engine (pandas, DuckDB) is imported by the commands that run it: `--help` stays quick.
+    from memory_pipeline.lib.audits import AuditInputs, run_audits
+
     settings = holographic_settings(profile.home)
     conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
     try:
@@ -51,6 +56,8 @@ def _audit(profile: Profile, home: Path, keywords: KeywordList) -> list[AuditRes
 
 def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) -> tuple[list[str], list[str]]:
     """What was repaired, and what could not be."""
+    from memory_pipeline.lib.repairs import repair_indexes, repair_tags
+
     settings = holographic_settings(profile.home)
     done: list[str] = []
     failed: list[str] = []
@@ -77,6 +84,8 @@ def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from memory_pipeline.lib.audit_report import failing_errors, report_payload
+
     home = hermes_home(args)
     try:
         keywords = load_keywords(keyword_list_path(args.keywords, home))
@@ -103,6 +112,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         for name, results in profiles:
             for r in results:
+                if r.passed and not args.verbose:
+                    continue
                 mark = "pass" if r.passed else ("FAIL" if r.severity == "ERROR" else "warn")
                 print(f"{name}: {mark:4} {r.name}: {r.detail}")
+                if not r.passed:
+                    print(f"  fix: {fix_command(r.name, name)}")
+            failing = [f"{r.name} ({r.severity})" for r in results if not r.passed]
+            print(f"{name}: {len(results) - len(failing)} of {len(results)} checks pass"
+                  + (f"; failing: {', '.join(failing)}" if failing else "") + ("" if args.verbose else " (--verbose lists every check)"))
     return 0 if ok else 1

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from memory_pipeline.lib.extraction.base import EXTRACTOR_MODES
+from memory_pipeline.lib.choices import EXTRACTOR_MODES
 from memory_pipeline.lib.profiles import (
     DEFAULT_PROFILE,
     Profile,
@@ -58,7 +58,7 @@ def hermes_home(args: argparse.Namespace) -> Path:
     if not home.is_dir():
         raise CommandError(f"{home}: Hermes home is not a directory")
     if not looks_like_hermes_home(home) and not getattr(args, "init", False):
-        raise CommandError(f"{home}: does not look like a Hermes home (no memories/ directory and no config.yaml); "
+        raise CommandError(f"{home}: does not look like a Hermes home (no memories/ or profiles/ directory, no config.yaml); "
                            "check --hermes-home / HERMES_HOME, or pass `sync --init` to start one there")
     return home
 

@@ -1,25 +1,29 @@
 """`memory-pipeline compact [--profile NAME] [--target 0.8] [--apply]`: shorten over-budget memory
-files into summaries that point at the facts holding the full text (DESIGN §2, §11)."""
+files into summaries that point at the facts holding the full text."""
 
 from __future__ import annotations
 
 import argparse
 import math
 import sqlite3
+from typing import TYPE_CHECKING
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, hermes_home, single_profile
-from memory_pipeline.lib.compaction import DEFAULT_TARGET, CompactionError, Proposal, apply, propose
-from memory_pipeline.lib.ledger import active_ledger
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
+from memory_pipeline.lib.choices import COMPACT_TARGET
 from memory_pipeline.lib.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file
 from memory_pipeline.lib.store import StoreError, connect, holographic_settings
+
+if TYPE_CHECKING:
+    from memory_pipeline.lib.compaction import Proposal
 
 
 def register(commands) -> None:
     parser = commands.add_parser("compact", help="propose (or --apply) summary + fact_store#N rewrites for over-budget files")
     add_home_argument(parser)
-    add_single_profile_argument(parser)
-    parser.add_argument("--target", type=float, default=DEFAULT_TARGET, help="share of the cap to fit into (default 0.8)")
+    add_profile_arguments(parser)
+    parser.add_argument("--target", type=float, default=COMPACT_TARGET,
+                        help=f"share of the cap to fit into (default {COMPACT_TARGET})")
     parser.add_argument("--apply", action="store_true", help="write the proposal (under Hermes' lock, after a backup), then sync")
     parser.add_argument("--lock-timeout", type=float, default=10.0, metavar="SECONDS",
                         help="how long to wait for Hermes' lock on the file (default 10)")
@@ -45,11 +49,29 @@ def _read_stable(path, source: str, limit: int) -> tuple[SourceReading, bytes]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Compaction reads the ledger (pandas): imported in `_compact`, so `--help` stays quick.
     if not (math.isfinite(args.lock_timeout) and args.lock_timeout >= 0):
         raise CommandError(f"--lock-timeout must be a finite number of seconds ≥ 0, not {args.lock_timeout}")
     if not 0 < args.target <= 1:
         raise CommandError(f"--target must be a share of the cap between 0 and 1, not {args.target}")
-    profile = single_profile(args)
+    profiles = selected_profiles(args, hermes_home(args))
+    if args.apply and len(profiles) > 1:
+        raise CommandError(f"--apply rewrites a memory file: give --profile ({', '.join(p.name for p in profiles)})")
+    for profile in profiles:
+        if not holographic_settings(profile.home).db_path.is_file():
+            print(f"{profile.name}: no fact store yet, nothing to point at (run `memory-pipeline sync` first)")
+            continue
+        code = _compact(args, profile)
+        if code:
+            return code
+    return 0
+
+
+def _compact(args: argparse.Namespace, profile) -> int:
+    """One profile: the proposal for each file over the target, written with --apply."""
+    from memory_pipeline.lib.compaction import CompactionError, propose
+    from memory_pipeline.lib.ledger import active_ledger
+
     settings = holographic_settings(profile.home)
     try:
         conn = connect(settings.db_path, create=False)
@@ -62,18 +84,19 @@ def run(args: argparse.Namespace) -> int:
         for source in SOURCE_FILES:
             reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
             if not reading.exists or reading.cap_usage <= args.target:
-                print(f"{reading.path.name}: {_usage(reading.chars, reading.limit)}, within the {100 * args.target:.0f}% target")
+                print(f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, "
+                      f"within the {100 * args.target:.0f}% target")
                 continue
             try:
                 proposal = propose(reading, raw, ledger, target=args.target)
             except CompactionError as exc:
                 raise CommandError(str(exc)) from None
-            _print_proposal(proposal)
+            _print_proposal(profile.name, proposal)
             if proposal.rewrites:
                 proposals.append(proposal)
         if not args.apply or not proposals:
             if proposals:
-                print("\nnothing written; run again with --apply to write it")
+                print(f"\nnothing written; `memory-pipeline compact --profile {profile.name} --apply` writes it")
             return 0
         for proposal in proposals:
             _confirm_facts(conn, proposal)
@@ -82,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
     return _apply_all(args, profile, proposals)
 
 
-def _print_proposal(proposal: Proposal) -> None:
-    name = proposal.path.name
+def _print_proposal(profile: str, proposal: Proposal) -> None:
+    name = f"{profile}/{proposal.path.name}"
     if not proposal.rewrites:
         print(f"{name}: {_usage(proposal.chars_before, proposal.limit)}; no entry with synced facts to shorten "
               "(run `memory-pipeline sync` first?)")
@@ -104,6 +127,8 @@ def _confirm_facts(conn: sqlite3.Connection, proposal: Proposal) -> None:
 
 
 def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> int:
+    from memory_pipeline.lib.compaction import CompactionError, apply
+
     for proposal in proposals:
         try:
             backup = apply(proposal, lock_timeout_s=args.lock_timeout)

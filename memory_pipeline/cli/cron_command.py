@@ -1,4 +1,4 @@
-"""`memory-pipeline cron install`: let Hermes' own cron drive the sync (DESIGN §10).
+"""`memory-pipeline cron install`: let Hermes' own cron drive the sync.
 
 Hermes runs `.sh` scripts from `$HERMES_HOME/scripts/` with bash (anything else under its own
 Python, which is not this install's), in a cleaned environment, and with `--no-agent` delivers the

@@ -6,10 +6,10 @@ import argparse
 from dataclasses import replace
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, single_profile
-from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable, choose_extractor
 from memory_pipeline.lib.extraction.comparison import compare_models, markdown_table, sample_entries
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_url
+from memory_pipeline.lib.profiles import read_profile
 
 
 def register(commands) -> None:

@@ -1,55 +1,95 @@
 """`memory-pipeline ledger export|import PATH`: the seed's 5-column TSV ledger, for users coming
-from `memory-sync.sh` (their fact ids are kept) or going elsewhere."""
+from `memory-sync.sh` (their fact ids are kept) or going elsewhere. `-` is standard output (export)
+or standard input (import)."""
 
 from __future__ import annotations
 
 import argparse
+import io
+import sys
 from pathlib import Path
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, single_profile
-from memory_pipeline.lib.entries import hashed_frame, parsed_frame, read_profile
-from memory_pipeline.lib.ledger_tsv import export_tsv, import_tsv
-from memory_pipeline.lib.safe_files import UnreadableFile
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
+from memory_pipeline.lib.hashing import entry_identities
+from memory_pipeline.lib.ledger_tsv import export_rows, import_tsv
+from memory_pipeline.lib.profiles import Profile, read_profile
+from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
 from memory_pipeline.lib.store import StoreError, connect, holographic_settings
+
+STDIO = "-"
 
 
 def register(commands) -> None:
     parser = commands.add_parser("ledger", help="export or import the ledger as the seed's 5-column TSV")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for action, helptext in (("export", "write the active ledger rows to PATH"), ("import", "read a memory-sync.sh ledger from PATH")):
+    for action, helptext in (("export", "write the active ledger rows of every profile (or --profile) to PATH, - for stdout"),
+                             ("import", "read a memory-sync.sh ledger from PATH (- for stdin) into --profile")):
         sub = actions.add_parser(action, help=helptext)
         sub.add_argument("path", metavar="PATH")
         add_home_argument(sub)
-        add_single_profile_argument(sub)
+        add_profile_arguments(sub)
         sub.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    profile = single_profile(args)
-    path = Path(args.path)
-    store_path = holographic_settings(profile.home).db_path
+    home = hermes_home(args)
+    profiles = selected_profiles(args, home)
     try:
-        if args.action == "export":
-            conn = connect(store_path, create=False)
-            try:
-                count = export_tsv(conn, path)
-            finally:
-                conn.close()
-            print(f"exported {count} active ledger rows of profile {profile.name} to {path}")
-            return 0
-        if not path.is_file():
-            raise CommandError(f"{path}: no such ledger file")
-        if not store_path.is_file():
-            raise CommandError(f"{store_path}: fact store does not exist; the ledger's fact ids must point into it")
-        hashed = hashed_frame(parsed_frame(profile.name, read_profile(profile)))
-        current = {(r.source, r.short_hash): (r.entry_id, r.entry_sha256) for r in hashed.itertuples()}
-        conn = connect(store_path)  # adds the pipeline's tables to a store Holographic made
+        return _export(args, profiles) if args.action == "export" else _import(args, profiles)
+    except (StoreError, UnreadableFile) as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _export(args: argparse.Namespace, profiles: list[Profile]) -> int:
+    """Each profile's rows under a `# profile: NAME` line (a comment to every TSV reader)."""
+    synced = [p for p in profiles if holographic_settings(p.home).db_path.is_file()]
+    if not synced:
+        names = ", ".join(p.name for p in profiles)
+        raise CommandError(f"no fact store yet for profile {names} (run `memory-pipeline sync` first)")
+    text, counts = io.StringIO(), []
+    for profile in synced:
+        conn = connect(holographic_settings(profile.home).db_path, create=False)
         try:
-            report = import_tsv(conn, path, current)
+            rows = export_rows(conn)
         finally:
             conn.close()
-    except (StoreError, UnreadableFile, OSError) as exc:
-        raise CommandError(str(exc)) from None
+        text.write(f"# profile: {profile.name}\n")
+        text.writelines(rows)
+        counts.append(f"{len(rows)} of profile {profile.name}")
+    if args.path == STDIO:
+        sys.stdout.write(text.getvalue())
+        print(f"exported {', '.join(counts)} active ledger rows", file=sys.stderr)
+        return 0
+    path = Path(args.path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text.getvalue(), encoding="utf-8")
+    tmp.replace(path)
+    print(f"exported {', '.join(counts)} active ledger rows to {path}")
+    return 0
+
+
+def _import(args: argparse.Namespace, profiles: list[Profile]) -> int:
+    if len(profiles) > 1:
+        raise CommandError(f"import into which profile? give --profile ({', '.join(p.name for p in profiles)})")
+    (profile,) = profiles
+    if args.path == STDIO:
+        text = sys.stdin.read()
+    else:
+        text = read_text_file(Path(args.path))
+        if text is None:
+            raise CommandError(f"{args.path}: no such ledger file")
+    store_path = holographic_settings(profile.home).db_path
+    if not store_path.is_file():
+        raise CommandError(f"{store_path}: fact store does not exist; the ledger's fact ids must point into it")
+    readings = read_profile(profile)
+    sources = [r.source for r in readings for _ in r.entries]
+    hashes, shorts, ids = entry_identities(sources, [text for r in readings for text in r.entries])
+    current = {(s, short): (entry, sha) for s, short, entry, sha in zip(sources, shorts, ids, hashes, strict=True)}
+    conn = connect(store_path)  # adds the pipeline's tables to a store Holographic made
+    try:
+        report = import_tsv(conn, text, current)
+    finally:
+        conn.close()
     print(f"imported {report.imported} ledger rows into profile {profile.name} "
           f"({report.matched_current} matched entries in the files now, {report.superseded} older history rows dropped)")
     rejected = report.bad_fact_id + report.missing_fact + report.malformed

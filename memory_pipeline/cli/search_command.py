@@ -1,43 +1,59 @@
-"""`memory-pipeline search QUERY`: substring search over a profile's facts, Chinese included."""
+"""`memory-pipeline search QUERY`: substring search over every profile's facts, Chinese included."""
 
 from __future__ import annotations
 
 import argparse
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, print_json, single_profile
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.lib.search_index import SearchError, search, sync_search_index
 from memory_pipeline.lib.store import StoreError, connect, holographic_settings
 
 
 def register(commands) -> None:
-    parser = commands.add_parser("search", help="find facts containing a Chinese or English substring")
+    parser = commands.add_parser("search", help="find facts containing a Chinese or English substring, in every profile")
     parser.add_argument("query", metavar="QUERY")
     add_home_argument(parser)
-    add_single_profile_argument(parser)
-    parser.add_argument("--limit", type=int, default=10, metavar="N", help="at most N results (default: 10)")
+    add_profile_arguments(parser)
+    parser.add_argument("--limit", type=int, default=10, metavar="N", help="at most N results per profile (default: 10)")
     parser.add_argument("--include-private", action="store_true", help="also show facts tagged private-person")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    profile = single_profile(args)
     if args.limit < 1:
         raise CommandError("--limit must be at least 1")
-    try:
-        conn = connect(holographic_settings(profile.home).db_path, create=False)
+    home = hermes_home(args)
+    profiles = selected_profiles(args, home)
+    unsynced = [p.name for p in profiles if not holographic_settings(p.home).db_path.is_file()]
+    if len(unsynced) == len(profiles):
+        raise CommandError(f"no fact store yet for profile {', '.join(unsynced)} (run `memory-pipeline sync` first)")
+    results, hidden = [], 0
+    for profile in profiles:
+        db = holographic_settings(profile.home).db_path
+        if profile.name in unsynced:
+            continue
         try:
-            sync_search_index(conn)  # facts Hermes wrote since the last sync become findable too
-            results = search(conn, args.query, limit=args.limit, include_private=args.include_private)
-        finally:
-            conn.close()
-    except (StoreError, SearchError) as exc:
-        raise CommandError(str(exc)) from None
+            conn = connect(db, create=False)
+            try:
+                sync_search_index(conn)  # facts Hermes wrote since the last sync become findable too
+                found = search(conn, args.query, limit=args.limit, include_private=args.include_private)
+            finally:
+                conn.close()
+        except (StoreError, SearchError) as exc:
+            raise CommandError(str(exc)) from None
+        results += [{"profile": profile.name, **fact} for fact in found.facts]
+        hidden += found.hidden_private
     if args.json:
-        print_json({"results": results})
+        print_json({"results": results, "hidden_private": hidden, "profiles_without_store": unsynced})
         return 0
     if not results:
-        print("no facts found")
+        print("no facts found" + (f" in {', '.join(p for p in unsynced)} (never synced)" if unsynced and not hidden else ""))
     for r in results:
-        print(f"#{r['fact_id']} [{r['category']}] {r['content']}")
+        marks = " (retired: its entry was removed)" if r["retired"] else ""
+        print(f"{r['profile']} #{r['fact_id']} [{r['category']}]{marks} {r['content']}")
+        if r["tags"]:
+            print(f"    tags: {r['tags']}")
+    if hidden:
+        print(f"{hidden} private match{'es' if hidden != 1 else ''} hidden (--include-private shows them)")
     return 0

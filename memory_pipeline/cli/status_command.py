@@ -7,12 +7,20 @@ import json
 import sqlite3
 
 from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
-from memory_pipeline.lib.entries import read_profile
-from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists
-from memory_pipeline.lib.profiles import Profile, pipeline_data_dir
+from memory_pipeline.lib.memory_files import fact_pointers
+from memory_pipeline.lib.profiles import Profile, pipeline_data_dir, read_profile
 from memory_pipeline.lib.quarantine import quarantined_entries
 from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
-from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, StoreError, connect, holographic_settings, store_error
+from memory_pipeline.lib.store import (
+    IS_PIPELINE_FACT_SQL,
+    LEDGER_TABLE,
+    RETIRED_TAG,
+    StoreError,
+    connect,
+    holographic_settings,
+    store_error,
+    table_exists,
+)
 from memory_pipeline.lib.vector_codec import store_format, vector_counts
 
 
@@ -24,22 +32,30 @@ def register(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def _store_status(profile: Profile) -> dict:
+def _store_status(profile: Profile, pointers: set[int]) -> dict:
+    """The store's facts: all, synced, and of those current, retired (a removed entry's) and
+    compacted (full text a `fact_store#N` pointer in the files names)."""
     settings = holographic_settings(profile.home)
     db = settings.db_path
-    status = {"store": str(db), "facts": None, "pipeline_facts": None, "quarantined": None, "last_write": None,
-              "vector_dialect": None, "vectors": None, "store_error": None}
+    status = {"store": str(db), "facts": None, "pipeline_facts": None, "current_facts": None, "retired_facts": None,
+              "compacted_facts": None, "quarantined": None, "last_write": None, "vector_dialect": None, "vectors": None,
+              "store_error": None}
     if not db.exists():
         return status
     try:
         conn = connect(db, create=False)
         try:
-            status["facts"], status["pipeline_facts"] = conn.execute(
-                f"SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0) FROM facts").fetchone()
+            status["facts"], status["pipeline_facts"], status["retired_facts"] = conn.execute(
+                f"""SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0),
+                           coalesce(sum((',' || coalesce(tags, '') || ',') LIKE ?), 0) FROM facts""",
+                (f"%,{RETIRED_TAG},%",)).fetchone()
+            status["compacted_facts"] = sum(
+                1 for fact_id in pointers if conn.execute("SELECT 1 FROM facts WHERE fact_id = ?", (fact_id,)).fetchone())
+            status["current_facts"] = status["pipeline_facts"] - status["retired_facts"] - status["compacted_facts"]
             status["quarantined"] = len(quarantined_entries(conn))
             status["vectors"] = vector_counts(conn, settings.hrr_dim)
             status["vector_dialect"] = store_format(conn, settings.hrr_dim).value
-            if ledger_exists(conn):
+            if table_exists(conn, LEDGER_TABLE):
                 status["last_write"] = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0]
         finally:
             conn.close()
@@ -68,7 +84,7 @@ def profile_status(home, profile: Profile) -> dict:
         "entries": {r.source: len(r.entries) for r in readings},
         "cap_usage_pct": {r.source: round(100.0 * r.cap_usage, 1) for r in readings},
         "unreadable": [str(r.path) for r in readings if not r.readable],
-        **_store_status(profile),
+        **_store_status(profile, {n for r in readings for entry in r.entries for n in fact_pointers(entry)}),
         **_last_audit(home, profile),
     }
 
@@ -92,7 +108,9 @@ def run(args: argparse.Namespace) -> int:
         elif s["facts"] is None:
             facts = "no store yet"
         else:
-            facts = f"{s['facts']} facts ({s['pipeline_facts']} synced, {s['quarantined']} quarantined)"
+            facts = (f"{s['facts']} facts ({s['current_facts']} current, {s['retired_facts']} retired, "
+                     f"{s['compacted_facts']} compacted, {s['facts'] - s['pipeline_facts']} Hermes' own; "
+                     f"{s['quarantined']} quarantined)")
         print(f"{s['profile']}: entries {entries}; {facts}")
         print(f"  last sync {s['last_sync'] or 'never'}; last write {s['last_write'] or 'never'}; "
               f"checks not passing: {', '.join(s['failing_checks']) or 'none'}")

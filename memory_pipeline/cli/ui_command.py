@@ -21,7 +21,8 @@ def dev_command(port: int) -> list[str]:
     workspace = REPO_ROOT / "workspace.yaml"
     # A source checkout has the project's workspace.yaml; an installed package loads the module.
     target = ["-w", str(workspace)] if workspace.is_file() else ["-m", "memory_pipeline.definitions"]
-    return [sys.executable, "-m", "dagster", "dev", *target, "-h", "127.0.0.1", "-p", str(port)]
+    # Warnings and errors on the terminal; every step event is in the UI.
+    return [sys.executable, "-m", "dagster", "dev", *target, "-h", "127.0.0.1", "-p", str(port), "--log-level", "warning"]
 
 
 def run(args: argparse.Namespace) -> int:

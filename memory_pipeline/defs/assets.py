@@ -9,7 +9,7 @@ import pandas as pd
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audit_report import failing_errors, write_reports
-from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame, read_profile
+from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract, facts_frame
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
 from memory_pipeline.lib.extraction.health import extraction_checks, record_calls
@@ -19,7 +19,7 @@ from memory_pipeline.lib.memory_files import SourceReading
 from memory_pipeline.lib.metrics import latency_summary
 from memory_pipeline.lib.privacy import KeywordListError
 from memory_pipeline.lib.privacy_tagging import retag_store
-from memory_pipeline.lib.profiles import pipeline_data_dir
+from memory_pipeline.lib.profiles import pipeline_data_dir, read_profile
 from memory_pipeline.lib.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
 from memory_pipeline.lib.store import StoreError, connect, store_error
 from memory_pipeline.lib.sync_writer import write_sync
@@ -51,7 +51,7 @@ def _reading_metadata(reading: SourceReading) -> dict[str, float]:
     kinds={"python", "pandas"},
 )
 def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource) -> dg.Output[pd.DataFrame]:
-    """The profile's MEMORY.md and USER.md split into entries exactly as DESIGN §2 reads them.
+    """The profile's MEMORY.md and USER.md split into entries exactly as the pipeline reads them (a `§` line ends an entry).
 
     One row per entry (profile, source, position, text, chars). Cap usage, Hermes' own entry
     count and every format finding are metadata; an unreadable file is logged and skipped, never
@@ -119,7 +119,7 @@ def ledger_diff(
     hermes: HermesHomeResource,
     store: FactStoreResource,
 ) -> dg.Output[pd.DataFrame]:
-    """Every entry classified against the SHA-256 ledger in `memory_store.db` (DESIGN §5).
+    """Every entry classified against the SHA-256 ledger in `memory_store.db`.
 
     `unchanged` (same hash, wherever it stands), `changed` (moved between files, or similar enough
     to a vanished entry: its fact ids are the update candidates), `new`, or `removed`. Entries of a
@@ -165,7 +165,7 @@ def extracted_facts(
     extractor: ExtractorResource,
     hermes: HermesHomeResource,
 ):
-    """Facts for the `new` and `changed` entries only, from the chosen extractor (DESIGN §6).
+    """Facts for the `new` and `changed` entries only, from the chosen extractor.
 
     `rules` gives one verbatim fact per entry; `ollama` asks a local model in batches, with a
     per-batch JSON schema, validates every reply and retries once; `auto` picks Ollama when it

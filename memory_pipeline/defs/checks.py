@@ -1,4 +1,4 @@
-"""The audits of DESIGN §9 as Dagster asset checks, each on the asset whose invariant it guards."""
+"""The cross-layer audits as Dagster asset checks, each on the asset whose invariant it guards."""
 
 import warnings
 from contextlib import contextmanager
@@ -9,9 +9,8 @@ from memory_pipeline.defs.assets import fact_store, fts_index, ledger_diff, pars
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audits import ERROR, Audit, AuditInputs, AuditResult
-from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.privacy import KeywordListError
-from memory_pipeline.lib.profiles import pipeline_data_dir
+from memory_pipeline.lib.profiles import pipeline_data_dir, read_profile
 from memory_pipeline.lib.store import connect
 
 
@@ -85,7 +84,7 @@ with warnings.catch_warnings():
     def memory_audits(
         context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
     ):
-        """The cross-layer audits of DESIGN §9 (all but the blocking ledger check)."""
+        """The cross-layer audits (all but the blocking ledger check), on one load of the entries, the ledger and the facts."""
         keys = sorted(context.selected_asset_check_keys, key=lambda k: k.name)
         with profile_audit(context.partition_key, hermes, store, privacy, [k.name for k in keys]) as audit:
             results = audit.run_many(k.name for k in keys)

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
 from memory_pipeline.lib.extraction.health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url
@@ -12,7 +13,6 @@ from memory_pipeline.lib.privacy import KeywordList, keyword_list_path, load_key
 from memory_pipeline.lib.profiles import Profile, ProfileNotFound, get_profile, resolve_hermes_home
 from memory_pipeline.lib.store import HolographicSettings, holographic_settings
 from memory_pipeline.lib.sync_lock import SyncLockTimeout, profile_sync_lock
-from memory_pipeline.lib.vector_codec import VectorFormat
 
 
 class HermesHomeResource(dg.ConfigurableResource):
@@ -60,15 +60,16 @@ class HermesHomeResource(dg.ConfigurableResource):
 class FactStoreResource(dg.ConfigurableResource):
     """How the pipeline writes each profile's Holographic `memory_store.db`.
 
-    `removal_policy` says what happens to the facts of an entry removed from the files: `keep`
-    (default; the ledger rows are retired, L2 outlives L1), `retire` (also trust below the prefetch
-    threshold) or `delete`. `similarity_threshold` is how alike a new entry and a vanished one must
+    `removal_policy` says what happens to the facts of an entry removed from the files: `retire`
+    (default: kept and searchable, tagged `retired`, trust below Holographic's prefetch threshold
+    so the agent no longer sees them; revived if the entry comes back), `keep` (kept as they are)
+    or `delete`. `similarity_threshold` is how alike a new entry and a vanished one must
     be for the new one to count as an edit of the old (its facts updated in place).
     `vector_format` is the dialect HRR vectors and banks are written in: `auto` (the store's own:
     HRR1 once current Hermes wrote HRR1 vectors there, else legacy float64), `legacy` or `hrr1`.
     """
 
-    removal_policy: str = "keep"
+    removal_policy: str = "retire"
     similarity_threshold: float = 0.5
     vector_format: VectorFormat = VectorFormat.AUTO
 
@@ -77,7 +78,7 @@ class FactStoreResource(dg.ConfigurableResource):
 
 
 class ExtractorResource(dg.ConfigurableResource):
-    """Which extractor turns new and changed entries into facts (DESIGN §6).
+    """Which extractor turns new and changed entries into facts.
 
     `extractor`: `auto` (Ollama when the server answers and has the model, else rules), `rules`
     (offline, verbatim) or `ollama`. `model` empty means `$MEMORY_PIPELINE_OLLAMA_MODEL`, else
@@ -118,7 +119,7 @@ class ExtractorResource(dg.ConfigurableResource):
 
 
 class PrivacyResource(dg.ConfigurableResource):
-    """The privacy keyword list and what a private fact gets (DESIGN §7).
+    """The privacy keyword list and what a private fact gets.
 
     `keywords_path` empty means `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`, else
     `<hermes-home>/memory-pipeline/privacy_keywords.txt`, else the demo list. `policy` is `tag`

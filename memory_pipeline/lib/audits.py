@@ -1,4 +1,4 @@
-"""The six cross-layer audits and the extra checks (DESIGN §9), as plain functions.
+"""The six cross-layer audits and the extra checks, as plain functions.
 
 Layer 1 (the entries as read now), the ledger and layer 2 (the facts) are loaded through pandas
 into DuckDB, and every cross-layer comparison is one SQL query there. Details carry counts and
@@ -385,26 +385,16 @@ def _private_tagging(audit: Audit) -> tuple[dict[int, bool], int, int]:
 
 
 def _untagged_matches(audit: Audit, tagged: dict[int, bool]) -> int:
-    """How many untagged facts the keyword list or a detector matches. DuckDB's vectorised RE2
-    pass (the detectors' gate, and an RE2 superset of the list) leaves few candidates; Python's
-    own engine, the one that tags, confirms them. A list with no safe RE2 form is matched in
-    Python on every fact the gate let through."""
+    """How many untagged facts the keyword list or a detector matches. One vectorised RE2 pass in
+    DuckDB (the detectors' gate, and the list itself: its patterns are RE2 already) leaves few
+    candidates; the code that tags confirms them."""
     keywords, db = audit.inputs.keywords, audit.db
-    prefilter = keywords.re2_prefilter
     conditions, params = ["regexp_matches(content, ?)"], [DETECTOR_GATE_RE2]
-    if prefilter is not None:
+    if keywords.re2_prefilter is not None:
         conditions.append("regexp_matches(content, ?, 'i')")
-        params.append(prefilter)
-    try:
-        candidates = db.execute(f"SELECT fact_id, content FROM facts WHERE {' OR '.join(conditions)}", params).fetchall()
-    except duckdb.Error:  # RE2 refused the list's form: the detectors' gate here, the list below
-        prefilter = None
-        candidates = db.execute(f"SELECT fact_id, content FROM facts WHERE {conditions[0]}", params[:1]).fetchall()
-    found = sum(1 for fact_id, content in candidates if not tagged.get(fact_id) and private_reasons(content, keywords))
-    if prefilter is None and keywords.terms:
-        rest = db.execute("SELECT fact_id, content FROM facts WHERE NOT regexp_matches(content, ?)", [DETECTOR_GATE_RE2]).fetchall()
-        found += sum(1 for fact_id, content in rest if not tagged.get(fact_id) and keywords.matches(content))
-    return found
+        params.append(keywords.re2_prefilter)
+    candidates = db.execute(f"SELECT fact_id, content FROM facts WHERE {' OR '.join(conditions)}", params).fetchall()
+    return sum(1 for fact_id, content in candidates if not tagged.get(fact_id) and private_reasons(content, keywords))
 
 
 def _privacy_coverage(audit: Audit) -> AuditResult:

@@ -1,4 +1,4 @@
-"""Summary-plus-pointer compaction of a memory file (DESIGN §2, the seed's 摘要 + 指针).
+"""Summary-plus-pointer compaction of a memory file (the seed's 摘要 + 指针).
 
 The one place the pipeline writes a memory file, and only when the user asks: the longest
 entries whose full text is already in the fact store become `**Title (→ fact_store#N)**: summary`
@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memory_pipeline.lib.choices import COMPACT_TARGET
 from memory_pipeline.lib.extraction.rules import title_entity
 from memory_pipeline.lib.hashing import entry_sha256, short_hash
 from memory_pipeline.lib.ledger import LedgerEntry
@@ -32,7 +33,6 @@ from memory_pipeline.lib.memory_files import (
 )
 from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file
 
-DEFAULT_TARGET = 0.8
 MAX_SUMMARY_CHARS = 80
 _TITLE_PREFIX = re.compile(r"^(?:\*\*.+?\*\*|[^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s*")
 _SENTENCE_END = re.compile(r"[。！？!?；;]|\.(?:\s|$)")
@@ -106,7 +106,7 @@ def propose(
     raw: bytes,
     ledger: dict[str, LedgerEntry],
     *,
-    target: float = DEFAULT_TARGET,
+    target: float = COMPACT_TARGET,
     summarise: Callable[[str], str] = shorten,
 ) -> Proposal:
     """Shorten the longest entries whose facts exist, one at a time, until the file fits

@@ -1,4 +1,4 @@
-"""Entities as Holographic 0.19.0's `add_fact` finds and resolves them (DESIGN §3)."""
+"""Entities as Holographic 0.19.0's `add_fact` finds and resolves them."""
 
 from __future__ import annotations
 

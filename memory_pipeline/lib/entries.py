@@ -5,19 +5,13 @@ from __future__ import annotations
 import pandas as pd
 
 from memory_pipeline.lib.hashing import entry_identities
-from memory_pipeline.lib.memory_files import SOURCE_FILES, SourceReading, read_source
-from memory_pipeline.lib.profiles import Profile
+from memory_pipeline.lib.memory_files import SourceReading
 
 PARSED_COLUMNS = ["profile", "source", "position", "text", "chars"]
 HASHED_COLUMNS = PARSED_COLUMNS + ["entry_sha256", "short_hash", "entry_id"]
 # DataFrame.attrs key naming the sources that could not be read or are missing: their entries
 # are unknown, not gone, so nothing downstream may treat them as removed.
 UNREADABLE_SOURCES = "unreadable_sources"
-
-
-def read_profile(profile: Profile) -> list[SourceReading]:
-    limits = profile.char_limits()
-    return [read_source(profile.memory_file(source), source, limits[source]) for source in SOURCE_FILES]
 
 
 def parsed_frame(profile_name: str, readings: list[SourceReading]) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Entry identity: the SHA-256 of an entry's stripped text (DESIGN §2)."""
+"""Entry identity: the SHA-256 of an entry's stripped text."""
 
 from __future__ import annotations
 

@@ -14,7 +14,6 @@ from collections.abc import Iterable
 import numpy as np
 
 TWO_PI = 2.0 * np.pi
-DEFAULT_DIM = 1024
 ROLE_CONTENT = "__hrr_role_content__"
 ROLE_ENTITY = "__hrr_role_entity__"
 EMPTY_TEXT = "__hrr_empty__"
@@ -27,7 +26,7 @@ class AtomCache:
     and a couple of thousand frequent words cover most memory text. At dim 1024 a phasor takes
     16 KB, so the bound keeps the cache near 40 MB however many facts a sync writes."""
 
-    def __init__(self, dim: int = DEFAULT_DIM, capacity: int = 2048):
+    def __init__(self, dim: int, capacity: int = 2048):
         self.dim = dim
         self.capacity = capacity
         self._phases: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -50,7 +49,7 @@ class AtomCache:
         return value
 
 
-def atom(word: str, dim: int = DEFAULT_DIM) -> np.ndarray:
+def atom(word: str, dim: int) -> np.ndarray:
     """SHA-256 digests of f"{word}:{i}" read as little-endian uint16, scaled to [0, 2π)."""
     blocks = -(-dim // _UINT16_PER_DIGEST)
     prefix = hashlib.sha256(f"{word}:".encode())

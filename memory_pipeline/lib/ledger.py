@@ -1,4 +1,4 @@
-"""The SHA-256 ledger inside the store and the diff of entries against it (DESIGN §5)."""
+"""The SHA-256 ledger inside the store and the diff of entries against it."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import pandas as pd
 from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.memory_files import SOURCE_FILES, fact_pointers
 from memory_pipeline.lib.similarity import bigrams, dice
-from memory_pipeline.lib.store import table_exists
+from memory_pipeline.lib.store import LEDGER_TABLE, table_exists
 
-LEDGER_TABLE = "memory_pipeline_ledger"
 DEFAULT_SIMILARITY_THRESHOLD = 0.5
 STATUSES = ("new", "changed", "compacted", "unchanged", "removed")
 DIFF_COLUMNS = [
@@ -142,7 +141,7 @@ def diff_entries(
     unreadable_sources: frozenset[str] = frozenset(),
     threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
 ) -> pd.DataFrame:
-    """Classify every current entry and every vanished ledger entry (DESIGN §5).
+    """Classify every current entry and every vanished ledger entry.
 
     Same source and hash as an active ledger entry whose facts exist: `unchanged`, wherever the
     entry stands. The same hash in the other file: `changed` (moved). A new hash similar enough to
@@ -232,7 +231,8 @@ def diff_entries(
         if vanished(led_id):
             led = ledger[led_id]
             rows.append({
-                "entry_id": led.entry_id, "source": led.source, "position": 0, "text": None,
+                # The text as far as the store knows it (its facts): what a person is shown.
+                "entry_id": led.entry_id, "source": led.source, "position": 0, "text": led.text or None,
                 "entry_sha256": None, "short_hash": led.short_hash, "status": "removed",
                 "matched_entry_id": led.entry_id, "existing_fact_ids": list(led.fact_ids), "similarity": 0.0,
             })

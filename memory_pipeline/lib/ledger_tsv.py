@@ -9,13 +9,10 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 
 from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.ledger import LEDGER_TABLE
 from memory_pipeline.lib.memory_files import SOURCE_FILES
-from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
-from memory_pipeline.lib.store import write_transaction
+from memory_pipeline.lib.store import LEDGER_TABLE, write_transaction
 
 _HEX = re.compile(r"^[0-9a-f]{16,64}$")
 _SOURCE_ALIASES = {"memory": "memory", "memory.md": "memory", "user": "user", "user.md": "user"}
@@ -32,16 +29,13 @@ class ImportReport:
     bad_lines: list[int] | None = None  # line numbers (never content) of rejected rows
 
 
-def export_tsv(conn: sqlite3.Connection, path: Path) -> int:
+def export_rows(conn: sqlite3.Connection) -> list[str]:
+    """The active ledger rows as TSV lines (each ending in a newline)."""
     rows = conn.execute(
         f"""SELECT entry_id, substr(entry_sha256, 1, {SHORT_HASH_CHARS}), fact_id, source, synced_at
             FROM {LEDGER_TABLE} WHERE status = 'active' ORDER BY source, entry_id, fact_id"""
     ).fetchall()
-    lines = [f"{e}\t{h}\t{f}\t{s}\t{_iso(t)}\n" for e, h, f, s, t in rows]
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(lines), encoding="utf-8")
-    tmp.replace(path)
-    return len(lines)
+    return [f"{e}\t{h}\t{f}\t{s}\t{_iso(t)}\n" for e, h, f, s, t in rows]
 
 
 def _iso(timestamp: str | None) -> str:
@@ -64,14 +58,11 @@ def _sql_timestamp(raw: str) -> str | None:
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def import_tsv(conn: sqlite3.Connection, path: Path, current: dict[tuple[str, str], tuple[str, str]]) -> ImportReport:
-    """Bring a TSV ledger in. `current` maps (source, short hash) of the entries in the files now
+def import_tsv(conn: sqlite3.Connection, text: str, current: dict[tuple[str, str], tuple[str, str]]) -> ImportReport:
+    """Bring a TSV ledger (its text) in. `current` maps (source, short hash) of the entries in the files now
     to (entry_id, full sha256), so rows of present entries take the pipeline's own ids."""
     report = ImportReport(bad_lines=[])
     latest: dict[str, tuple[int, str, str, int, str | None]] = {}
-    text = read_text_file(path)
-    if text is None:
-        raise UnreadableFile(f"{path}: no such file")
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue

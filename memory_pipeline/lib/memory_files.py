@@ -1,6 +1,6 @@
 """Reading Hermes' memory files: the pipeline's entry parser, Hermes' own reading, format findings.
 
-DESIGN §2. The pipeline only reads these files; it never rewrites them.
+The pipeline only reads these files; it never rewrites them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What counts as personal data in a fact: the user's keyword list and built-in detectors (DESIGN §7).
+"""What counts as personal data in a fact: the user's keyword list and built-in detectors.
 
 Nothing here ever returns or formats a matched term or value: callers learn *that* a text is
 private and *which kinds* of rule matched (`keyword`, `email`, …), nothing else. The keyword

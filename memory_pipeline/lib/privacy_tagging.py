@@ -1,4 +1,4 @@
-"""Re-checking every fact of a store against the keyword list and detectors (DESIGN §7).
+"""Re-checking every fact of a store against the keyword list and detectors.
 
 A private fact carries the tag `private-person` and one entity link, `private-person`, so probing
 a person's name never surfaces it; with policy `hide` its trust also drops below the prefetch
@@ -12,13 +12,12 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 
+from memory_pipeline.lib.choices import PRIVACY_POLICIES
 from memory_pipeline.lib.extraction.rules import title_entity
 from memory_pipeline.lib.fact_writes import FactWrites
 from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists
 from memory_pipeline.lib.privacy import PRIVATE_ENTITY, PRIVATE_TAG, KeywordList, normalise_tags, private_reasons
 from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, write_transaction
-
-PRIVACY_POLICIES = ("tag", "hide")
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Where a Hermes home keeps its profiles, memory files, stores and caps (DESIGN §2)."""
+"""Where a Hermes home keeps its profiles, memory files, stores and caps."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from memory_pipeline.lib.memory_files import DEFAULT_CHAR_LIMITS, SOURCE_FILES
+from memory_pipeline.lib.memory_files import DEFAULT_CHAR_LIMITS, SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file, read_text_file
 
 DEFAULT_PROFILE = "default"
@@ -44,6 +44,12 @@ class Profile:
         return char_limits(self.home / "config.yaml")
 
 
+def read_profile(profile: Profile) -> list[SourceReading]:
+    """Both memory files of a profile, each read against its cap."""
+    limits = profile.char_limits()
+    return [read_source(profile.memory_file(source), source, limits[source]) for source in SOURCE_FILES]
+
+
 def resolve_hermes_home(explicit: str | os.PathLike | None = None) -> Path:
     """`--hermes-home`, else `HERMES_HOME`, else the demo home shipped in `data/`."""
     chosen = explicit or os.environ.get("HERMES_HOME") or DEMO_HERMES_HOME
@@ -57,8 +63,8 @@ def pipeline_data_dir(hermes_home: Path) -> Path:
 
 
 def looks_like_hermes_home(path: Path) -> bool:
-    """A `memories/` directory or a `config.yaml`: what every Hermes home has once Hermes ran."""
-    return (path / "memories").is_dir() or (path / "config.yaml").is_file()
+    """A `memories/` or `profiles/` directory or a `config.yaml`: what a Hermes home has once Hermes ran."""
+    return (path / "memories").is_dir() or (path / "profiles").is_dir() or (path / "config.yaml").is_file()
 
 
 def discover_profiles(hermes_home: Path) -> list[Profile]:

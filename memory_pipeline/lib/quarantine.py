@@ -1,4 +1,4 @@
-"""The quarantine table: entries whose extraction failed, kept pending with the raw reply (DESIGN §6).
+"""The quarantine table: entries whose extraction failed, kept pending with the raw reply.
 
 It lives in the profile's store and is written in the sync's own transaction, so an entry is
 either quarantined or has its facts and ledger rows, never half of each.

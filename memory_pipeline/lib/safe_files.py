@@ -11,8 +11,9 @@ import os
 import stat
 from pathlib import Path
 
-# Memory files are a few KB and keyword lists a few hundred lines: 16 MB is far beyond any real one.
-MAX_FILE_BYTES = 16 * 1024 * 1024
+# Memory files are a few KB and keyword lists a few hundred lines: 32 MB is far beyond any real one
+# (and leaves room for the 20 MB file the parser is shown to read in linear time).
+MAX_FILE_BYTES = 32 * 1024 * 1024
 
 
 class UnreadableFile(Exception):

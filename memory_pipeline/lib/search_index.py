@@ -1,4 +1,4 @@
-"""Full-text search over the facts that finds Chinese inside a sentence (DESIGN §8).
+"""Full-text search over the facts that finds Chinese inside a sentence.
 
 Holographic's `facts_fts` (unicode61) treats a run of CJK characters as one token, so `张伟` is not
 found inside `联系人张伟负责评审`. The pipeline keeps its own FTS5 table, `memory_pipeline_fts`, with
@@ -15,7 +15,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from memory_pipeline.lib.privacy import PRIVATE_TAG
-from memory_pipeline.lib.store import table_exists, write_transaction
+from memory_pipeline.lib.store import RETIRED_TAG, table_exists, write_transaction
 
 INDEX_TABLE = "memory_pipeline_fts"
 _SEP = "\x1f"
@@ -129,27 +129,31 @@ def _match_expression(query: str) -> tuple[str, str]:
     return "content", '"' + text.replace('"', '""') + '"'
 
 
-def search(conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False) -> list[dict]:
-    """Facts containing `query` (case-insensitive), best BM25 first. Private facts only on request.
+@dataclass(frozen=True)
+class SearchResults:
+    facts: list[dict]  # fact_id, content, category, tags, score, retired
+    hidden_private: int  # matches left out because they are private (none with include_private)
+
+
+def search(conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False) -> SearchResults:
+    """Facts containing `query` (case-insensitive): current facts first, then retired ones (a
+    removed entry's, kept below the agent's prefetch threshold), each best BM25 first. Private
+    facts only on request; how many were left out is said.
 
     Ranking every match of a common word (a third of 100k facts contain `部署`) costs tens of
     milliseconds, so BM25 ranks the newest `RANK_WINDOW` matches, which FTS5 yields in rowid
     order without scoring the rest; a selective query is ranked over all its matches."""
     column, phrase = _match_expression(query)
-    private_filter = "" if include_private else "AND (',' || f.tags || ',') NOT LIKE ?"
-    params: list = [f"{{{column}}} : {phrase}"]
-    if not include_private:
-        params.append(f"%,{PRIVATE_TAG},%")
-    params.append(RANK_WINDOW)
     rows = conn.execute(
-        f"""SELECT f.fact_id, f.content, f.category, f.tags, bm25({INDEX_TABLE}) AS bm25
+        f"""SELECT f.fact_id, f.content, f.category, f.tags, bm25({INDEX_TABLE}) AS bm25,
+                   (',' || coalesce(f.tags, '') || ',') LIKE ?, (',' || coalesce(f.tags, '') || ',') LIKE ?
             FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid
-            WHERE {INDEX_TABLE} MATCH ? {private_filter}
+            WHERE {INDEX_TABLE} MATCH ?
             ORDER BY m.rowid DESC LIMIT ?""",
-        params,
+        (f"%,{PRIVATE_TAG},%", f"%,{RETIRED_TAG},%", f"{{{column}}} : {phrase}", RANK_WINDOW),
     ).fetchall()
-    rows.sort(key=lambda r: (r[4], -r[0]))  # bm25 is lower-is-better; ties: newest first
-    return [
-        {"fact_id": int(i), "content": c, "category": cat, "tags": t or "", "score": float(-b)}
-        for i, c, cat, t, b in rows[:limit]
-    ]
+    shown = [r for r in rows if include_private or not r[5]]
+    shown.sort(key=lambda r: (r[6], r[4], -r[0]))  # current before retired; bm25 lower-is-better; newest first
+    facts = [{"fact_id": int(i), "content": c, "category": cat, "tags": t or "", "score": float(-b), "retired": bool(retired)}
+             for i, c, cat, t, b, _, retired in shown[:limit]]
+    return SearchResults(facts, len(rows) - len(shown))

@@ -1,4 +1,4 @@
-"""Hermes' `memory_store.db`: opening it safely beside a running Hermes, and its schema (DESIGN §3).
+"""Hermes' `memory_store.db`: opening it safely beside a running Hermes, and its schema.
 
 The Holographic tables are created only when absent (never dropped, never vacuumed); extra
 columns and tables that other Hermes versions add are tolerated. The pipeline's own tables carry
@@ -15,12 +15,14 @@ from pathlib import Path
 
 import yaml
 
-from memory_pipeline.lib.hrr import DEFAULT_DIM
+from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
-from memory_pipeline.lib.vector_codec import VectorFormat
 
 BUSY_TIMEOUT_S = 30.0
+DEFAULT_DIM = 1024  # Holographic's `hrr_dim` when its config sets none
 PIPELINE_TAG = "synced-from-memory"
+# A removed entry's fact, kept (the default removal policy) below the prefetch threshold.
+RETIRED_TAG = "retired"
 # SQL for "this fact's tag list holds synced-from-memory exactly" (GLOB is case-sensitive).
 IS_PIPELINE_FACT_SQL = f"(',' || coalesce(tags, '') || ',') GLOB '*,{PIPELINE_TAG},*'"
 # The categories the agent's fact_store tool knows.
@@ -77,6 +79,8 @@ CREATE TABLE IF NOT EXISTS memory_banks (
 );
 """
 
+# The pipeline's ledger: one row per (entry, fact), written in the facts' own transaction (lib/ledger.py).
+LEDGER_TABLE = "memory_pipeline_ledger"
 # Entries whose extraction failed, kept pending with the raw reply (lib/quarantine.py).
 QUARANTINE_TABLE = "memory_pipeline_quarantine"
 QUARANTINE_SCHEMA = f"""
@@ -95,8 +99,8 @@ CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (
 
 # No CHECK constraints: rows written by older tools or imported ledgers may be bad, and the
 # ledger_integrity audit must be able to see (and block on) them rather than fail to read them.
-PIPELINE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS memory_pipeline_ledger (
+PIPELINE_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {LEDGER_TABLE} (
     entry_id       TEXT NOT NULL,
     source         TEXT NOT NULL,
     entry_sha256   TEXT NOT NULL,
@@ -108,7 +112,7 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_ledger (
     synced_at      TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
     PRIMARY KEY (entry_id, fact_id)
 );
-CREATE INDEX IF NOT EXISTS idx_memory_pipeline_ledger_fact ON memory_pipeline_ledger(fact_id);
+CREATE INDEX IF NOT EXISTS idx_memory_pipeline_ledger_fact ON {LEDGER_TABLE}(fact_id);
 CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
     bank_name   TEXT PRIMARY KEY,
     fact_count  INTEGER NOT NULL,
@@ -121,7 +125,7 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
 _REQUIRED_OBJECTS = {
     "facts", "entities", "fact_entities", "idx_facts_trust", "idx_facts_category", "idx_entities_name",
     "facts_fts", "facts_ai", "facts_ad", "facts_au", "memory_banks",
-    "memory_pipeline_ledger", "idx_memory_pipeline_ledger_fact", "memory_pipeline_bank_sums", QUARANTINE_TABLE,
+    LEDGER_TABLE, "idx_memory_pipeline_ledger_fact", "memory_pipeline_bank_sums", QUARANTINE_TABLE,
 }
 
 
@@ -203,7 +207,8 @@ def refuse_foreign_file(path: Path) -> None:
     except OSError as exc:
         raise StoreError(f"{path}: cannot open ({exc.strerror})") from None
     if header and header != _SQLITE_HEADER:
-        raise StoreError(f"{path}: is not a SQLite database; nothing written ({_CONFIG_HINT})")
+        raise StoreError(f"{path}: is not a SQLite database (damaged, or the store path names another file); "
+                         f"nothing written ({_CONFIG_HINT})")
 
 
 def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:

@@ -1,5 +1,5 @@
 """Writing one profile's sync into its store: facts, entity links, HRR vectors, banks and ledger,
-in one transaction (DESIGN §3, §5). A crash leaves the store exactly as it was before."""
+in one transaction. A crash leaves the store exactly as it was before."""
 
 from __future__ import annotations
 
@@ -9,18 +9,27 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from memory_pipeline.lib.choices import REMOVAL_POLICIES
 from memory_pipeline.lib.entries import UNREADABLE_SOURCES
 from memory_pipeline.lib.extraction.base import quarantine_records
 from memory_pipeline.lib.fact_writes import FactWrites
-from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_fingerprint, ledger_problems
+from memory_pipeline.lib.ledger import ledger_exists, ledger_fingerprint, ledger_problems
 from memory_pipeline.lib.memory_files import SOURCE_FILES
 from memory_pipeline.lib.privacy import KeywordList
 from memory_pipeline.lib.privacy_tagging import tag_written
 from memory_pipeline.lib.quarantine import quarantine, release, waiting_entries
-from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, StoreError, write_transaction
+from memory_pipeline.lib.store import (
+    IS_PIPELINE_FACT_SQL,
+    LEDGER_TABLE,
+    PIPELINE_TAG,
+    RETIRED_TAG,
+    HolographicSettings,
+    StoreError,
+    write_transaction,
+)
 
-REMOVAL_POLICIES = ("keep", "retire", "delete")
-_SOURCE_TAGS = frozenset(SOURCE_FILES)
+# Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
+_RESET_TAGS = frozenset(SOURCE_FILES) | {RETIRED_TAG}
 
 
 class LedgerCorrupt(StoreError):
@@ -61,6 +70,30 @@ def merge_tags(*groups) -> str:
 def retired_trust(settings: HolographicSettings) -> float:
     """Trust just below the prefetch threshold, so a retired fact stops surfacing on its own."""
     return max(0.0, round(settings.min_trust - 0.1, 6))
+
+
+def retire(conn: sqlite3.Connection, fact_id: int, settings: HolographicSettings) -> int:
+    """Tag a fact `retired` and drop its trust below the prefetch threshold (1 when it changed)."""
+    row = conn.execute("SELECT tags, trust_score FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+    if row is None:
+        return 0
+    tags, trust = merge_tags(row[0] or "", [RETIRED_TAG]), min(row[1], retired_trust(settings))
+    if (tags, trust) == (row[0], row[1]):
+        return 0
+    conn.execute("UPDATE facts SET tags = ?, trust_score = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (tags, trust, fact_id))
+    return 1
+
+
+def unbacked_facts_to_retire(conn: sqlite3.Connection, settings: HolographicSettings) -> list[int]:
+    """The pipeline's facts no entry backs any more (only retired ledger rows) that are not yet
+    retired: what a store synced under `keep` (the old default) moves to on its next sync."""
+    return [r[0] for r in conn.execute(
+        f"""SELECT f.fact_id FROM facts f
+            WHERE {IS_PIPELINE_FACT_SQL}
+              AND EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'retired')
+              AND NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'active')
+              AND ((',' || coalesce(f.tags, '') || ',') NOT LIKE ? OR f.trust_score > ?)""",
+        (f"%,{RETIRED_TAG},%", retired_trust(settings)))]
 
 
 class _Writer(FactWrites):
@@ -112,7 +145,7 @@ class _Writer(FactWrites):
         return fact_id
 
     def _rewrite(self, fact_id, fact, source, *, old_category, old_tags, links, trust, old_blob, old_content=None) -> None:
-        tags = merge_tags([t for t in (old_tags or "").split(",") if t.strip() not in _SOURCE_TAGS], [PIPELINE_TAG, source], fact.tags)
+        tags = merge_tags([t for t in (old_tags or "").split(",") if t.strip() not in _RESET_TAGS], [PIPELINE_TAG, source], fact.tags)
         current_links = self.current_links(fact_id)
         content_changed = old_content is not None and old_content != fact.content
         links_changed = current_links != [entity_id for entity_id, _ in links]
@@ -147,11 +180,7 @@ class _Writer(FactWrites):
             if row is None:
                 continue
             if policy == "retire":
-                changed = self.conn.execute(
-                    "UPDATE facts SET trust_score = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ? AND trust_score > ?",
-                    (retired_trust(self.settings), fact_id, retired_trust(self.settings)),
-                ).rowcount
-                self.report.retired_facts += changed
+                self.report.retired_facts += retire(self.conn, fact_id, self.settings)
             else:
                 self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
                 self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
@@ -197,7 +226,7 @@ def write_sync(
     *,
     settings: HolographicSettings,
     expected_ledger: str,
-    removal_policy: str = "keep",
+    removal_policy: str = "retire",
     provenance: tuple[str, str, str] = ("rules", "", "rules-1"),
     privacy: tuple[KeywordList, str] | None = None,
 ) -> SyncReport:
@@ -221,7 +250,9 @@ def write_sync(
     report.compacted = len(compacted)
     failed = quarantine_records(facts)
     releasable = _releasable_quarantine(conn, diff, set(ready["entry_id"]))
-    if ready.empty and removed.empty and compacted.empty and not failed and not releasable:
+    # Facts an older sync kept at full trust under `keep` move to `retire` when it is the policy.
+    to_retire = unbacked_facts_to_retire(conn, settings) if removal_policy == "retire" and ledger_exists(conn) else []
+    if ready.empty and removed.empty and compacted.empty and not failed and not releasable and not to_retire:
         report.facts_total = _count_facts(conn)
         return report  # nothing to write: not even a transaction is opened
 
@@ -264,6 +295,7 @@ def write_sync(
             writer.release(list(entry.existing_fact_ids), removal_policy)
         release(conn, releasable)
         quarantine(conn, failed)
+        writer.release(to_retire, removal_policy)
         if privacy is not None:
             report.tagged_private = tag_written(writer, all_written, privacy[0], settings, privacy[1]).tagged
         writer.rebuild_banks()

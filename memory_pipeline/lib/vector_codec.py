@@ -22,17 +22,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from memory_pipeline.lib.choices import VectorFormat
+
 HRR1_PREFIX = b"HRR1"
 _LEGACY_ITEM, _HRR1_ITEM = 8, 4
 _NEWEST_BATCH = 32
-
-
-class VectorFormat(str, enum.Enum):
-    """Which dialect the pipeline writes: the store's own (`auto`), or one forced."""
-
-    AUTO = "auto"
-    LEGACY = "legacy"
-    HRR1 = "hrr1"
 
 
 class VectorState(enum.IntEnum):

@@ -55,3 +55,15 @@ def test_a_blocked_run_says_what_the_blocking_check_found(capsys, demo_home):
     (demo_home / "profiles" / "work" / "memories" / "USER.md").write_text("a brand new entry", encoding="utf-8")
     error = profile_result(sync_json(capsys, demo_home, "--profile", "work"), "work")["error"]
     assert "ledger_integrity" in error and not error.endswith(":") and "status" in error.split("ERROR severity")[-1]
+
+
+def test_text_output_ends_with_a_summary_and_each_failure_with_its_fix(capsys, synced_home):
+    assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        lines[0],  # the cap warning, with its detail
+        "  fix: memory-pipeline compact --profile default",
+        "default: 11 of 12 checks pass; failing: cap_usage (WARN) (--verbose lists every check)",
+    ] and lines[0].startswith("default: warn cap_usage: MEMORY.md 2078/2200 chars")
+    assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default", "--verbose"]) == 0
+    assert sum(line.startswith("default: pass ") for line in capsys.readouterr().out.splitlines()) == 11

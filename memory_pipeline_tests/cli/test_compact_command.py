@@ -10,10 +10,9 @@ import time
 
 from memory_pipeline.cli import main
 from memory_pipeline.lib.compaction import propose
-from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.ledger import active_ledger
 from memory_pipeline.lib.memory_files import ENTRY_DELIMITER, canonical_chars, fact_pointers
-from memory_pipeline.lib.profiles import get_profile
+from memory_pipeline.lib.profiles import get_profile, read_profile
 from memory_pipeline.lib.store import connect
 from memory_pipeline_tests.hermes_oracle import hermes_home_env, hermes_loaded_entries
 
@@ -58,7 +57,7 @@ def test_apply_is_read_back_by_hermes_and_sync_adds_nothing(capsys, synced_home)
     proposal = _proposal(synced_home)
     facts_before = _facts(synced_home)
 
-    assert main(["compact", "--hermes-home", str(synced_home), "--apply"]) == 0
+    assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply"]) == 0
     out = capsys.readouterr().out
     assert f"synced profile default: added 0, {len(proposal.rewrites)} entries re-pointed" in out
 
@@ -77,7 +76,7 @@ def test_apply_is_read_back_by_hermes_and_sync_adds_nothing(capsys, synced_home)
     for rewrite in proposal.rewrites:
         assert fact_pointers(rewrite.after) == list(rewrite.fact_ids)
         assert facts_before[rewrite.fact_ids[0]] == rewrite.before
-    assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default", "--verbose"]) == 0
     audit = capsys.readouterr().out
     assert "pass pointers_resolve" in audit and "pass cap_usage" in audit
 
@@ -97,7 +96,7 @@ def test_held_lock_waits_then_gives_up(capsys, synced_home):
     lock = _hold_lock(synced_home)
     try:
         started = time.monotonic()
-        code = main(["compact", "--hermes-home", str(synced_home), "--apply", "--lock-timeout", "0.5"])
+        code = main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply", "--lock-timeout", "0.5"])
         waited = time.monotonic() - started
     finally:
         lock.close()
@@ -112,7 +111,7 @@ def test_file_changed_between_proposal_and_apply_stops(synced_home):
     """The agent writes while compact waits for the lock: compact notices and writes nothing."""
     lock = _hold_lock(synced_home)
     process = subprocess.Popen(
-        [sys.executable, "-u", "-m", "memory_pipeline.cli", "compact", "--hermes-home", str(synced_home), "--apply"],
+        [sys.executable, "-u", "-m", "memory_pipeline.cli", "compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ},
     )
     try:

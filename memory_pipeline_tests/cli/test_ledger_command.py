@@ -7,8 +7,10 @@ from memory_pipeline_tests.store_helpers import profile_result, query, read_entr
 def test_export_writes_the_seeds_five_columns(synced_home, tmp_path):
     demo_home = synced_home
     out = tmp_path / "ledger.tsv"
-    assert main(["ledger", "export", str(out), "--hermes-home", str(demo_home)]) == 0
+    assert main(["ledger", "export", str(out), "--hermes-home", str(demo_home), "--profile", "default"]) == 0
     lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "# profile: default"
+    lines = lines[1:]
     assert len(lines) == 23
     ids = dict(query(demo_home / "memory_store.db", "SELECT content, fact_id FROM facts"))
     by_hash = {entry_sha256(c)[:16]: (c, i) for c, i in ids.items()}
@@ -38,7 +40,7 @@ def test_import_keeps_a_memory_sync_users_fact_ids(capsys, demo_home, tmp_path):
     tsv = tmp_path / "sync-ledger.jsonl"
     tsv.write_text("\n".join(history + lines + leak + orphan) + "\n", encoding="utf-8")
 
-    assert main(["ledger", "import", str(tsv), "--hermes-home", str(demo_home)]) == 0
+    assert main(["ledger", "import", str(tsv), "--hermes-home", str(demo_home), "--profile", "default"]) == 0
     out = capsys.readouterr().out
     assert "imported 23 ledger rows" in out and "23 matched" in out and "1 older history rows dropped" in out
     assert "rejected 2 rows: 1 non-numeric fact_id, 1 fact not in the store" in out and "18 条" not in out
@@ -51,10 +53,32 @@ def test_import_keeps_a_memory_sync_users_fact_ids(capsys, demo_home, tmp_path):
 
 def test_import_of_a_missing_file_is_a_clear_error(capsys, demo_home, tmp_path):
     sync_json(capsys, demo_home, "--profile", "default")
-    assert main(["ledger", "import", str(tmp_path / "nope.tsv"), "--hermes-home", str(demo_home)]) == 2
+    assert main(["ledger", "import", str(tmp_path / "nope.tsv"), "--hermes-home", str(demo_home), "--profile", "default"]) == 2
     assert capsys.readouterr().err.strip() == f"memory-pipeline: {tmp_path / 'nope.tsv'}: no such ledger file"
 
 
 def test_export_before_any_sync_is_a_clear_error(capsys, demo_home, tmp_path):
     assert main(["ledger", "export", str(tmp_path / "x.tsv"), "--hermes-home", str(demo_home)]) == 2
-    assert "fact store does not exist" in capsys.readouterr().err
+    assert "no fact store yet for profile default, work" in capsys.readouterr().err
+
+
+def test_export_covers_every_profile_and_dash_is_stdout(capsys, synced_home, tmp_path):
+    assert main(["ledger", "export", "-", "--hermes-home", str(synced_home)]) == 0
+    out = capsys.readouterr()
+    assert not (tmp_path / "-").exists() and not (synced_home / "-").exists()
+    sections = out.out.split("# profile: ")[1:]
+    assert [s.splitlines()[0] for s in sections] == ["default", "work"]
+    assert [len(s.splitlines()) - 1 for s in sections] == [23, 8]
+    assert "exported 23 of profile default, 8 of profile work active ledger rows" in out.err
+
+
+def test_import_reads_stdin_and_needs_a_profile_when_there_are_several(capsys, monkeypatch, synced_home):
+    import io
+
+    assert main(["ledger", "export", "-", "--hermes-home", str(synced_home), "--profile", "work"]) == 0
+    exported = capsys.readouterr().out
+    assert main(["ledger", "import", "-", "--hermes-home", str(synced_home)]) == 2
+    assert "give --profile (default, work)" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO(exported))
+    assert main(["ledger", "import", "-", "--hermes-home", str(synced_home), "--profile", "work"]) == 0
+    assert "imported 8 ledger rows into profile work (8 matched" in capsys.readouterr().out

@@ -8,12 +8,27 @@ def test_json_contract_and_private_filter(capsys, synced_home):
     demo_home = synced_home
     assert main(["search", "备份", "--hermes-home", str(demo_home), "--json"]) == 0
     (result,) = json.loads(capsys.readouterr().out)["results"]
-    assert set(result) == {"fact_id", "content", "category", "tags", "score"}
-    assert "备份" in result["content"] and isinstance(result["score"], float)
+    assert set(result) == {"profile", "fact_id", "content", "category", "tags", "score", "retired"}
+    assert "备份" in result["content"] and isinstance(result["score"], float) and result["profile"] == "default"
     assert main(["search", "张伟", "--hermes-home", str(demo_home), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"results": []}
+    assert json.loads(capsys.readouterr().out) == {"results": [], "hidden_private": 1, "profiles_without_store": []}
     assert main(["search", "张伟", "--hermes-home", str(demo_home), "--include-private"]) == 0
-    assert capsys.readouterr().out.startswith("#21 [user_pref] **联系人 张伟")
+    out = capsys.readouterr().out
+    assert out.startswith("default #21 [user_pref] **联系人 张伟") and "    tags: " in out and "private-person" in out
+
+
+def test_a_search_whose_only_matches_are_private_says_so(capsys, synced_home):
+    assert main(["search", "张伟", "--hermes-home", str(synced_home)]) == 0
+    assert capsys.readouterr().out == "no facts found\n1 private match hidden (--include-private shows them)\n"
+
+
+def test_every_profile_by_default_each_result_naming_its_own(capsys, synced_home):
+    assert main(["search", "atlas", "--hermes-home", str(synced_home), "--json"]) == 0
+    profiles = {r["profile"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert profiles == {"default", "work"}
+    assert main(["search", "atlas", "--hermes-home", str(synced_home)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("work #") for line in lines) and any(line.startswith("default #") for line in lines)
 
 
 def test_other_profile_and_limit(capsys, synced_home):
@@ -24,7 +39,7 @@ def test_other_profile_and_limit(capsys, synced_home):
 
 def test_clear_errors(capsys, demo_home):
     assert main(["search", "部署", "--hermes-home", str(demo_home)]) == 2
-    assert "fact store does not exist" in capsys.readouterr().err
+    assert "no fact store yet for profile default, work" in capsys.readouterr().err
     sync_json(capsys, demo_home, "--profile", "default")
     assert main(["search", "x", "--hermes-home", str(demo_home)]) == 2
     assert capsys.readouterr().err.strip() == "memory-pipeline: a search query needs at least 2 characters"

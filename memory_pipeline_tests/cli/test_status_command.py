@@ -20,3 +20,19 @@ def test_status_after_a_sync(capsys, synced_home):
     assert (default["facts"], default["pipeline_facts"], default["quarantined"]) == (23, 23, 0)
     assert default["last_sync"] and default["last_write"] and default["failing_checks"] == ["cap_usage (WARN)"]
     assert profiles["work"]["failing_checks"] == [] and profiles["work"]["store_error"] is None
+
+
+def test_status_counts_current_retired_and_compacted_facts_apart(capsys, synced_home):
+    from memory_pipeline_tests.store_helpers import read_entries, sync_json, write_entries
+
+    memory = synced_home / "memories" / "MEMORY.md"
+    entries = read_entries(memory)
+    write_entries(memory, entries[1:-1] + ["**Summary**: details in fact_store#1"])
+    sync_json(capsys, synced_home, "--profile", "default")
+    assert main(["status", "--hermes-home", str(synced_home), "--profile", "default", "--json"]) == 0
+    (status,) = json.loads(capsys.readouterr().out)["profiles"]
+    # The summary takes over the first entry (its fact #1 stays, at full trust); the last entry is retired.
+    assert (status["retired_facts"], status["compacted_facts"]) == (1, 1)
+    assert status["current_facts"] == status["pipeline_facts"] - status["retired_facts"] - status["compacted_facts"]
+    assert main(["status", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    assert f"{status['retired_facts']} retired, 1 compacted" in capsys.readouterr().out

@@ -27,12 +27,13 @@ def _links(db):
 
 
 def _evaluate(instance, home, keywords, cursor):
-    context = dg.build_sensor_context(
+    # `with`: the hermes resource is a context manager (a run holds the profile's sync lock).
+    with dg.build_sensor_context(
         instance=instance,
         cursor=cursor,
         resources={"hermes": HermesHomeResource(hermes_home=str(home)), "privacy": PrivacyResource(keywords_path=str(keywords))},
-    )
-    return privacy_keywords_sensor(context)
+    ) as context:
+        return privacy_keywords_sensor(context)
 
 
 def _run_requests(instance, home, keywords, result):
@@ -91,9 +92,9 @@ def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
 
 
 def _files_sensor(instance, home, cursor):
-    context = dg.build_sensor_context(instance=instance, cursor=cursor,
-                                      resources={"hermes": HermesHomeResource(hermes_home=str(home))})
-    return memory_files_sensor(context)
+    with dg.build_sensor_context(instance=instance, cursor=cursor,
+                                 resources={"hermes": HermesHomeResource(hermes_home=str(home))}) as context:
+        return memory_files_sensor(context)
 
 
 def test_file_sensor_requests_exactly_the_changed_profile_by_hash_not_mtime(demo_home):
@@ -120,8 +121,8 @@ def test_file_sensor_requests_exactly_the_changed_profile_by_hash_not_mtime(demo
 
 def _discover(instance, home) -> list[str]:
     """One evaluation of the discovery sensor, its partition request applied as the daemon would."""
-    result = profile_discovery_sensor(dg.build_sensor_context(
-        instance=instance, resources={"hermes": HermesHomeResource(hermes_home=str(home))}))
+    with dg.build_sensor_context(instance=instance, resources={"hermes": HermesHomeResource(hermes_home=str(home))}) as context:
+        result = profile_discovery_sensor(context)
     if isinstance(result, dg.SkipReason):
         return []
     added = [key for request in result.dynamic_partitions_requests for key in request.partition_keys]

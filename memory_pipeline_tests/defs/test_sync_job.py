@@ -1,7 +1,10 @@
 """The sync through the real job (the CLI's in-process path): diff, extraction, upsert, ledger."""
 
+import json
+
 import pytest
 
+from memory_pipeline.cli import main
 from memory_pipeline_tests.store_helpers import (
     consistency_problems,
     profile_result,
@@ -119,3 +122,42 @@ def test_corrupt_store_is_a_one_line_failure(capsys, demo_home):
     error = profile_result(payload)["error"]
     assert payload["ok"] is False and str(db) in error and "\n" not in error
     assert db.read_bytes() == b"this is not sqlite at all" * 100
+
+
+def test_retire_is_the_default_and_takes_removed_facts_out_of_the_agents_way(capsys, synced):
+    home, db = synced
+    path = home / "memories" / "MEMORY.md"
+    entries = read_entries(path)
+    gone = entries.pop(3)
+    write_entries(path, entries)
+    result = profile_result(sync_json(capsys, home, "--profile", "default"))
+    assert result["removed"] == 1
+    ((tags, trust),) = query(db, "SELECT tags, trust_score FROM facts WHERE content = ?", (gone,))
+    assert "retired" in tags.split(",") and trust < 0.3  # below Holographic's prefetch threshold
+    # Still searchable, marked, and after current facts.
+    word = gone.split("**")[1] if gone.startswith("**") else gone[:6]
+    assert main(["search", word, "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)["results"]
+    assert [r["retired"] for r in found] == sorted(r["retired"] for r in found) and found[-1]["retired"]
+    # Coming back revives it at full trust, without the tag.
+    write_entries(path, entries + [gone])
+    assert profile_result(sync_json(capsys, home, "--profile", "default"))["added"] == 1
+    ((tags, trust),) = query(db, "SELECT tags, trust_score FROM facts WHERE content = ?", (gone,))
+    assert "retired" not in tags.split(",") and trust == 0.5
+
+
+def test_a_store_synced_under_keep_moves_to_retire_on_its_next_sync(capsys, synced):
+    home, db = synced
+    path = home / "memories" / "MEMORY.md"
+    entries = read_entries(path)
+    gone = entries.pop(0)
+    write_entries(path, entries)
+    sync_json(capsys, home, "--profile", "default", "--removal-policy", "keep")
+    assert query(db, "SELECT trust_score FROM facts WHERE content = ?", (gone,)) == [(0.5,)]
+    again = profile_result(sync_json(capsys, home, "--profile", "default"))
+    assert (again["added"], again["removed"], again["unchanged"]) == (0, 0, 22)
+    ((tags, trust),) = query(db, "SELECT tags, trust_score FROM facts WHERE content = ?", (gone,))
+    assert "retired" in tags.split(",") and trust < 0.3
+    before = table_checksums(db)
+    sync_json(capsys, home, "--profile", "default")
+    assert table_checksums(db) == before  # moved once; the next sync writes nothing

@@ -7,10 +7,9 @@ import pytest
 
 from memory_pipeline.cli import main
 from memory_pipeline.lib.audits import CHECKS, Audit, AuditInputs, run_audits
-from memory_pipeline.lib.entries import read_profile
 from memory_pipeline.lib.extraction.base import QuarantineRecord
 from memory_pipeline.lib.privacy import DEMO_KEYWORDS, load_keywords
-from memory_pipeline.lib.profiles import get_profile
+from memory_pipeline.lib.profiles import get_profile, read_profile
 from memory_pipeline.lib.quarantine import quarantine
 from memory_pipeline.lib.store import holographic_settings
 from memory_pipeline_tests.hermes_oracle import holographic_store
@@ -186,10 +185,11 @@ def test_format_parity(capsys, work):
     assert failing(profile) == {"format_parity"}
 
 
-@pytest.mark.parametrize("term", [r"re:\bAPI\s+约定", r"re:(?<!x)API\s+约定"], ids=["re2-prefilter", "python-fallback"])
+@pytest.mark.parametrize("term", [r"re:\bAPI\s+约定", "re:(zzqq)\nre:(?i)api\\s+约定", "API 约定"],
+                         ids=["pattern", "patterns-each-their-own", "plain-term"])
 def test_keyword_only_fact_without_tag(tmp_path, work, term):
-    """A fact only the keyword list makes private, untagged: found through DuckDB's RE2 pre-filter,
-    and through Python alone when the term has no RE2 form (a look-behind)."""
+    """A fact only the keyword list makes private, untagged: found through DuckDB's RE2 pass over
+    the list's own patterns, whatever other lines the list holds."""
     _, profile = work
     keywords = tmp_path / "keywords.txt"
     keywords.write_text(f"{term}\n", encoding="utf-8")

@@ -1,6 +1,6 @@
-from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame, read_profile
+from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame
 from memory_pipeline.lib.hashing import entry_sha256
-from memory_pipeline.lib.profiles import Profile
+from memory_pipeline.lib.profiles import Profile, read_profile
 
 
 def test_frames_of_a_profile(tmp_path):

@@ -3,7 +3,7 @@ import pytest
 from plugins.memory.holographic import holographic as oracle
 
 from memory_pipeline.lib import hrr, vector_codec
-from memory_pipeline.lib.vector_codec import VectorFormat
+from memory_pipeline.lib.choices import VectorFormat
 
 TEXTS = ["", "  ", "Hello World, again!", "**PR 铁律**: 标题不要用 fix 前缀 (rule 1)", "a \"quoted\" 'thing' [x] {y}"]
 

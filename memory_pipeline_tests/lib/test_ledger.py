@@ -26,7 +26,8 @@ def ledger_of(pairs, first_fact=1):
 
 
 def statuses(diff: pd.DataFrame) -> dict[str, str]:
-    return {(row.text if row.text is not None else row.entry_id): row.status for row in diff.itertuples()}
+    # Current entries by their text; vanished ones by their id (their text is the store's).
+    return {(row.entry_id if row.status == "removed" else row.text): row.status for row in diff.itertuples()}
 
 
 def test_first_sync_is_all_new():

@@ -1,5 +1,4 @@
 import hashlib
-import re
 
 import duckdb
 import pytest

@@ -27,10 +27,12 @@ def test_labelled_queries_all_answered(demo_store):
     conn = connect(demo_store)
     try:
         for query, titles in LABELLED_QUERIES.items():
-            assert _titles(search(conn, query, limit=50)) == sorted(titles), query
+            assert _titles(search(conn, query, limit=50).facts) == sorted(titles), query
         query, titles = PRIVATE_QUERY
-        assert search(conn, query) == []
-        assert _titles(search(conn, query, include_private=True)) == titles
+        hidden = search(conn, query)
+        assert hidden.facts == [] and hidden.hidden_private == len(titles)
+        shown = search(conn, query, include_private=True)
+        assert _titles(shown.facts) == titles and shown.hidden_private == 0
     finally:
         conn.close()
 
@@ -64,12 +66,12 @@ def test_index_follows_facts_hermes_writes(demo_store):
         store.close()
     conn = connect(demo_store)
     try:
-        assert fact_id not in [r["fact_id"] for r in search(conn, "部署窗口")]
+        assert fact_id not in [r["fact_id"] for r in search(conn, "部署窗口").facts]
         assert sync_search_index(conn).added == 1
-        assert [r["fact_id"] for r in search(conn, "部署窗口")] == [fact_id]
+        assert [r["fact_id"] for r in search(conn, "部署窗口").facts] == [fact_id]
         conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
         assert sync_search_index(conn).removed == 1
-        assert search(conn, "部署窗口") == []
+        assert search(conn, "部署窗口").facts == []
         assert sync_search_index(conn).changed == 0
     finally:
         conn.close()
@@ -80,7 +82,7 @@ def test_short_query_is_refused(demo_store):
     try:
         with pytest.raises(SearchError, match="at least 2 characters"):
             search(conn, " 部 ")
-        assert search(conn, 'a"b') == []  # quotes are data, never FTS syntax
+        assert search(conn, 'a"b').facts == []  # quotes are data, never FTS syntax
     finally:
         conn.close()
 

@@ -1,4 +1,4 @@
-"""Turning new and changed entries into facts: the interface every extractor fills (DESIGN §6)."""
+"""Turning new and changed entries into facts: the interface every extractor fills."""
 
 from memory_pipeline.lib.extraction.base import (
     EntryToExtract,

@@ -8,7 +8,6 @@ import pandas as pd
 
 from memory_pipeline.lib.quarantine import quarantined_entries
 
-EXTRACTOR_MODES = ("auto", "rules", "ollama")
 FACT_COLUMNS = ["entry_id", "content", "category", "tags", "entity", "action", "existing_fact_id", "latency_s"]
 # DataFrame.attrs key of the facts frame: the entries the extractor could not answer for, as
 # QuarantineRecord dicts, for the writer to put in the quarantine table in its transaction.

@@ -1,11 +1,12 @@
-"""Which extractor a run uses, and why (DESIGN §6): `rules`, `ollama`, or `auto` (Ollama when the
+"""Which extractor a run uses, and why: `rules`, `ollama`, or `auto` (Ollama when the
 server answers and has the model, else rules)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory_pipeline.lib.extraction.base import EXTRACTOR_MODES, Extractor
+from memory_pipeline.lib.choices import EXTRACTOR_MODES
+from memory_pipeline.lib.extraction.base import Extractor
 from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings, is_local, server_status
 from memory_pipeline.lib.extraction.rules import RulesExtractor
 

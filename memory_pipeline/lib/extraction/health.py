@@ -1,4 +1,4 @@
-"""The extraction checks (DESIGN §6, §9): per-fact latency and JSON validity within bounds.
+"""The extraction checks: per-fact latency and JSON validity within bounds.
 
 They judge the LLM calls of one run: the run that just extracted (the asset's own checks), or the
 last run that called a model (the audit report and `memory-pipeline audit`, from the history).

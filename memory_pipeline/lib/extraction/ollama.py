@@ -1,4 +1,4 @@
-"""Fact extraction through a local Ollama server with the official `ollama` client (DESIGN §6).
+"""Fact extraction through a local Ollama server with the official `ollama` client.
 
 Entries go in batches (the seed: 20 entries in one call took 56 s, 20 calls ~10 min), each call
 constrained by a per-batch JSON schema, `think=False`, temperature 0. Every reply is validated;

@@ -1,4 +1,4 @@
-"""The offline, deterministic extractor: one verbatim fact per entry (DESIGN §6)."""
+"""The offline, deterministic extractor: one verbatim fact per entry."""
 
 from __future__ import annotations
 

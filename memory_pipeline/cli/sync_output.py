@@ -1,0 +1,163 @@
+"""What `memory-pipeline sync` says: the `--json` shape of a profile's run, the lines that need a
+person, and on a terminal each profile as it is done, naming the entries that changed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memory_pipeline.lib.check_result import fix_command
+from memory_pipeline.lib.memory_files import SOURCE_FILES
+from memory_pipeline.lib.privacy import PRIVATE_TAG
+from memory_pipeline.lib.profiles import Profile, pipeline_data_dir, read_profile
+from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
+from memory_pipeline.lib.store import connect, holographic_settings
+
+_TITLE_CHARS = 60
+_MARKS = {"new": "+", "changed": "~", "moved": "→", "removed": "-", "compacted": "⇢"}
+
+
+def profile_summary(run) -> dict:
+    """The stable `--json` shape of one profile's run (README, `sync --json`)."""
+    extracted = run.metadata.get("extracted_facts", {})
+    stored = run.metadata.get("fact_store", {})
+    tagged = run.metadata.get("privacy_tags", {})
+    return {
+        "profile": run.profile,
+        "skipped": False,
+        "extractor": str(extracted.get("extractor", "")),
+        "extractor_reason": str(extracted.get("extractor_reason", "")),
+        "model": str(extracted.get("model", "")),
+        "added": int(stored.get("added", 0)),
+        "updated": int(stored.get("updated", 0)),
+        "unchanged": int(stored.get("unchanged", 0)),
+        "removed": int(stored.get("removed", 0)),
+        "quarantined": int(stored.get("quarantined", 0)),
+        "llm_calls": int(extracted.get("llm_calls", 0)),
+        "facts_total": int(stored.get("facts_total", 0)),
+        "store": str(stored.get("store", "")),
+        "private_facts": int(tagged.get("private_facts", 0)),
+        "failing_checks": sorted(run.failing_errors + run.failing_warnings),
+        "error": run.error,
+    }
+
+
+def skipped_summary(home: Path, profile: Profile) -> dict:
+    """A profile nothing could have changed in since its last clean sync: every entry unchanged,
+    the store's counts as they are, the checks of that sync's audit."""
+    failing = []
+    try:
+        report = json.loads(read_text_file(pipeline_data_dir(home) / "reports" / profile.name / "audit.json") or "{}")
+        failing = sorted(c["name"] for c in report.get("checks", []) if not c.get("passed"))
+    except (UnreadableFile, ValueError, KeyError, TypeError):
+        pass
+    store = holographic_settings(profile.home).db_path
+    conn = connect(store, create=False)
+    try:
+        facts, private = conn.execute(
+            "SELECT count(*), coalesce(sum((',' || coalesce(tags, '') || ',') LIKE ?), 0) FROM facts", (f"%,{PRIVATE_TAG},%",)
+        ).fetchone()
+    finally:
+        conn.close()
+    return {"profile": profile.name, "skipped": True, "extractor": "", "extractor_reason": "nothing changed since the last sync",
+            "model": "", "added": 0, "updated": 0, "unchanged": sum(len(r.entries) for r in read_profile(profile)),
+            "removed": 0, "quarantined": 0, "llm_calls": 0, "facts_total": int(facts), "store": str(store),
+            "private_facts": int(private), "failing_checks": failing, "error": None}
+
+
+def problems(run) -> list[str]:
+    """One line per thing a person must look at, each ending with the command that fixes it."""
+    if run.error:
+        return [f"sync of profile {run.profile} failed: {run.error}"]
+    found = []
+    parsed = run.metadata.get("parsed_entries", {})
+    if parsed.get("unreadable"):
+        found.append(f"profile {run.profile}: skipped, entries held: {parsed['unreadable']} "
+                     f"(see `memory-pipeline entries --profile {run.profile}`)")
+    held = int(run.metadata.get("ledger_diff", {}).get("held_unreadable_entries", 0))
+    if held and parsed.get("missing"):
+        found.append(f"profile {run.profile}: {held} synced entries held because {parsed['missing']} is missing; "
+                     "create it (even empty) to let them go")
+    for check in run.failing_errors:
+        found.append(f"profile {run.profile}: {check} failed: {run.details.get(check, '')}; "
+                     f"fix: {fix_command(check, run.profile)}")
+    return found
+
+
+def _title(text: str | None) -> str:
+    """An entry's `**Title**:` or `Title:`, else its first characters, on one line."""
+    line = " ".join((text or "").split())
+    if line.startswith("**") and "**" in line[2:]:
+        line = line[2:line.index("**", 2)]
+    elif ":" in line[:40]:
+        line = line[:line.index(":")]
+    return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1] + "…"
+
+
+def change_lines(changes: list[dict], keywords) -> list[str]:
+    """`+ MEMORY.md "Title" added`, `→ "Title" moved MEMORY.md → USER.md`, … A private entry is
+    named by its id only."""
+    from memory_pipeline.lib.privacy import private_reasons
+
+    lines = []
+    for change in changes:
+        status, name = change["status"], SOURCE_FILES[change["source"]]
+        # Without the keyword list (it failed to load) every entry is named by its id only.
+        private = keywords is None or (bool(change.get("text")) and bool(private_reasons(change["text"], keywords)))
+        shown = f"{change['entry_id']} (private)" if private else f'"{_title(change.get("text"))}"'
+        matched = change.get("matched_entry_id") or ""
+        if status == "changed" and matched and not matched.startswith(change["source"] + ":"):
+            old = SOURCE_FILES.get(matched.split(":")[0], "?")
+            lines.append(f"{_MARKS['moved']} {shown} moved {old} → {name}")
+        else:
+            verb = {"new": "added"}.get(status, status)
+            lines.append(f"{_MARKS.get(status, '?')} {name} {shown} {verb}")
+    return lines
+
+
+@dataclass
+class Printer:
+    """Text output: a `syncing <profile>…` line while a profile runs (on a terminal only), then
+    its summary, its changed entries by name and its failing checks with their fix; the
+    extractor's fallback is said once per sync."""
+
+    tty: bool
+    asked_extractor: str
+    keywords: object  # the KeywordList, to show private entries by id only
+    retag: bool = False
+    _reasons: set[str] = field(default_factory=set)
+
+    def starting(self, profile: str) -> None:
+        if self.tty:
+            sys.stdout.write(f"syncing {profile}…\r")
+            sys.stdout.flush()
+
+    def clear(self) -> None:
+        if self.tty:
+            sys.stdout.write("\r\x1b[2K")
+
+    def skipped(self, profile: str) -> None:
+        print(f"{profile}: unchanged (skipped; --force runs it anyway)")
+
+    def done(self, run, summary: dict) -> None:
+        self.clear()
+        s = summary
+        if s["error"]:
+            return  # said on stderr, with the way out
+        if self.retag:
+            print(f"{s['profile']}: re-tagged, {s['private_facts']} private facts")
+            return
+        print(f"{s['profile']}: {s['added']} added, {s['updated']} updated, {s['unchanged']} unchanged, "
+              f"{s['removed']} removed, {s['quarantined']} pending; {s['facts_total']} facts "
+              f"({s['extractor']}, {s['private_facts']} private) in {s['store']}")
+        reason = f"{s['extractor']}{' ' + s['model'] if s['model'] else ''}; {s['extractor_reason']}"
+        if (s["llm_calls"] or s["extractor"] != self.asked_extractor) and reason not in self._reasons:
+            self._reasons.add(reason)  # which extractor ran and why, once, when it was not simply the one asked for
+            extractor, why = reason.split("; ", 1)
+            print(f"  extractor: {extractor}, {s['llm_calls']} LLM calls; {why}")
+        for line in change_lines(run.changes, self.keywords):
+            print(f"  {line}")
+        for check in run.failing_warnings:
+            print(f"  {check}: {run.details.get(check, '')}; fix: {fix_command(check, run.profile)}")

@@ -1,0 +1,56 @@
+"""The choices a user makes, one registry for every layer (the CLI's flags, the resources'
+config, the plain logic): which extractor, what a removed entry's facts get, what a private fact
+gets, which HRR vector dialect is written. Plain enums, no heavy imports, so `--help` stays quick.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExtractorMode(str, enum.Enum):
+    """`auto`: Ollama when it answers and has the model, else rules; `rules`; `ollama`."""
+
+    AUTO = "auto"
+    RULES = "rules"
+    OLLAMA = "ollama"
+
+
+class RemovalPolicy(str, enum.Enum):
+    """What the facts of an entry removed from the files get: `retire` (kept, tagged `retired`,
+    trust below the prefetch threshold, so the agent no longer sees them), `keep` (kept as they
+    are) or `delete`."""
+
+    RETIRE = "retire"
+    KEEP = "keep"
+    DELETE = "delete"
+
+
+class PrivacyPolicy(str, enum.Enum):
+    """What a private fact gets: `tag` (the private-person tag and entity) or `hide` (also trust
+    below the prefetch threshold)."""
+
+    TAG = "tag"
+    HIDE = "hide"
+
+
+class VectorFormat(str, enum.Enum):
+    """Which HRR dialect the pipeline writes: the store's own (`auto`), or one forced."""
+
+    AUTO = "auto"
+    LEGACY = "legacy"
+    HRR1 = "hrr1"
+
+
+# `compact`: the share of a file's cap the proposal fits the entries into.
+COMPACT_TARGET = 0.8
+
+
+def values(choice: type[enum.Enum]) -> tuple[str, ...]:
+    """The spellings a user types, in the enum's order (argparse `choices`)."""
+    return tuple(member.value for member in choice)
+
+
+EXTRACTOR_MODES = values(ExtractorMode)
+REMOVAL_POLICIES = values(RemovalPolicy)
+PRIVACY_POLICIES = values(PrivacyPolicy)

@@ -1,0 +1,81 @@
+"""`sync` skips a profile nothing could have changed in since its last clean sync, and says so;
+any edit, any Hermes-side write and any keyword-list edit makes it run again. Text output names
+the entries that changed."""
+
+import json
+
+import dagster as dg
+
+from memory_pipeline.cli import main
+from memory_pipeline.instance import local_instance
+from memory_pipeline_tests.hermes_oracle import holographic_store
+from memory_pipeline_tests.store_helpers import read_entries, write_entries
+
+
+def _sync(capsys, home, *args):
+    code = main(["sync", "--hermes-home", str(home), "--json", *args])
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 0, payload
+    return {p["profile"]: p for p in payload["profiles"]}
+
+
+def _runs(home) -> int:
+    instance = local_instance(home)
+    try:
+        return len(instance.get_runs(filters=dg.RunsFilter(job_name="memory_sync_job")))
+    finally:
+        instance.dispose()
+
+
+def test_an_unchanged_profile_is_skipped_without_a_run(capsys, synced_home):
+    # A copied home is another home (the store's path and inode differ): its first sync runs.
+    assert {p["skipped"] for p in _sync(capsys, synced_home).values()} == {False}
+    runs = _runs(synced_home)
+    profiles = _sync(capsys, synced_home)
+    assert {p["skipped"] for p in profiles.values()} == {True} and _runs(synced_home) == runs
+    assert profiles["default"]["unchanged"] == 23 and profiles["default"]["facts_total"] == 23
+    assert main(["sync", "--hermes-home", str(synced_home)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["default: unchanged (skipped; --force runs it anyway)",
+                                                    "work: unchanged (skipped; --force runs it anyway)"]
+    forced = _sync(capsys, synced_home, "--force", "--profile", "work")
+    assert forced["work"]["skipped"] is False and _runs(synced_home) == runs + 1
+
+
+def test_a_file_edit_a_hermes_write_or_a_keyword_edit_is_not_skipped(capsys, synced_home, tmp_path):
+    _sync(capsys, synced_home)
+    user = synced_home / "profiles" / "work" / "memories" / "USER.md"
+    write_entries(user, read_entries(user) + ["Likes tea"])
+    profiles = _sync(capsys, synced_home)
+    assert (profiles["default"]["skipped"], profiles["work"]["skipped"], profiles["work"]["added"]) == (True, False, 1)
+
+    store = holographic_store(synced_home / "memory_store.db")
+    try:
+        store.add_fact("Hermes learnt this during a session", category="general")
+    finally:
+        store.close()
+    profiles = _sync(capsys, synced_home)
+    assert (profiles["default"]["skipped"], profiles["work"]["skipped"]) == (False, True)
+
+    keywords = tmp_path / "keywords.txt"
+    keywords.write_text("Likes tea\n", encoding="utf-8")
+    profiles = _sync(capsys, synced_home, "--keywords", str(keywords))
+    assert {p["skipped"] for p in profiles.values()} == {False}  # another list is another setting
+    assert _sync(capsys, synced_home, "--keywords", str(keywords))["work"]["skipped"] is True
+    keywords.write_text("Likes tea\nLikes coffee\n", encoding="utf-8")
+    assert _sync(capsys, synced_home, "--keywords", str(keywords))["work"]["skipped"] is False
+
+
+def test_text_output_names_each_change_and_private_entries_by_id_only(capsys, synced_home):
+    memory, user = synced_home / "memories" / "MEMORY.md", synced_home / "memories" / "USER.md"
+    entries, people = read_entries(memory), read_entries(user)
+    removed, moved = entries.pop(2), entries.pop(4)
+    entries[0] += " 另外：周五不发版。"
+    write_entries(memory, entries + ["**On-call rota**: weekly, handover on Monday"])
+    write_entries(user, people + [moved, "Reach me at li.na@example.com"])
+    assert main(["sync", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    out = capsys.readouterr().out
+    assert '  + MEMORY.md "On-call rota" added' in out
+    assert f'  ~ MEMORY.md "{entries[0].split("**")[1]}" changed' in out
+    assert f'  - MEMORY.md "{removed.split("**")[1]}" removed' in out
+    assert f'  → "{moved.split("**")[1]}" moved MEMORY.md → USER.md' in out
+    assert "li.na@example.com" not in out and "(private) added" in out
