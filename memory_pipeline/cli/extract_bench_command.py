@@ -6,9 +6,6 @@ import argparse
 from dataclasses import replace
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, single_profile
-from memory_pipeline.lib.extraction.choice import ExtractorUnavailable, choose_extractor
-from memory_pipeline.lib.extraction.comparison import compare_models, markdown_table, sample_entries
-from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_url
 from memory_pipeline.lib.profiles import read_profile
 
 
@@ -27,6 +24,11 @@ def register(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The extraction code (pandas, the Ollama client) is imported by this command only: `--help` stays quick.
+    from memory_pipeline.lib.extraction.choice import ExtractorUnavailable, choose_extractor
+    from memory_pipeline.lib.extraction.comparison import compare_models, markdown_table, sample_entries
+    from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_url
+
     if args.sample < 1 or args.batch_size < 1:
         raise CommandError("--sample and --batch-size must be at least 1")
     profile = single_profile(args)

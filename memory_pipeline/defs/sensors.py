@@ -26,12 +26,19 @@ def privacy_keywords_sensor(
     `fts_index` and `audit_report` for every profile partition, one run each. The generation in
     the run key lets a list that returns to an earlier version be re-applied too."""
     try:
-        digest = privacy.keywords(hermes.path()).sha256
+        keywords = privacy.keywords(hermes.path())
     except KeywordListError as exc:
         return dg.SkipReason(str(exc))
+    digest = keywords.sha256
+    # Each new version of the list is an observation of `privacy_keywords`: the UI shows when the
+    # list last changed, and its data version is the hash (never a term).
+    observed = [dg.AssetObservation(
+        asset_key=dg.AssetKey("privacy_keywords"), tags={"dagster/data_version": digest},
+        metadata={"sha256": digest, "terms": float(keywords.terms), "path": dg.MetadataValue.path(str(keywords.path))})]
     if context.cursor is None:
         # First look: every sync run tags against the current list anyway; only later edits need a re-tag.
-        return dg.SensorResult(skip_reason="privacy keyword list recorded", cursor=json.dumps({"sha256": digest, "generation": 0}))
+        return dg.SensorResult(skip_reason="privacy keyword list recorded", asset_events=observed,
+                               cursor=json.dumps({"sha256": digest, "generation": 0}))
     seen = json.loads(context.cursor)
     if digest == seen["sha256"]:
         return dg.SkipReason("privacy keyword list unchanged")
@@ -41,6 +48,7 @@ def privacy_keywords_sensor(
         run_requests=[
             dg.RunRequest(run_key=f"retag-{digest[:16]}-{generation}-{profile}", partition_key=profile) for profile in profiles
         ],
+        asset_events=observed,
         cursor=json.dumps({"sha256": digest, "generation": generation}),
     )
 

@@ -61,6 +61,9 @@ def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
         assert all(r.success for r in first)
         result = _evaluate(instance, demo_home, keywords, None)
         assert result.run_requests == []  # the first look only records the list: the syncs tagged with it
+        (observed,) = result.asset_events  # …and observes it, so the UI never says "never observed"
+        assert observed.asset_key == dg.AssetKey("privacy_keywords") and observed.tags["dagster/data_version"] in result.cursor
+        assert "张伟" not in str(observed.metadata)
         cursor = result.cursor
         before = {p: (_facts(db), _links(db)) for p, db in stores.items()}
         assert _evaluate(instance, demo_home, keywords, cursor).skip_message == "privacy keyword list unchanged"
@@ -69,6 +72,7 @@ def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
         added = _evaluate(instance, demo_home, keywords, cursor)
         assert sorted(r.partition_key for r in added.run_requests) == ["default", "work"]
         assert added.cursor != cursor and TERM not in added.cursor
+        assert [e.tags["dagster/data_version"] for e in added.asset_events] == [json.loads(added.cursor)["sha256"]]
         runs = _run_requests(instance, demo_home, keywords, added)
         for profile, db in stores.items():
             facts, _ = before[profile]
