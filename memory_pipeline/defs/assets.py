@@ -355,7 +355,7 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
         before = holographic_fts_health(conn)
         if not before.healthy:
             context.log.warning(
-                f"facts_fts out of step (integrity {'ok' if before.integrity_ok else 'FAILED'}, "
+                f"facts_fts out of step ({before.integrity}, "
                 f"{before.indexed} indexed for {before.facts} facts, {before.probe_misses} probe misses): rebuilding"
             )
             rebuild_holographic_fts(conn)

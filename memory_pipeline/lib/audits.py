@@ -356,7 +356,7 @@ def _index_consistency(audit: Audit) -> AuditResult:
     passed = health.healthy and bad_vectors == 0 and bank_off == 0
     return AuditResult(
         "index_consistency", passed, ERROR,
-        f"facts_fts {'ok' if health.integrity_ok else 'FAILED integrity-check'}, {health.indexed} indexed for "
+        f"facts_fts {health.integrity}, {health.indexed} indexed for "
         f"{health.facts} facts, {health.probe_misses} of {health.probes} probes missed; HRR vectors at dim {dim}: "
         f"{counts[VectorState.LEGACY]} legacy float64, {counts[VectorState.HRR1]} HRR1 float32, "
         f"{counts[VectorState.MALFORMED]} malformed, {counts[VectorState.MISSING]} missing; "

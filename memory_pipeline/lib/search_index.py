@@ -30,13 +30,19 @@ class SearchError(ValueError):
     """A query the index cannot answer (too short)."""
 
 
+def _indexed(text: str) -> str:
+    """The text as indexed: FTS5's tokenizers stop at a NUL byte, so it becomes a space (what
+    follows a NUL stays findable); the fact itself is never changed."""
+    return text.replace("\x00", " ") if "\x00" in text else text
+
+
 def _pairs(text: str) -> str:
     return _SEP.join(text.lower()) + _SEP
 
 
 @dataclass
 class HolographicFtsHealth:
-    integrity_ok: bool
+    integrity_ok: bool | None  # None: not run this time, another writer held the store
     indexed: int
     facts: int
     probes: int
@@ -44,17 +50,29 @@ class HolographicFtsHealth:
 
     @property
     def healthy(self) -> bool:
-        return self.integrity_ok and self.indexed == self.facts and self.probe_misses == 0
+        return self.integrity_ok is not False and self.indexed == self.facts and self.probe_misses == 0
+
+    @property
+    def integrity(self) -> str:
+        return {True: "ok", False: "FAILED integrity-check", None: "integrity-check skipped (store busy)"}[self.integrity_ok]
 
 
 def holographic_fts_health(conn: sqlite3.Connection) -> HolographicFtsHealth:
     """`facts_fts` checked three ways: FTS5's own integrity-check against `facts`, one indexed
     row per fact, and a MATCH per sampled fact that must find it."""
+    # FTS5's integrity-check is an INSERT: it needs the write lock. It never waits for one: while
+    # Hermes (or another sync) writes, it is skipped and the row count and probes still judge.
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout = 0")
     try:
         conn.execute("INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)")
-        integrity = True
+        integrity: bool | None = True
+    except sqlite3.OperationalError as exc:
+        integrity = None if "locked" in str(exc) or "busy" in str(exc) else False
     except sqlite3.DatabaseError:
         integrity = False
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
     indexed = conn.execute("SELECT count(*) FROM facts_fts_docsize").fetchone()[0]
     facts, low, high = conn.execute("SELECT count(*), min(fact_id), max(fact_id) FROM facts").fetchone()
     probes = misses = 0
@@ -101,9 +119,9 @@ def sync_search_index(conn: sqlite3.Connection) -> IndexSync:
     stale: list[tuple[int, str, bool]] = []
     gone: list[int] = []
     if present:
-        stale = [(i, c, m is not None) for i, c, m in conn.execute(
-            f"""SELECT f.fact_id, f.content, m.rowid FROM facts f LEFT JOIN {INDEX_TABLE} m ON m.rowid = f.fact_id
-                WHERE m.rowid IS NULL OR m.content IS NOT f.content""")]
+        stale = [(i, c, m is not None) for i, c, m, indexed in conn.execute(
+            f"""SELECT f.fact_id, f.content, m.rowid, m.content FROM facts f LEFT JOIN {INDEX_TABLE} m ON m.rowid = f.fact_id
+                WHERE m.rowid IS NULL OR m.content IS NOT f.content""") if m is None or indexed != _indexed(c)]
         gone = [r[0] for r in conn.execute(f"SELECT rowid FROM {INDEX_TABLE} WHERE rowid NOT IN (SELECT fact_id FROM facts)")]
         if not stale and not gone:
             return result
@@ -112,7 +130,8 @@ def sync_search_index(conn: sqlite3.Connection) -> IndexSync:
             conn.execute(_SCHEMA)
             stale = [(i, c, False) for i, c in conn.execute("SELECT fact_id, content FROM facts")]
         conn.executemany(f"DELETE FROM {INDEX_TABLE} WHERE rowid = ?", [(i,) for i, _, known in stale if known] + [(i,) for i in gone])
-        conn.executemany(f"INSERT INTO {INDEX_TABLE} (rowid, content, pairs) VALUES (?, ?, ?)", [(i, c, _pairs(c)) for i, c, _ in stale])
+        conn.executemany(f"INSERT INTO {INDEX_TABLE} (rowid, content, pairs) VALUES (?, ?, ?)",
+                         [(i, _indexed(c), _pairs(_indexed(c))) for i, c, _ in stale])
     result.updated = sum(known for _, _, known in stale)
     result.added = len(stale) - result.updated
     result.removed = len(gone)

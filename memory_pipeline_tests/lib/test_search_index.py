@@ -102,3 +102,14 @@ def test_holographic_fts_out_of_step_is_detected_and_rebuilt(demo_store):
         assert hit == [(1,)]
     finally:
         conn.close()
+
+
+def test_text_after_a_nul_byte_is_found_and_the_index_stays_in_step(demo_store):
+    conn = connect(demo_store)
+    try:
+        conn.execute("INSERT INTO facts (content, category) VALUES (?, 'general')", ("before\x00after the byte findme",))
+        assert sync_search_index(conn).added == 1
+        assert [r["content"] for r in search(conn, "findme").facts] == ["before\x00after the byte findme"]
+        assert sync_search_index(conn).changed == 0  # indexed once, not rewritten on every sync
+    finally:
+        conn.close()
