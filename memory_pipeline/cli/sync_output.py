@@ -16,6 +16,7 @@ from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
 from memory_pipeline.lib.store import connect, holographic_settings
 
 _TITLE_CHARS = 60
+_NAMED = 25  # changed entries named per profile; a first sync of a large file says how many more
 _MARKS = {"new": "+", "changed": "~", "moved": "→", "removed": "-", "compacted": "⇢"}
 
 
@@ -157,7 +158,9 @@ class Printer:
             self._reasons.add(reason)  # which extractor ran and why, once, when it was not simply the one asked for
             extractor, why = reason.split("; ", 1)
             print(f"  extractor: {extractor}, {s['llm_calls']} LLM calls; {why}")
-        for line in change_lines(run.changes, self.keywords):
+        for line in change_lines(run.changes[:_NAMED], self.keywords):
             print(f"  {line}")
+        if len(run.changes) > _NAMED:
+            print(f"  … and {len(run.changes) - _NAMED} more (`memory-pipeline entries --profile {run.profile}` lists every entry)")
         for check in run.failing_warnings:
             print(f"  {check}: {run.details.get(check, '')}; fix: {fix_command(check, run.profile)}")

@@ -79,3 +79,14 @@ def test_text_output_names_each_change_and_private_entries_by_id_only(capsys, sy
     assert f'  - MEMORY.md "{removed.split("**")[1]}" removed' in out
     assert f'  → "{moved.split("**")[1]}" moved MEMORY.md → USER.md' in out
     assert "li.na@example.com" not in out and "(private) added" in out
+
+
+def test_a_large_first_sync_names_a_few_entries_and_counts_the_rest(capsys, demo_home):
+    from memory_pipeline_tests.synthetic import synthetic_entries
+
+    (demo_home / "config.yaml").write_text("memory:\n  memory_char_limit: 1000000\n", encoding="utf-8")
+    write_entries(demo_home / "memories" / "MEMORY.md", synthetic_entries(60))
+    assert main(["sync", "--hermes-home", str(demo_home), "--profile", "default"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("  + ") for line in lines) == 25
+    assert f"  … and {60 + 5 - 25} more (`memory-pipeline entries --profile default` lists every entry)" in lines
