@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: demo test ui browser clean
+.PHONY: demo test lint ui browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ ui: $(VENV)/.installed
 browser:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian's chromium for the UI test"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+# The linter, pinned in the dev extra and configured in pyproject.toml.
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
 
 # The whole suite, a worker per core, each test file on one worker; pytest's "no tests collected"
 # (exit 5) is not a failure of the suite.

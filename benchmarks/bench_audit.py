@@ -88,7 +88,9 @@ def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
     duplicates = sum(1 for n in seen.values() if n > 1)
     dangling = 0
     for fact_id, entity_id in conn.execute("SELECT fact_id, entity_id FROM fact_entities").fetchall():
-        if conn.execute("SELECT 1 FROM facts WHERE fact_id = ?", (fact_id,)).fetchone() is None or conn.execute("SELECT 1 FROM entities WHERE entity_id = ?", (entity_id,)).fetchone() is None:
+        fact = conn.execute("SELECT 1 FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        entity = conn.execute("SELECT 1 FROM entities WHERE entity_id = ?", (entity_id,)).fetchone()
+        if fact is None or entity is None:
             dangling += 1
     verdict["fact_links"] = not (orphans or ghosts or duplicates or dangling)
 

@@ -153,8 +153,8 @@ def print_dialects(count: int, rounds: int) -> None:
     print(f"\n| {out['facts']:,} facts, 1% edited + 1% added | incremental sync | no-change resync |")
     print("|---|---:|---:|")
     print(f"| every vector legacy float64 | {median(r[0] for r in legacy):.2f} s | {median(r[1] for r in legacy):.2f} s |")
-    sync_ratios = sorted(m[0] / l[0] for l, m in zip(legacy, mixed))
-    resync_ratios = sorted(m[1] / l[1] for l, m in zip(legacy, mixed))
+    sync_ratios = sorted(new[0] / old[0] for old, new in zip(legacy, mixed, strict=True))
+    resync_ratios = sorted(new[1] / old[1] for old, new in zip(legacy, mixed, strict=True))
     print(f"| {out['counts']['hrr1']:,} vectors and every bank HRR1 float32 | {median(r[0] for r in mixed):.2f} s "
           f"({median(sync_ratios):.2f}×; rounds {', '.join(f'{x:.2f}×' for x in sync_ratios)}) "
           f"| {median(r[1] for r in mixed):.2f} s ({median(resync_ratios):.2f}×; rounds {', '.join(f'{x:.2f}×' for x in resync_ratios)}) |")
@@ -185,7 +185,8 @@ def main() -> None:
         print(json.dumps(measure(count)))
         return
 
-    print("| entries | pipeline first sync | Holographic add_fact loop | speed-up | no-change resync: work / whole run / writes | peak RSS |")
+    print("| entries | pipeline first sync | Holographic add_fact loop | speed-up "
+          "| no-change resync: work / whole run / writes | peak RSS |")
     print("|---:|---:|---:|---:|---:|---:|")
     for count in args.sizes:
         mine = _in_subprocess("pipeline", count)

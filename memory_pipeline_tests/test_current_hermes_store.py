@@ -37,7 +37,8 @@ def assert_every_vector_and_bank_decodes(db):
     by_category: dict[str, list[np.ndarray]] = {}
     for category, blob in query(db, "SELECT category, hrr_vector FROM facts"):
         by_category.setdefault(category, []).append(current_hermes_decode(blob, DIM))
-    banks = {name: (blob, count, dim) for name, blob, count, dim in query(db, "SELECT bank_name, vector, fact_count, dim FROM memory_banks")}
+    rows = query(db, "SELECT bank_name, vector, fact_count, dim FROM memory_banks")
+    banks = {name: (blob, count, dim) for name, blob, count, dim in rows}
     assert set(banks) == {f"cat:{c}" for c in by_category}
     for category, vectors in by_category.items():
         blob, count, dim = banks[f"cat:{category}"]

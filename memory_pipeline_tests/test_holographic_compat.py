@@ -16,7 +16,8 @@ def _vectors(db):
     conn = sqlite3.connect(db)
     try:
         facts = {i: np.frombuffer(v, dtype=np.float64) for i, v in conn.execute("SELECT fact_id, hrr_vector FROM facts")}
-        banks = {n: (np.frombuffer(v, dtype=np.float64), c) for n, v, c in conn.execute("SELECT bank_name, vector, fact_count FROM memory_banks")}
+        rows = conn.execute("SELECT bank_name, vector, fact_count FROM memory_banks")
+        banks = {n: (np.frombuffer(v, dtype=np.float64), c) for n, v, c in rows}
     finally:
         conn.close()
     return facts, banks

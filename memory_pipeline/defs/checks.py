@@ -71,7 +71,8 @@ with warnings.catch_warnings():
         ("pointers_resolve", fact_store, "Every fact_store#N pointer in the memory files names a fact."),
         ("quarantine_empty", fact_store, "No extraction is waiting in quarantine."),
         ("privacy_coverage", privacy_tags, "Every fact matching the list or a detector carries private-person; no tag variants."),
-        ("index_consistency", fts_index, "facts_fts in step; every fact's HRR vector decodes (legacy float64 or HRR1 float32); banks match their vectors."),
+        ("index_consistency", fts_index,
+         "facts_fts in step; every fact's HRR vector decodes (legacy float64 or HRR1 float32); banks match their vectors."),
         ("cap_usage", parsed_entries, "MEMORY.md and USER.md within 85% of their caps (over 100% is an error)."),
         ("format_parity", parsed_entries, "Hermes' own reader sees the same entries as the pipeline."),
     ]

@@ -63,7 +63,8 @@ def _facts_sql(dim: int) -> str:
     and trust only where the tags mention `person` (the only facts privacy_coverage reads them
     for), `vector_state` (a `VectorState`: which dialect, if any, decodes it), `pipeline` whether
     it is a fact the pipeline synced. The vector state is by size alone (reading no blob); the
-    HRR1-sized blobs without the prefix are counted store-side (`_index_store_side`). Content crosses as its UTF-8 bytes, which DuckDB decodes: no
+    HRR1-sized blobs without the prefix are counted store-side (`_index_store_side`). Content
+    crosses as its UTF-8 bytes, which DuckDB decodes: no
     Python string is decoded only to be encoded back, and bytes that are not UTF-8 (which Hermes
     itself cannot read) become NULL, a finding of `fact_links`."""
     return f"""SELECT fact_id, CAST(content AS BLOB), category,

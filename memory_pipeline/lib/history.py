@@ -5,7 +5,7 @@ one-line errors only: never an entry's, a fact's or a keyword's text."""
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -23,7 +23,7 @@ _LOCK_ATTEMPTS = 20
 
 def utc_now() -> str:
     """Now, as the history and the reports write it (UTC, like SQLite's CURRENT_TIMESTAMP)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def history_path(data_dir: Path) -> Path:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.memory_files import SOURCE_FILES
@@ -47,14 +47,14 @@ def _sql_timestamp(raw: str) -> str | None:
     if not raw:
         return None
     if re.fullmatch(r"\d{9,11}(\.\d+)?", raw):
-        moment = datetime.fromtimestamp(float(raw), tz=timezone.utc)
+        moment = datetime.fromtimestamp(float(raw), tz=UTC)
     else:
         try:
             moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
         except ValueError:
             return None
         if moment.tzinfo is not None:
-            moment = moment.astimezone(timezone.utc)
+            moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 

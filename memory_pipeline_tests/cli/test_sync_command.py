@@ -2,7 +2,8 @@ import json
 
 from memory_pipeline.cli import main
 
-PROFILE_KEYS = {"profile", "skipped", "extractor", "extractor_reason", "model", "added", "updated", "unchanged", "removed", "quarantined", "llm_calls",
+PROFILE_KEYS = {"profile", "skipped", "extractor", "extractor_reason", "model", "added", "updated", "unchanged", "removed",
+                "quarantined", "llm_calls",
                 "facts_total", "store", "private_facts", "failing_checks", "error"}
 
 

@@ -12,7 +12,7 @@ def test_every_30_minutes_one_run_per_profile():
     assert memory_sync_schedule.default_status == dg.DefaultScheduleStatus.RUNNING
     assert defs.resolve_schedule_def("memory_sync_schedule").job_name == "memory_sync_job"
     with dg.instance_for_test() as instance:
-        tick = datetime.datetime(2026, 12, 3, 10, 30, tzinfo=datetime.timezone.utc)
+        tick = datetime.datetime(2026, 12, 3, 10, 30, tzinfo=datetime.UTC)
         empty = memory_sync_schedule(dg.build_schedule_context(instance=instance, scheduled_execution_time=tick))
         assert isinstance(empty, dg.SkipReason)
         instance.add_dynamic_partitions(hermes_profiles.name, ["default", "work", "research"])

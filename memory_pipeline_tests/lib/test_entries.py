@@ -39,4 +39,4 @@ def test_batch_identities_equal_the_single_ones():
     hashes, shorts, ids = entry_identities(sources, texts)
     assert hashes == [entry_sha256(t) for t in texts]
     assert shorts == [short_hash(h) for h in hashes]
-    assert ids == [entry_id(s, h) for s, h in zip(sources, hashes)]
+    assert ids == [entry_id(s, h) for s, h in zip(sources, hashes, strict=True)]

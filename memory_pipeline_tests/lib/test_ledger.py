@@ -96,7 +96,8 @@ def test_ledger_problems_name_counts_never_content(tmp_path):
         ("0" * 64, leak),
     )
     conn.execute(
-        "INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, synced_at) VALUES ('y', 'notes', 'zz', 3, 'yesterday')"
+        "INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, synced_at) "
+        "VALUES ('y', 'notes', 'zz', 3, 'yesterday')"
     )
     problems = ledger_problems(conn)
     assert len(problems) == 4 and all(leak not in p for p in problems)

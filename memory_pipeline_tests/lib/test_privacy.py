@@ -19,7 +19,8 @@ POSITIVES = {
     "ip_address": ["server 192.168.1.20 is ours", "vpn 10.8.0.1", "ipv6 2001:db8::1", "fe80::1ff:fe23:4567:890a"],
     "cn_resident_id": ["身份证 11010519491231002X", "id 320106198512121231"],
     "payment_card": ["卡号 4111 1111 1111 1111", "visa 4012-8888-8888-1881", "amex 378282246310005"],
-    "street_address": ["住在 北京市朝阳区建国路88号", "上海市徐汇区漕溪北路1200号", "office at 350 Fifth Avenue", "1600 Amphitheatre Parkway"],
+    "street_address": ["住在 北京市朝阳区建国路88号", "上海市徐汇区漕溪北路1200号", "office at 350 Fifth Avenue",
+                       "1600 Amphitheatre Parkway"],
     "secret": ["key sk-abcdefghijklmnopqrstuvwx12", "ghp_" + "a" * 36, "AKIAIOSFODNN7EXAMPLE", "api_key = abcd1234efgh",
                "password: hunter22", "-----BEGIN OPENSSH PRIVATE KEY-----"],
 }

@@ -54,7 +54,8 @@ def test_variants_are_folded_and_nothing_else_is_written(store, tmp_path):
         assert report.normalised == 1 and report.tagged == 0
         assert query(db, "SELECT tags FROM facts WHERE fact_id = 21") == [("synced-from-memory,user,private-person",)]
         after = table_checksums(db)
-        assert {t for t in before if before[t] != after[t]} <= {"facts", "facts_fts", "facts_fts_data", "facts_fts_idx", "facts_fts_docsize"}
+        written = {"facts", "facts_fts", "facts_fts_data", "facts_fts_idx", "facts_fts_docsize"}
+        assert {t for t in before if before[t] != after[t]} <= written
         assert retag_store(conn, _keywords(tmp_path, "# none"), settings).wrote is False
     finally:
         conn.close()
