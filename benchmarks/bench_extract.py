@@ -39,7 +39,7 @@ def _prepared_home(base: Path, count: int) -> Path:
     write_entries(home / "memories" / "MEMORY.md", entries)
     write_entries(home / "memories" / "USER.md", [])
     with dg.instance_for_test() as instance:
-        (run,) = run_sync(instance, home, ["default"], resource_config={"extractor": {"extractor": "rules"}})
+        (run,) = run_sync(instance, home, ["default"], resource_config={"extractor": {"extractor": "RULES"}})
         assert run.success, run.error
     write_entries(home / "memories" / "MEMORY.md", [f"{e} 已更新" for e in entries])
     return home
@@ -58,7 +58,7 @@ def _scenario(prepared: Path, base: Path, name: str, server, *, batch: int, para
 
     home = base / name
     shutil.copytree(prepared, home)
-    config = {"extractor": {"extractor": "ollama", "ollama_host": server.url, "batch_size": batch,
+    config = {"extractor": {"extractor": "OLLAMA", "ollama_host": server.url, "batch_size": batch,
                             "parallel_calls": parallel, "timeout_s": 600.0}}
     with dg.instance_for_test() as instance:
         if resync:  # bring everything in first, then measure a run on unchanged files

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from memory_pipeline.lib.choices import EXTRACTOR_MODES
+from memory_pipeline.lib.choices import EXTRACTOR_MODES, ExtractorMode
 from memory_pipeline.lib.profiles import (
     DEFAULT_PROFILE,
     Profile,
@@ -88,7 +88,8 @@ def add_extractor_arguments(parser: argparse.ArgumentParser) -> None:
 
 def extractor_config(args: argparse.Namespace) -> dict:
     """The `extractor` resource's run config from the extractor arguments (unset ones keep their defaults)."""
-    config = {"extractor": args.extractor, "allow_remote_host": args.allow_remote_ollama}
+    # Enum config fields take the member's name (what the UI's launchpad offers too).
+    config = {"extractor": ExtractorMode(args.extractor).name, "allow_remote_host": args.allow_remote_ollama}
     for key, value in (("model", args.model), ("batch_size", args.batch_size), ("ollama_host", args.ollama_host)):
         if value is not None:
             config[key] = value

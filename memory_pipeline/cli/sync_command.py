@@ -17,7 +17,7 @@ from memory_pipeline.cli.common import (
     selected_profiles,
 )
 from memory_pipeline.cli.sync_output import Printer, problems, profile_summary, skipped_summary
-from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, RemovalPolicy, VectorFormat
+from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.privacy import KeywordListError, keyword_list_path, load_keywords
 from memory_pipeline.lib.profiles import pipeline_data_dir
 from memory_pipeline.lib.sync_state import fingerprint, forget, record, recorded
@@ -61,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
     keywords = keyword_list_path(args.keywords, home)
     resource_config = {
         "extractor": extractor_config(args),
-        "store": {"removal_policy": args.removal_policy, "vector_format": VectorFormat(args.vector_format).name},
-        "privacy": {"keywords_path": str(args.keywords or ""), "policy": args.privacy_policy},
+        "store": {"removal_policy": RemovalPolicy(args.removal_policy).name, "vector_format": VectorFormat(args.vector_format).name},
+        "privacy": {"keywords_path": str(args.keywords or ""), "policy": PrivacyPolicy(args.privacy_policy).name},
     }
     settings = {"resources": resource_config, "retag": args.retag}
     # Nothing to do where the files, the store, the keyword list and the settings are exactly as

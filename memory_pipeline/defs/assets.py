@@ -9,6 +9,7 @@ import pandas as pd
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audit_report import failing_errors, write_reports
+from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy
 from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract, facts_frame
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
@@ -177,7 +178,7 @@ def extracted_facts(
         work = entries_to_extract(ledger_diff, conn)
     # With nothing to extract no server is even asked: the configured mode stands as the name.
     outcome = ExtractionOutcome()
-    name, model, prompt_version, reason = extractor.extractor, "", "", "nothing new or changed to extract"
+    name, model, prompt_version, reason = ExtractorMode(extractor.extractor).value, "", "", "nothing new or changed to extract"
     if work:
         try:
             choice = extractor.choose()
@@ -247,12 +248,13 @@ def fact_store(
             extracted_facts,
             settings=settings,
             expected_ledger=ledger_diff.attrs["ledger_fingerprint"],
-            removal_policy=store.removal_policy,
+            removal_policy=RemovalPolicy(store.removal_policy).value,
             provenance=(extracted_facts.attrs["extractor"], extracted_facts.attrs["model"], extracted_facts.attrs["prompt_version"]),
-            privacy=(keywords, privacy.policy),
+            privacy=(keywords, PrivacyPolicy(privacy.policy).value),
         )
     if report.removed:
-        context.log.info(f"{report.removed} entries left the files; policy {store.removal_policy!r} applied to their facts")
+        context.log.info(f"{report.removed} entries left the files; policy {RemovalPolicy(store.removal_policy).value!r} "
+                         "applied to their facts")
     return dg.MaterializeResult(
         metadata={
             "added": float(report.added),
@@ -266,7 +268,7 @@ def fact_store(
             "tagged_private": float(report.tagged_private),
             "facts_total": float(report.facts_total),
             "wrote": report.wrote,
-            "removal_policy": store.removal_policy,
+            "removal_policy": RemovalPolicy(store.removal_policy).value,
             "store": dg.MetadataValue.path(str(settings.db_path)),
         }
     )
@@ -321,7 +323,7 @@ def privacy_tags(
     except KeywordListError as exc:
         raise dg.Failure(description=str(exc)) from None
     with _opened_store(settings.db_path, create=True) as conn:
-        report = retag_store(conn, keywords, settings, policy=privacy.policy)
+        report = retag_store(conn, keywords, settings, policy=PrivacyPolicy(privacy.policy).value)
     metadata = {
         "facts": float(report.facts),
         "private_facts": float(report.private),
@@ -331,7 +333,7 @@ def privacy_tags(
         "hidden": float(report.hidden),
         "keyword_list_sha256": keywords.sha256,
         "keyword_terms": float(keywords.terms),
-        "policy": privacy.policy,
+        "policy": PrivacyPolicy(privacy.policy).value,
     }
     metadata.update({f"matched_{kind}": float(count) for kind, count in sorted(report.reasons.items())})
     return dg.MaterializeResult(metadata=metadata)

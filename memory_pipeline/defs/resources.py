@@ -4,7 +4,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from memory_pipeline.lib.choices import VectorFormat
+from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
 from memory_pipeline.lib.extraction.health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url
@@ -69,7 +69,7 @@ class FactStoreResource(dg.ConfigurableResource):
     HRR1 once current Hermes wrote HRR1 vectors there, else legacy float64), `legacy` or `hrr1`.
     """
 
-    removal_policy: str = "retire"
+    removal_policy: RemovalPolicy = RemovalPolicy.RETIRE
     similarity_threshold: float = 0.5
     vector_format: VectorFormat = VectorFormat.AUTO
 
@@ -88,7 +88,7 @@ class ExtractorResource(dg.ConfigurableResource):
     run to.
     """
 
-    extractor: str = "auto"
+    extractor: ExtractorMode = ExtractorMode.AUTO
     model: str = ""
     ollama_host: str = ""
     allow_remote_host: bool = False
@@ -115,7 +115,7 @@ class ExtractorResource(dg.ConfigurableResource):
 
     def choose(self) -> ExtractorChoice:
         """The extractor for this run and why; `ExtractorUnavailable` when `ollama` cannot be used."""
-        return choose_extractor(self.extractor, self.ollama_settings())
+        return choose_extractor(ExtractorMode(self.extractor).value, self.ollama_settings())
 
 
 class PrivacyResource(dg.ConfigurableResource):
@@ -128,7 +128,7 @@ class PrivacyResource(dg.ConfigurableResource):
     """
 
     keywords_path: str = ""
-    policy: str = "tag"
+    policy: PrivacyPolicy = PrivacyPolicy.TAG
 
     def keyword_file(self, hermes_home: Path) -> Path:
         return keyword_list_path(self.keywords_path or None, hermes_home)

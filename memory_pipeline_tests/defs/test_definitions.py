@@ -55,3 +55,13 @@ def test_findings_and_unreadable_file_surface_in_metadata(demo_home, instance):
     table = metadata["findings"].value
     assert "`unreadable`" in table and "`leading_delimiter`" in table and "only entry" not in table
     assert result.output_for_node("hashed_entries").attrs["unreadable_sources"] == ["user"]
+
+
+def test_a_bad_choice_is_rejected_before_any_step_runs(demo_home):
+    from memory_pipeline.runs import run_sync
+
+    with dg.instance_for_test() as instance:
+        with pytest.raises(dg.DagsterInvalidConfigError) as info:
+            run_sync(instance, demo_home, ["default"], resource_config={"store": {"removal_policy": "bogus"}})
+        assert "removal_policy" in str(info.value)
+        assert instance.get_runs() == [] and not (demo_home / "memory_store.db").exists()

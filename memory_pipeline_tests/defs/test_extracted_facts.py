@@ -59,7 +59,7 @@ def test_metadata_and_checks_of_a_run(demo_home, server):
     server.default = slow(0.25)
     with dg.instance_for_test() as instance:
         (run,) = run_sync(instance, demo_home, ["work"], resource_config={
-            "extractor": {"extractor": "ollama", "batch_size": 4, "latency_p95_bound_s": 0.05}})
+            "extractor": {"extractor": "OLLAMA", "batch_size": 4, "latency_p95_bound_s": 0.05}})
         assert run.success, run.error
         metadata = run.metadata["extracted_facts"]
         assert metadata["extractor"] == "ollama" and metadata["model"] == "qwen3.6-nothink"
