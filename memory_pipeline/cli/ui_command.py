@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from memory_pipeline.cli.common import add_home_argument, hermes_home
 from memory_pipeline.lib.profiles import REPO_ROOT
@@ -18,11 +19,13 @@ def register(commands) -> None:
 
 
 def dev_command(port: int) -> list[str]:
-    workspace = REPO_ROOT / "workspace.yaml"
-    # A source checkout has the project's workspace.yaml; an installed package loads the module.
-    target = ["-w", str(workspace)] if workspace.is_file() else ["-m", "memory_pipeline.definitions"]
-    # Warnings and errors on the terminal; every step event is in the UI.
-    return [sys.executable, "-m", "dagster", "dev", *target, "-h", "127.0.0.1", "-p", str(port), "--log-level", "warning"]
+    """`dg dev` on this project (it reads `[tool.dg]` in pyproject.toml, from the project's
+    directory); an installed package without the project's files loads the module with
+    `dagster dev`. Warnings and errors on the terminal; every step event is in the UI."""
+    common = ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    if (REPO_ROOT / "pyproject.toml").is_file():
+        return [str(Path(sys.executable).with_name("dg")), "dev", "--use-active-venv", *common]
+    return [sys.executable, "-m", "dagster", "dev", "-m", "memory_pipeline.definitions", *common]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,8 +33,11 @@ def run(args: argparse.Namespace) -> int:
 
     home = hermes_home(args)
     dagster_dir = prepared_dagster_home(home)
-    env = {**os.environ, "DAGSTER_HOME": str(dagster_dir), "HERMES_HOME": str(home)}
+    # VIRTUAL_ENV: the environment this command runs in is the project's (dg checks that it is).
+    env = {**os.environ, "DAGSTER_HOME": str(dagster_dir), "HERMES_HOME": str(home), "VIRTUAL_ENV": sys.prefix}
     print(f"Dagster UI: http://127.0.0.1:{args.port}  (Hermes home {home}; run history in {dagster_dir}); Ctrl-C stops it",
           flush=True)
-    os.execve(sys.executable, dev_command(args.port), env)
+    command = dev_command(args.port)
+    os.chdir(REPO_ROOT)  # dg finds the project from the working directory
+    os.execve(command[0], command, env)
     return 0  # not reached: the process is now dagster dev

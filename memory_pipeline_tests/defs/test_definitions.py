@@ -65,3 +65,19 @@ def test_a_bad_choice_is_rejected_before_any_step_runs(demo_home):
             run_sync(instance, demo_home, ["default"], resource_config={"store": {"removal_policy": "bogus"}})
         assert "removal_policy" in str(info.value)
         assert instance.get_runs() == [] and not (demo_home / "memory_store.db").exists()
+
+
+def test_dg_check_defs_loads_the_project():
+    """Dagster's `dg` tooling reads the project from `[tool.dg]` and loads its definitions."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from memory_pipeline.lib.profiles import REPO_ROOT
+
+    done = subprocess.run([str(Path(sys.executable).with_name("dg")), "check", "defs", "--use-active-venv"],
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "VIRTUAL_ENV": sys.prefix})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "All definitions loaded successfully." in done.stdout + done.stderr
