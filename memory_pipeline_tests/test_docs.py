@@ -7,6 +7,7 @@ import re
 
 from memory_pipeline.cli import build_parser
 from memory_pipeline.lib.audits import CHECKS
+from memory_pipeline.lib.check_result import CHECK_REGISTRY, CHECK_SPECS
 from memory_pipeline.lib.profiles import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
@@ -51,7 +52,11 @@ def parser_commands() -> dict[str, set[str]]:
 
 
 def test_readme_check_table_is_the_registry():
-    assert readme_checks(README) == list(CHECKS)
+    assert readme_checks(README) == list(CHECKS) == [spec.name for spec in CHECK_REGISTRY]
+    table = README.split("| check | on | severity | fails when |", 1)[1].split("\n\n", 1)[0]
+    for name, asset, severity in re.findall(r"^\| `(\w+)` \| `(\w+)` \| ([^|]+) \|", table, re.MULTILINE):
+        spec = CHECK_SPECS[name]
+        assert (asset, severity.split()[0].strip(","), "blocking" in severity) == (spec.asset, spec.severity, spec.blocking), name
 
 
 def test_readme_command_list_matches_the_parser():

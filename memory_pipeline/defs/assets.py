@@ -6,9 +6,11 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
+from memory_pipeline.defs.checks import profile_audit
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audit_report import failing_errors, write_reports
+from memory_pipeline.lib.check_result import CHECK_REGISTRY
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy
 from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract, facts_frame
@@ -147,10 +149,8 @@ def ledger_diff(
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", dg.PreviewWarning)  # partitioned asset checks: preview in Dagster 1.13
     EXTRACTION_CHECK_SPECS = [
-        dg.AssetCheckSpec("extraction_latency", asset="extracted_facts", partitions_def=hermes_profiles,
-                          description="p95 seconds per extracted fact within the configured bound (default 10 s)."),
-        dg.AssetCheckSpec("extraction_json_valid", asset="extracted_facts", partitions_def=hermes_profiles,
-                          description="Share of model replies that failed validation within the configured bound."),
+        dg.AssetCheckSpec(spec.name, asset=spec.asset, partitions_def=hermes_profiles, description=spec.description)
+        for spec in CHECK_REGISTRY if spec.in_run
     ]
 
 
@@ -398,8 +398,6 @@ def audit_report(
     """The six cross-layer audits and the extra checks for the profile, as a Markdown and a JSON
     report under the pipeline's data directory and rows of the DuckDB `audit_history` table.
     Counts and ids only: no entry, fact or keyword text."""
-    from memory_pipeline.defs.checks import profile_audit  # checks import this module
-
     with profile_audit(context.partition_key, hermes, store, privacy) as audit:
         results = audit.run_all()
     data_dir = pipeline_data_dir(hermes.path())

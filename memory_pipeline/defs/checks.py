@@ -5,10 +5,10 @@ from contextlib import contextmanager
 
 import dagster as dg
 
-from memory_pipeline.defs.assets import fact_store, fts_index, ledger_diff, parsed_entries, privacy_tags
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audits import ERROR, Audit, AuditInputs, AuditResult
+from memory_pipeline.lib.check_result import CHECK_REGISTRY, CHECK_SPECS
 from memory_pipeline.lib.privacy import KeywordListError
 from memory_pipeline.lib.profiles import pipeline_data_dir, read_profile
 from memory_pipeline.lib.store import connect
@@ -50,35 +50,26 @@ def _result(key: dg.AssetCheckKey, result: AuditResult) -> dg.AssetCheckResult:
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", dg.PreviewWarning)
 
+    _BLOCKING = CHECK_SPECS["ledger_integrity"]
+
     @dg.asset_check(
-        asset=ledger_diff,
-        description="Ledger rows well-formed (numeric fact ids, one version per entry, known sources, "
-        "timestamps). Blocking: no write happens on a bad ledger.",
-        blocking=True,
+        asset=dg.AssetKey(_BLOCKING.asset),
+        name=_BLOCKING.name,
+        description=_BLOCKING.description,
+        blocking=_BLOCKING.blocking,
         partitions_def=hermes_profiles,
     )
     def ledger_integrity(
         context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
     ) -> dg.AssetCheckResult:
-        with profile_audit(context.partition_key, hermes, store, privacy, ["ledger_integrity"]) as audit:
-            return _result(dg.AssetCheckKey(ledger_diff.key, "ledger_integrity"), audit.run("ledger_integrity"))
+        with profile_audit(context.partition_key, hermes, store, privacy, [_BLOCKING.name]) as audit:
+            return _result(dg.AssetCheckKey(dg.AssetKey(_BLOCKING.asset), _BLOCKING.name), audit.run(_BLOCKING.name))
 
-    # The other audits share one load of the three layers: one step, after the last stage.
-    AUDITS_BY_ASSET = [
-        ("layer_counts", fact_store, "Every active ledger entry still has its entry in the files."),
-        ("hashes_fresh", fact_store, "Every entry's hash is in the ledger; only quarantined entries wait."),
-        ("fact_links", fact_store, "No orphan ledger fact ids, no ghost pipeline facts, no near-copies, no dangling links."),
-        ("pointers_resolve", fact_store, "Every fact_store#N pointer in the memory files names a fact."),
-        ("quarantine_empty", fact_store, "No extraction is waiting in quarantine."),
-        ("privacy_coverage", privacy_tags, "Every fact matching the list or a detector carries private-person; no tag variants."),
-        ("index_consistency", fts_index,
-         "facts_fts in step; every fact's HRR vector decodes (legacy float64 or HRR1 float32); banks match their vectors."),
-        ("cap_usage", parsed_entries, "MEMORY.md and USER.md within 85% of their caps (over 100% is an error)."),
-        ("format_parity", parsed_entries, "Hermes' own reader sees the same entries as the pipeline."),
-    ]
+    # The other audits share one load of the three layers: one step, after the last stage. Every
+    # check of the registry that is neither the blocking one nor judged inside its asset's step.
     AUDIT_SPECS = [
-        dg.AssetCheckSpec(name, asset=asset, description=description, partitions_def=hermes_profiles)
-        for name, asset, description in AUDITS_BY_ASSET
+        dg.AssetCheckSpec(spec.name, asset=dg.AssetKey(spec.asset), description=spec.description, partitions_def=hermes_profiles)
+        for spec in CHECK_REGISTRY if not (spec.blocking or spec.in_run)
     ]
 
     @dg.multi_asset_check(specs=AUDIT_SPECS, can_subset=True, name="memory_audits")

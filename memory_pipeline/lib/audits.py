@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from memory_pipeline.lib.check_result import ERROR, WARN, AuditResult
+from memory_pipeline.lib.check_result import CHECK_REGISTRY, CHECK_SPECS, ERROR, WARN, AuditResult
 from memory_pipeline.lib.extraction.health import extraction_checks, last_recorded_calls
 from memory_pipeline.lib.hashing import SHORT_HASH_CHARS, entry_identities
 from memory_pipeline.lib.ledger import LEDGER_ROW_COLUMNS, ledger_problems, ledger_rows
@@ -238,7 +238,7 @@ class Audit:
         # Both read through the caller's connections, which belong to its thread: read them here.
         _ = self.quarantined, self.extraction
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit-check") as pool:
-            futures = {name: pool.submit(self.run, name) for name in sorted(names, key=_START_ORDER.index)}
+            futures = {name: pool.submit(self.run, name) for name in sorted(names, key=lambda n: CHECK_SPECS[n].start)}
             return [futures[name].result() for name in names]
 
     def run_all(self) -> list[AuditResult]:
@@ -466,7 +466,7 @@ def _extraction_json_valid(audit: Audit) -> AuditResult:
     return audit.extraction["extraction_json_valid"]
 
 
-CHECKS: dict[str, Callable[[Audit], AuditResult]] = {
+_RULES: dict[str, Callable[[Audit], AuditResult]] = {
     "layer_counts": _layer_counts,
     "hashes_fresh": _hashes_fresh,
     "ledger_integrity": _ledger_integrity,
@@ -480,8 +480,5 @@ CHECKS: dict[str, Callable[[Audit], AuditResult]] = {
     "extraction_latency": _extraction_latency,
     "extraction_json_valid": _extraction_json_valid,
 }
-# The order `run_many` starts checks in: the longest DuckDB scans first, with the entries'
-# hashing (Python) beside them.
-_START_ORDER = ["fact_links", "layer_counts", "privacy_coverage", "hashes_fresh", "ledger_integrity",
-                "index_consistency", "pointers_resolve", "cap_usage", "format_parity", "quarantine_empty",
-                "extraction_latency", "extraction_json_valid"]
+# Every check of the registry, in its order (a check without a rule fails here, at import).
+CHECKS: dict[str, Callable[[Audit], AuditResult]] = {spec.name: _RULES[spec.name] for spec in CHECK_REGISTRY}
