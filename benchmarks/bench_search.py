@@ -24,14 +24,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memory_pipeline.lib.entries import hashed_frame, parsed_frame, read_profile  # noqa: E402
-from memory_pipeline.lib.extraction import entries_to_extract, facts_frame  # noqa: E402
+from memory_pipeline.lib.entries import hashed_frame, parsed_frame  # noqa: E402
+from memory_pipeline.lib.extraction import entries_to_extract  # noqa: E402
 from memory_pipeline.lib.extraction.rules import RulesExtractor  # noqa: E402
 from memory_pipeline.lib.ledger import active_ledger, diff_entries, ledger_fingerprint  # noqa: E402
 from memory_pipeline.lib.privacy import load_keywords  # noqa: E402
 from memory_pipeline.lib.privacy_tagging import retag_store  # noqa: E402
-from memory_pipeline.lib.profiles import DEMO_HERMES_HOME, Profile  # noqa: E402
+from memory_pipeline.lib.profiles import DEMO_HERMES_HOME, Profile, read_profile  # noqa: E402
 from memory_pipeline.lib.search_index import search, sync_search_index  # noqa: E402
+from memory_pipeline.lib.stages import EntryDiff, Extraction, Provenance  # noqa: E402
 from memory_pipeline.lib.store import connect, holographic_settings  # noqa: E402
 from memory_pipeline.lib.sync_writer import write_sync  # noqa: E402
 from memory_pipeline_tests.fixtures.search_queries import LABELLED_QUERIES, title_of  # noqa: E402
@@ -47,8 +48,8 @@ def sync_store(home: Path) -> Path:
     hashed = hashed_frame(parsed_frame("default", read_profile(profile)))
     conn = connect(settings.db_path)
     diff = diff_entries(hashed, active_ledger(conn))
-    facts = facts_frame(RulesExtractor().extract(entries_to_extract(diff, conn)))
-    write_sync(conn, diff, facts, settings=settings, expected_ledger=ledger_fingerprint(conn))
+    extraction = Extraction.of(RulesExtractor().extract(entries_to_extract(diff, conn)), Provenance())
+    write_sync(conn, EntryDiff(diff, ledger_fingerprint(conn)), extraction, settings=settings)
     retag_store(conn, load_keywords(ROOT / "data" / "privacy_keywords.txt"), settings)
     sync_search_index(conn)
     conn.close()

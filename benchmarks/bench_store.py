@@ -45,9 +45,9 @@ def _peak_mb() -> float:
 def measure_pipeline(count: int) -> dict:
     import dagster as dg
 
-    from memory_pipeline.lib.entries import hashed_frame, parsed_frame, read_profile
+    from memory_pipeline.lib.entries import hashed_frame, parsed_frame
     from memory_pipeline.lib.ledger import active_ledger, diff_entries
-    from memory_pipeline.lib.profiles import Profile
+    from memory_pipeline.lib.profiles import Profile, read_profile
     from memory_pipeline.lib.store import connect
     from memory_pipeline.runs import run_sync
     from memory_pipeline_tests.store_helpers import table_checksums

@@ -91,7 +91,7 @@ def _changes(instance: dg.DagsterInstance, profile: str) -> list[dict]:
 
     try:
         with contextlib.redirect_stderr(io.StringIO()):  # Dagster's console logger writes the load's debug lines there
-            diff = defs.load_asset_value("ledger_diff", partition_key=profile, instance=instance)
+            diff = defs.load_asset_value("ledger_diff", partition_key=profile, instance=instance).frame
     except (dg.DagsterError, OSError, EOFError):  # the diff step did not run: nothing to name
         return []
     columns = ["entry_id", "source", "status", "text", "matched_entry_id"]

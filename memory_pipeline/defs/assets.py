@@ -4,7 +4,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import dagster as dg
-import pandas as pd
 
 from memory_pipeline.defs.checks import profile_audit
 from memory_pipeline.defs.partitions import hermes_profiles
@@ -12,8 +11,8 @@ from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource,
 from memory_pipeline.lib.audit_report import failing_errors, write_reports
 from memory_pipeline.lib.check_result import CHECK_REGISTRY
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy
-from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame
-from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract, facts_frame
+from memory_pipeline.lib.entries import hashed_frame, parsed_frame
+from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
 from memory_pipeline.lib.extraction.health import extraction_checks, record_calls
 from memory_pipeline.lib.history import history_path
@@ -24,6 +23,7 @@ from memory_pipeline.lib.privacy import KeywordListError
 from memory_pipeline.lib.privacy_tagging import retag_store
 from memory_pipeline.lib.profiles import pipeline_data_dir, read_profile
 from memory_pipeline.lib.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
+from memory_pipeline.lib.stages import Entries, EntryDiff, Extraction, Provenance, held_sources
 from memory_pipeline.lib.store import StoreError, connect, store_error
 from memory_pipeline.lib.sync_writer import write_sync
 from memory_pipeline.lib.vector_codec import store_format, vector_counts
@@ -53,7 +53,7 @@ def _reading_metadata(reading: SourceReading) -> dict[str, float]:
     group_name="ingest",
     kinds={"python", "pandas"},
 )
-def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource) -> dg.Output[pd.DataFrame]:
+def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource) -> dg.Output[Entries]:
     """The profile's MEMORY.md and USER.md split into entries exactly as the pipeline reads them (a `§` line ends an entry).
 
     One row per entry (profile, source, position, text, chars). Cap usage, Hermes' own entry
@@ -73,7 +73,7 @@ def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource
     # Paths and the problem only (never content): what the CLI names when it reports the skip.
     metadata["unreadable"] = "; ".join(r.error for r in readings if not r.readable)
     metadata["missing"] = ", ".join(str(r.path) for r in readings if not r.exists)
-    return dg.Output(frame, metadata=metadata)
+    return dg.Output(Entries(frame, held_sources(readings)), metadata=metadata)
 
 
 @dg.asset(
@@ -81,11 +81,11 @@ def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource
     group_name="ingest",
     kinds={"python", "pandas"},
 )
-def hashed_entries(parsed_entries: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+def hashed_entries(parsed_entries: Entries) -> dg.Output[Entries]:
     """Each entry with its SHA-256, the ledger's 16-char short hash and its stable `entry_id`."""
-    frame = hashed_frame(parsed_entries)
+    frame = hashed_frame(parsed_entries.frame)
     return dg.Output(
-        frame,
+        Entries(frame, parsed_entries.held),
         metadata={
             "dagster/row_count": float(len(frame)),
             "distinct_hashes": float(frame["entry_sha256"].nunique()),
@@ -118,10 +118,10 @@ def _opened_store(path: Path, *, create: bool):
 )
 def ledger_diff(
     context: dg.AssetExecutionContext,
-    hashed_entries: pd.DataFrame,
+    hashed_entries: Entries,
     hermes: HermesHomeResource,
     store: FactStoreResource,
-) -> dg.Output[pd.DataFrame]:
+) -> dg.Output[EntryDiff]:
     """Every entry classified against the SHA-256 ledger in `memory_store.db`.
 
     `unchanged` (same hash, wherever it stands), `changed` (moved between files, or similar enough
@@ -133,16 +133,15 @@ def ledger_diff(
     with _opened_store(settings.db_path, create=False) as conn:
         ledger = active_ledger(conn) if conn else {}
         fingerprint = ledger_fingerprint(conn) if conn else EMPTY_LEDGER
-    unreadable = frozenset(hashed_entries.attrs.get(UNREADABLE_SOURCES, []))
-    diff = diff_entries(hashed_entries, ledger, unreadable_sources=unreadable, threshold=store.similarity_threshold)
-    diff.attrs.update({"ledger_fingerprint": fingerprint, "store": str(settings.db_path), UNREADABLE_SOURCES: sorted(unreadable)})
+    unreadable = hashed_entries.held
+    diff = diff_entries(hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=store.similarity_threshold)
     counts = diff["status"].value_counts()
     metadata = {status: float(counts.get(status, 0)) for status in STATUSES}
     held = sum(1 for e in ledger.values() if e.source in unreadable)
     metadata["held_unreadable_entries"] = float(held)
     if held:
         context.log.warning(f"{held} synced entries held: their file is missing or unreadable, so they are not treated as removed")
-    return dg.Output(diff, metadata=metadata)
+    return dg.Output(EntryDiff(diff, fingerprint, unreadable), metadata=metadata)
 
 
 # Emitted by `extracted_facts` itself: they judge the calls of the run that just happened.
@@ -162,9 +161,10 @@ with warnings.catch_warnings():
 )
 def extracted_facts(
     context: dg.AssetExecutionContext,
-    ledger_diff: pd.DataFrame,
+    ledger_diff: EntryDiff,
     extractor: ExtractorResource,
     hermes: HermesHomeResource,
+    store: FactStoreResource,
 ):
     """Facts for the `new` and `changed` entries only, from the chosen extractor.
 
@@ -174,8 +174,9 @@ def extracted_facts(
     extractor at all. Entries no reply could be trusted for are quarantined and stay pending.
     Calls, tokens and latency are metadata (plotted) and rows of the DuckDB `extraction_calls`.
     """
-    with _opened_store(Path(ledger_diff.attrs["store"]), create=False) as conn:
-        work = entries_to_extract(ledger_diff, conn)
+    settings = store.settings(hermes.profile(context.partition_key))
+    with _opened_store(settings.db_path, create=False) as conn:
+        work = entries_to_extract(ledger_diff.frame, conn)
     # With nothing to extract no server is even asked: the configured mode stands as the name.
     outcome = ExtractionOutcome()
     name, model, prompt_version, reason = ExtractorMode(extractor.extractor).value, "", "", "nothing new or changed to extract"
@@ -189,11 +190,11 @@ def extracted_facts(
         outcome = chosen.extract(work)
     if outcome.calls:
         record_calls(pipeline_data_dir(hermes.path()), context.run.run_id, context.partition_key, name, model, outcome.calls)
-    frame = facts_frame(outcome)
-    frame.attrs.update({"extractor": name, "model": model, "prompt_version": prompt_version})
+    extraction = Extraction.of(outcome, Provenance(name, model, prompt_version))
+    frame = extraction.facts
     context.log.info(f"{name} extractor ({reason}): {len(work)} entries, {len(frame)} facts, {len(outcome.calls)} calls, "
                      f"{len(outcome.quarantine)} quarantined")
-    yield dg.Output(frame, metadata={
+    yield dg.Output(extraction, metadata={
         "extractor": name,
         "extractor_reason": reason,
         "model": model,
@@ -222,8 +223,8 @@ def extracted_facts(
 )
 def fact_store(
     context: dg.AssetExecutionContext,
-    ledger_diff: pd.DataFrame,
-    extracted_facts: pd.DataFrame,
+    ledger_diff: EntryDiff,
+    extracted_facts: Extraction,
     hermes: HermesHomeResource,
     store: FactStoreResource,
     privacy: PrivacyResource,
@@ -247,9 +248,7 @@ def fact_store(
             ledger_diff,
             extracted_facts,
             settings=settings,
-            expected_ledger=ledger_diff.attrs["ledger_fingerprint"],
             removal_policy=RemovalPolicy(store.removal_policy).value,
-            provenance=(extracted_facts.attrs["extractor"], extracted_facts.attrs["model"], extracted_facts.attrs["prompt_version"]),
             privacy=(keywords, PrivacyPolicy(privacy.policy).value),
         )
     if report.removed:

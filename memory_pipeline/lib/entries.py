@@ -9,9 +9,6 @@ from memory_pipeline.lib.memory_files import SourceReading
 
 PARSED_COLUMNS = ["profile", "source", "position", "text", "chars"]
 HASHED_COLUMNS = PARSED_COLUMNS + ["entry_sha256", "short_hash", "entry_id"]
-# DataFrame.attrs key naming the sources that could not be read or are missing: their entries
-# are unknown, not gone, so nothing downstream may treat them as removed.
-UNREADABLE_SOURCES = "unreadable_sources"
 
 
 def parsed_frame(profile_name: str, readings: list[SourceReading]) -> pd.DataFrame:
@@ -20,14 +17,11 @@ def parsed_frame(profile_name: str, readings: list[SourceReading]) -> pd.DataFra
         for r in readings
         for position, text in enumerate(r.entries, start=1)
     ]
-    frame = pd.DataFrame(rows, columns=PARSED_COLUMNS).astype({"position": "int64", "chars": "int64"})
-    frame.attrs[UNREADABLE_SOURCES] = sorted(r.source for r in readings if r.held)
-    return frame
+    return pd.DataFrame(rows, columns=PARSED_COLUMNS).astype({"position": "int64", "chars": "int64"})
 
 
 def hashed_frame(parsed: pd.DataFrame) -> pd.DataFrame:
     frame = parsed.copy()
     frame["entry_sha256"], frame["short_hash"], frame["entry_id"] = entry_identities(
         frame["source"].tolist(), frame["text"].tolist())
-    frame.attrs = dict(parsed.attrs)
     return frame[HASHED_COLUMNS]

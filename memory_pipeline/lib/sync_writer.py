@@ -10,14 +10,13 @@ from dataclasses import dataclass
 import pandas as pd
 
 from memory_pipeline.lib.choices import REMOVAL_POLICIES
-from memory_pipeline.lib.entries import UNREADABLE_SOURCES
-from memory_pipeline.lib.extraction.base import quarantine_records
 from memory_pipeline.lib.fact_writes import FactWrites
 from memory_pipeline.lib.ledger import ledger_exists, ledger_fingerprint, ledger_problems
 from memory_pipeline.lib.memory_files import SOURCE_FILES
 from memory_pipeline.lib.privacy import KeywordList
 from memory_pipeline.lib.privacy_tagging import tag_written
 from memory_pipeline.lib.quarantine import quarantine, release, waiting_entries
+from memory_pipeline.lib.stages import EntryDiff, Extraction
 from memory_pipeline.lib.store import (
     IS_PIPELINE_FACT_SQL,
     LEDGER_TABLE,
@@ -221,13 +220,11 @@ class _Writer(FactWrites):
 
 def write_sync(
     conn: sqlite3.Connection,
-    diff: pd.DataFrame,
-    facts: pd.DataFrame,
+    entry_diff: EntryDiff,
+    extraction: Extraction,
     *,
     settings: HolographicSettings,
-    expected_ledger: str,
     removal_policy: str = "retire",
-    provenance: tuple[str, str, str] = ("rules", "", "rules-1"),
     privacy: tuple[KeywordList, str] | None = None,
 ) -> SyncReport:
     """Apply a diff and its extracted facts. Entries without facts (quarantined or left out by the
@@ -237,9 +234,10 @@ def write_sync(
     that transaction too, so none is ever visible untagged."""
     if removal_policy not in REMOVAL_POLICIES:
         raise ValueError(f"removal policy must be one of {', '.join(REMOVAL_POLICIES)}, not {removal_policy!r}")
+    diff, held, provenance = entry_diff.frame, entry_diff.held, extraction.provenance
     report = SyncReport(unchanged=int((diff["status"] == "unchanged").sum()))
     facts_by_entry: dict[str, list] = defaultdict(list)
-    for fact in facts.itertuples(index=False):
+    for fact in extraction.facts.itertuples(index=False):
         facts_by_entry[fact.entry_id].append(fact)
     work = diff[diff["status"].isin(["new", "changed"])]
     ready = work[work["entry_id"].isin(facts_by_entry)]
@@ -248,8 +246,8 @@ def write_sync(
     report.removed = len(removed)
     compacted = diff[diff["status"] == "compacted"]
     report.compacted = len(compacted)
-    failed = quarantine_records(facts)
-    releasable = _releasable_quarantine(conn, diff, set(ready["entry_id"]))
+    failed = list(extraction.quarantine)
+    releasable = _releasable_quarantine(conn, diff, held, set(ready["entry_id"]))
     # Facts an older sync kept at full trust under `keep` move to `retire` when it is the policy.
     to_retire = unbacked_facts_to_retire(conn, settings) if removal_policy == "retire" and ledger_exists(conn) else []
     if ready.empty and removed.empty and compacted.empty and not failed and not releasable and not to_retire:
@@ -257,12 +255,12 @@ def write_sync(
         return report  # nothing to write: not even a transaction is opened
 
     with write_transaction(conn):
-        if ledger_fingerprint(conn) != expected_ledger:
+        if ledger_fingerprint(conn) != entry_diff.ledger_fingerprint:
             raise StaleDiff(f"{_db_path(conn)}: the ledger changed since the diff was made; run the sync again")
         problems = ledger_problems(conn)
         if problems:
             raise LedgerCorrupt(f"{_db_path(conn)}: ledger is corrupt, nothing written: {'; '.join(problems)}")
-        writer = _Writer(conn, settings, report, provenance)
+        writer = _Writer(conn, settings, report, (provenance.extractor, provenance.model, provenance.prompt_version))
         all_written: list[int] = []
         for entry in ready.itertuples(index=False):
             candidates = set(entry.existing_fact_ids)
@@ -304,14 +302,13 @@ def write_sync(
     return report
 
 
-def _releasable_quarantine(conn: sqlite3.Connection, diff: pd.DataFrame, written: set[str]) -> set[str]:
+def _releasable_quarantine(conn: sqlite3.Connection, diff: pd.DataFrame, held: frozenset[str], written: set[str]) -> set[str]:
     """Quarantined entries that are done: written now, or gone from a file that could be read."""
     waiting = waiting_entries(conn)
     if not waiting:
         return set()
     present = set(diff.loc[diff["status"] != "removed", "entry_id"])
-    unreadable = set(diff.attrs.get(UNREADABLE_SOURCES, []))
-    return {i for i, source in waiting.items() if i in written or (i not in present and source not in unreadable)}
+    return {i for i, source in waiting.items() if i in written or (i not in present and source not in held)}
 
 
 def _count_facts(conn: sqlite3.Connection) -> int:

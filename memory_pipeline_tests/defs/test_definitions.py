@@ -29,7 +29,7 @@ def test_materialize_both_assets_for_a_demo_partition(demo_home, instance):
         resources={"hermes": HermesHomeResource(hermes_home=str(demo_home))},
     )
     assert result.success
-    hashed = result.output_for_node("hashed_entries")
+    hashed = result.output_for_node("hashed_entries").frame
     assert len(hashed) == 8 and set(hashed["source"]) == {"memory", "user"}
     assert hashed["entry_id"].is_unique
     metadata = result.asset_materializations_for_node("parsed_entries")[0].metadata
@@ -54,7 +54,7 @@ def test_findings_and_unreadable_file_surface_in_metadata(demo_home, instance):
     assert metadata["memory_findings"].value == 3.0  # leading §, trailing newline, parse differs
     table = metadata["findings"].value
     assert "`unreadable`" in table and "`leading_delimiter`" in table and "only entry" not in table
-    assert result.output_for_node("hashed_entries").attrs["unreadable_sources"] == ["user"]
+    assert result.output_for_node("hashed_entries").held == frozenset({"user"})
 
 
 def test_a_bad_choice_is_rejected_before_any_step_runs(demo_home):

@@ -1,13 +1,15 @@
-from memory_pipeline.lib.entries import UNREADABLE_SOURCES, hashed_frame, parsed_frame
+from memory_pipeline.lib.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hashing import entry_sha256
 from memory_pipeline.lib.profiles import Profile, read_profile
+from memory_pipeline.lib.stages import held_sources
 
 
 def test_frames_of_a_profile(tmp_path):
     (tmp_path / "memories").mkdir()
     (tmp_path / "memories" / "MEMORY.md").write_text("alpha\n§\n中文", encoding="utf-8")
     (tmp_path / "memories" / "USER.md").write_text("likes tables", encoding="utf-8")
-    parsed = parsed_frame("default", read_profile(Profile("default", tmp_path)))
+    readings = read_profile(Profile("default", tmp_path))
+    parsed = parsed_frame("default", readings)
     assert parsed[["source", "position", "text", "chars"]].values.tolist() == [
         ["memory", 1, "alpha", 5], ["memory", 2, "中文", 2], ["user", 1, "likes tables", 12],
     ]
@@ -15,16 +17,16 @@ def test_frames_of_a_profile(tmp_path):
     assert hashed.loc[1, "entry_sha256"] == entry_sha256("中文")
     assert hashed.loc[1, "short_hash"] == entry_sha256("中文")[:16]
     assert hashed.loc[1, "entry_id"] == "memory:" + entry_sha256("中文")[:16]
-    assert hashed.attrs[UNREADABLE_SOURCES] == []
+    assert held_sources(readings) == frozenset()
 
 
 def test_unreadable_source_is_marked_not_emptied(tmp_path):
     (tmp_path / "memories").mkdir()
     (tmp_path / "memories" / "MEMORY.md").write_bytes(b"\xff broken")
     (tmp_path / "memories" / "USER.md").write_text("fine", encoding="utf-8")
-    parsed = parsed_frame("default", read_profile(Profile("default", tmp_path)))
-    assert parsed["source"].tolist() == ["user"]
-    assert hashed_frame(parsed).attrs[UNREADABLE_SOURCES] == ["memory"]
+    readings = read_profile(Profile("default", tmp_path))
+    assert parsed_frame("default", readings)["source"].tolist() == ["user"]
+    assert held_sources(readings) == frozenset({"memory"})
 
 
 def test_empty_profile_gives_typed_empty_frames(tmp_path):

@@ -9,13 +9,14 @@ from dataclasses import replace
 import pytest
 
 from memory_pipeline.lib.entries import hashed_frame, parsed_frame
-from memory_pipeline.lib.extraction import entries_to_extract, facts_frame
+from memory_pipeline.lib.extraction import entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable, choose_extractor
 from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings, is_local, ollama_url, plan_batches
 from memory_pipeline.lib.extraction.prompt import SYSTEM_PROMPT, FactLimits, batch_schema
 from memory_pipeline.lib.extraction.rules import RulesExtractor
 from memory_pipeline.lib.ledger import active_ledger, diff_entries, ledger_fingerprint
 from memory_pipeline.lib.profiles import Profile, read_profile
+from memory_pipeline.lib.stages import EntryDiff, Extraction, Provenance
 from memory_pipeline.lib.store import connect, holographic_settings
 from memory_pipeline.lib.sync_writer import write_sync
 from memory_pipeline_tests.fake_ollama import FakeOllama, answer, dropped, edit, good, http_error, raw_body, slow
@@ -40,8 +41,8 @@ def _sync(profile: Profile, extractor):
         fingerprint = ledger_fingerprint(conn)
         work = entries_to_extract(diff, conn)
         outcome = extractor.extract(work)
-        report = write_sync(conn, diff, facts_frame(outcome), settings=settings, expected_ledger=fingerprint,
-                            provenance=(extractor.name, extractor.model, extractor.prompt_version))
+        report = write_sync(conn, EntryDiff(diff, fingerprint), Extraction.of(outcome, Provenance(
+            extractor.name, extractor.model, extractor.prompt_version)), settings=settings)
         return work, outcome, report
     finally:
         conn.close()

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import pandas as pd
@@ -9,9 +9,6 @@ import pandas as pd
 from memory_pipeline.lib.quarantine import quarantined_entries
 
 FACT_COLUMNS = ["entry_id", "content", "category", "tags", "entity", "action", "existing_fact_id", "latency_s"]
-# DataFrame.attrs key of the facts frame: the entries the extractor could not answer for, as
-# QuarantineRecord dicts, for the writer to put in the quarantine table in its transaction.
-QUARANTINE_ATTR = "quarantine"
 
 
 @dataclass(frozen=True)
@@ -136,10 +133,4 @@ def facts_frame(outcome: ExtractionOutcome) -> pd.DataFrame:
          for f in outcome.facts],
         columns=FACT_COLUMNS,
     )
-    frame = frame.astype({"existing_fact_id": "int64", "latency_s": "float64"})
-    frame.attrs[QUARANTINE_ATTR] = [asdict(record) for record in outcome.quarantine]
-    return frame
-
-
-def quarantine_records(facts: pd.DataFrame) -> list[QuarantineRecord]:
-    return [QuarantineRecord(**record) for record in facts.attrs.get(QUARANTINE_ATTR, [])]
+    return frame.astype({"existing_fact_id": "int64", "latency_s": "float64"})
