@@ -5,7 +5,7 @@
 Builds a store of synthetic facts with the pipeline's own sync path (or reuses `--home`, a
 profile home built by an earlier run), reads the memory files once, then times, in rounds that
 each measure both sides back to back:
-the six audits and every check of `memory_pipeline.lib.audits` (DuckDB over the three layers,
+the six audits and every check of `memory_pipeline.lib.audit.engine` (DuckDB over the three layers,
 SQLite-side work on threads), and the six audits written the way the seed's `audit_consistency.py` is: Python loops
 over rows, a query per fact. Both must reach the same verdicts. Beside them, every check on a copy
 of the store with half its vectors and every bank in current Hermes' HRR1 dialect, against the
@@ -33,16 +33,16 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_search import build_store
 from hrr1_stores import dialect_counts, half_hrr1_copy
 
-from memory_pipeline.lib.audits import CHECKS, Audit, AuditInputs
-from memory_pipeline.lib.privacy import (
+from memory_pipeline.lib.audit.engine import CHECKS, Audit, AuditInputs
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.privacy.matching import (
     _LONG_NUMBER,
     DEMO_KEYWORDS,
     DETECTORS,
     load_keywords,
     normalise_tags,
 )
-from memory_pipeline.lib.profiles import Profile, read_profile
-from memory_pipeline.lib.store import connect, holographic_settings
+from memory_pipeline.lib.store.database import connect, holographic_settings
 
 NAIVE_CHECKS = ("layer_counts", "hashes_fresh", "ledger_integrity", "fact_links", "index_consistency", "privacy_coverage")
 

@@ -24,17 +24,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memory_pipeline.lib.entries import hashed_frame, parsed_frame  # noqa: E402
 from memory_pipeline.lib.extraction import entries_to_extract  # noqa: E402
 from memory_pipeline.lib.extraction.rules import RulesExtractor  # noqa: E402
-from memory_pipeline.lib.ledger import active_ledger, diff_entries, ledger_fingerprint  # noqa: E402
-from memory_pipeline.lib.privacy import load_keywords  # noqa: E402
-from memory_pipeline.lib.privacy_tagging import retag_store  # noqa: E402
-from memory_pipeline.lib.profiles import DEMO_HERMES_HOME, Profile, read_profile  # noqa: E402
-from memory_pipeline.lib.search_index import search, sync_search_index  # noqa: E402
-from memory_pipeline.lib.stages import EntryDiff, Extraction, Provenance  # noqa: E402
-from memory_pipeline.lib.store import connect, holographic_settings  # noqa: E402
-from memory_pipeline.lib.sync_writer import write_sync  # noqa: E402
+from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame  # noqa: E402
+from memory_pipeline.lib.hermes.profiles import DEMO_HERMES_HOME, Profile, read_profile  # noqa: E402
+from memory_pipeline.lib.privacy.matching import load_keywords  # noqa: E402
+from memory_pipeline.lib.privacy.tagging import retag_store  # noqa: E402
+from memory_pipeline.lib.store.database import connect, holographic_settings  # noqa: E402
+from memory_pipeline.lib.store.search_index import search, sync_search_index  # noqa: E402
+from memory_pipeline.lib.sync.ledger import active_ledger, diff_entries, ledger_fingerprint  # noqa: E402
+from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance  # noqa: E402
+from memory_pipeline.lib.sync.writer import write_sync  # noqa: E402
 from memory_pipeline_tests.fixtures.search_queries import LABELLED_QUERIES, title_of  # noqa: E402
 from memory_pipeline_tests.hermes_oracle import holographic_retriever, holographic_store  # noqa: E402
 from memory_pipeline_tests.store_helpers import write_entries  # noqa: E402

@@ -45,10 +45,10 @@ def _peak_mb() -> float:
 def measure_pipeline(count: int) -> dict:
     import dagster as dg
 
-    from memory_pipeline.lib.entries import hashed_frame, parsed_frame
-    from memory_pipeline.lib.ledger import active_ledger, diff_entries
-    from memory_pipeline.lib.profiles import Profile, read_profile
-    from memory_pipeline.lib.store import connect
+    from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
+    from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+    from memory_pipeline.lib.store.database import connect
+    from memory_pipeline.lib.sync.ledger import active_ledger, diff_entries
     from memory_pipeline.runs import run_sync
     from memory_pipeline_tests.store_helpers import table_checksums
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import dagster as dg
 
 from memory_pipeline.defs.partitions import hermes_profiles
-from memory_pipeline.lib.profiles import pipeline_data_dir
+from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
 
 INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
 

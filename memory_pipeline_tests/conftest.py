@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.lib.profiles import DEMO_HERMES_HOME
+from memory_pipeline.lib.hermes.profiles import DEMO_HERMES_HOME
 
 _SHM = Path("/dev/shm")
 

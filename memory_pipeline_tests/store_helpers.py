@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from memory_pipeline.cli import main
-from memory_pipeline.lib.memory_files import ENTRY_DELIMITER
+from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER
 
 
 def table_checksums(db: Path) -> dict[str, str]:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from memory_pipeline.lib.ledger import ledger_problems
-from memory_pipeline.lib.store import connect
+from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.sync.ledger import ledger_problems
 from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.primed_sync import go, primed_sync
 from memory_pipeline_tests.store_helpers import consistency_problems, query, write_entries

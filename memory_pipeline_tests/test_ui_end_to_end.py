@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.lib.profiles import REPO_ROOT
+from memory_pipeline.lib.hermes.profiles import REPO_ROOT
 
 ASSETS = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store", "privacy_tags", "fts_index",
           "audit_report"]

@@ -15,13 +15,13 @@ from memory_pipeline.cli.common import (
     print_json,
     selected_profiles,
 )
-from memory_pipeline.lib.check_result import fix_command
-from memory_pipeline.lib.privacy import KeywordList, KeywordListError, keyword_list_path, load_keywords
-from memory_pipeline.lib.profiles import Profile, pipeline_data_dir, read_profile
-from memory_pipeline.lib.store import StoreError, connect, holographic_settings
+from memory_pipeline.lib.audit.checks import fix_command
+from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
+from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keywords
+from memory_pipeline.lib.store.database import StoreError, connect, holographic_settings
 
 if TYPE_CHECKING:
-    from memory_pipeline.lib.audits import AuditResult
+    from memory_pipeline.lib.audit.engine import AuditResult
 
 _INDEX_CHECKS = {"index_consistency"}
 _TAG_CHECKS = {"privacy_coverage"}
@@ -42,7 +42,7 @@ def register(commands) -> None:
 
 def _audit(profile: Profile, home: Path, keywords: KeywordList) -> list[AuditResult]:
     # The audit engine (pandas, DuckDB) is imported by the commands that run it: `--help` stays quick.
-    from memory_pipeline.lib.audits import AuditInputs, run_audits
+    from memory_pipeline.lib.audit.engine import AuditInputs, run_audits
 
     settings = holographic_settings(profile.home)
     conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
@@ -56,7 +56,7 @@ def _audit(profile: Profile, home: Path, keywords: KeywordList) -> list[AuditRes
 
 def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) -> tuple[list[str], list[str]]:
     """What was repaired, and what could not be."""
-    from memory_pipeline.lib.repairs import repair_indexes, repair_tags
+    from memory_pipeline.lib.audit.repairs import repair_indexes, repair_tags
 
     settings = holographic_settings(profile.home)
     done: list[str] = []
@@ -84,7 +84,7 @@ def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from memory_pipeline.lib.audit_report import failing_errors, report_payload
+    from memory_pipeline.lib.audit.report import failing_errors, report_payload
 
     home = hermes_home(args)
     try:

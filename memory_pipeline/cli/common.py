@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from memory_pipeline.lib.choices import EXTRACTOR_MODES, ExtractorMode
-from memory_pipeline.lib.profiles import (
+from memory_pipeline.lib.hermes.profiles import (
     DEFAULT_PROFILE,
     Profile,
     ProfileNotFound,

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
 from memory_pipeline.lib.choices import COMPACT_TARGET
-from memory_pipeline.lib.memory_files import SOURCE_FILES, SourceReading, read_source
-from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file
-from memory_pipeline.lib.store import StoreError, connect, holographic_settings
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.store.database import StoreError, connect, holographic_settings
 
 if TYPE_CHECKING:
-    from memory_pipeline.lib.compaction import Proposal
+    from memory_pipeline.lib.hermes.compaction import Proposal
 
 
 def register(commands) -> None:
@@ -69,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _compact(args: argparse.Namespace, profile) -> int:
     """One profile: the proposal for each file over the target, written with --apply."""
-    from memory_pipeline.lib.compaction import CompactionError, propose
-    from memory_pipeline.lib.ledger import active_ledger
+    from memory_pipeline.lib.hermes.compaction import CompactionError, propose
+    from memory_pipeline.lib.sync.ledger import active_ledger
 
     settings = holographic_settings(profile.home)
     try:
@@ -127,7 +127,7 @@ def _confirm_facts(conn: sqlite3.Connection, proposal: Proposal) -> None:
 
 
 def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> int:
-    from memory_pipeline.lib.compaction import CompactionError, apply
+    from memory_pipeline.lib.hermes.compaction import CompactionError, apply
 
     for proposal in proposals:
         try:

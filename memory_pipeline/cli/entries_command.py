@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
-from memory_pipeline.lib.hashing import entry_id, entry_sha256
-from memory_pipeline.lib.memory_files import SourceReading
-from memory_pipeline.lib.profiles import read_profile
+from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256
+from memory_pipeline.lib.hermes.memory_files import SourceReading
+from memory_pipeline.lib.hermes.profiles import read_profile
 
 
 def register(commands) -> None:

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import replace
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, single_profile
-from memory_pipeline.lib.profiles import read_profile
+from memory_pipeline.lib.hermes.profiles import read_profile
 
 
 def register(commands) -> None:

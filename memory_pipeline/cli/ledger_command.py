@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
-from memory_pipeline.lib.hashing import entry_identities
-from memory_pipeline.lib.ledger_tsv import export_rows, import_tsv
-from memory_pipeline.lib.profiles import Profile, read_profile
-from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
-from memory_pipeline.lib.store import StoreError, connect, holographic_settings
+from memory_pipeline.lib.hermes.hashing import entry_identities
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
+from memory_pipeline.lib.store.database import StoreError, connect, holographic_settings
+from memory_pipeline.lib.sync.ledger_tsv import export_rows, import_tsv
 
 STDIO = "-"
 

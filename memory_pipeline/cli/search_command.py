@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
-from memory_pipeline.lib.search_index import SearchError, search, sync_search_index
-from memory_pipeline.lib.store import StoreError, connect, holographic_settings
+from memory_pipeline.lib.store.database import StoreError, connect, holographic_settings
+from memory_pipeline.lib.store.search_index import SearchError, search, sync_search_index
 
 
 def register(commands) -> None:

@@ -7,11 +7,10 @@ import json
 import sqlite3
 
 from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
-from memory_pipeline.lib.memory_files import fact_pointers
-from memory_pipeline.lib.profiles import Profile, pipeline_data_dir, read_profile
-from memory_pipeline.lib.quarantine import quarantined_entries
-from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
-from memory_pipeline.lib.store import (
+from memory_pipeline.lib.hermes.memory_files import fact_pointers
+from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
+from memory_pipeline.lib.store.database import (
     IS_PIPELINE_FACT_SQL,
     LEDGER_TABLE,
     RETIRED_TAG,
@@ -21,7 +20,8 @@ from memory_pipeline.lib.store import (
     store_error,
     table_exists,
 )
-from memory_pipeline.lib.vector_codec import store_format, vector_counts
+from memory_pipeline.lib.store.quarantine import quarantined_entries
+from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 
 
 def register(commands) -> None:

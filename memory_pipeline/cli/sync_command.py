@@ -18,9 +18,9 @@ from memory_pipeline.cli.common import (
 )
 from memory_pipeline.cli.sync_output import Printer, problems, profile_summary, skipped_summary
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, PrivacyPolicy, RemovalPolicy, VectorFormat
-from memory_pipeline.lib.privacy import KeywordListError, keyword_list_path, load_keywords
-from memory_pipeline.lib.profiles import pipeline_data_dir
-from memory_pipeline.lib.sync_state import fingerprint, forget, record, recorded
+from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
+from memory_pipeline.lib.privacy.matching import KeywordListError, keyword_list_path, load_keywords
+from memory_pipeline.lib.sync.state import fingerprint, forget, record, recorded
 
 RETAG_ASSETS = ["privacy_tags", "fts_index", "audit_report"]
 

@@ -8,12 +8,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_pipeline.lib.check_result import fix_command
-from memory_pipeline.lib.memory_files import SOURCE_FILES
-from memory_pipeline.lib.privacy import PRIVATE_TAG
-from memory_pipeline.lib.profiles import Profile, pipeline_data_dir, read_profile
-from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
-from memory_pipeline.lib.store import connect, holographic_settings
+from memory_pipeline.lib.audit.checks import fix_command
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
+from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
+from memory_pipeline.lib.privacy.matching import PRIVATE_TAG
+from memory_pipeline.lib.store.database import connect, holographic_settings
 
 _TITLE_CHARS = 60
 _NAMED = 25  # changed entries named per profile; a first sync of a large file says how many more
@@ -100,7 +100,7 @@ def _title(text: str | None) -> str:
 def change_lines(changes: list[dict], keywords) -> list[str]:
     """`+ MEMORY.md "Title" added`, `→ "Title" moved MEMORY.md → USER.md`, … A private entry is
     named by its id only."""
-    from memory_pipeline.lib.privacy import private_reasons
+    from memory_pipeline.lib.privacy.matching import private_reasons
 
     lines = []
     for change in changes:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from memory_pipeline.cli.common import add_home_argument, hermes_home
-from memory_pipeline.lib.profiles import REPO_ROOT
+from memory_pipeline.lib.hermes.profiles import REPO_ROOT
 
 
 def register(commands) -> None:

@@ -8,25 +8,25 @@ import dagster as dg
 from memory_pipeline.defs.checks import profile_audit
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
-from memory_pipeline.lib.audit_report import failing_errors, write_reports
-from memory_pipeline.lib.check_result import CHECK_REGISTRY
+from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
+from memory_pipeline.lib.audit.history import history_path
+from memory_pipeline.lib.audit.metrics import latency_summary
+from memory_pipeline.lib.audit.report import failing_errors, write_reports
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy
-from memory_pipeline.lib.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
 from memory_pipeline.lib.extraction.health import extraction_checks, record_calls
-from memory_pipeline.lib.history import history_path
-from memory_pipeline.lib.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
-from memory_pipeline.lib.memory_files import SourceReading
-from memory_pipeline.lib.metrics import latency_summary
-from memory_pipeline.lib.privacy import KeywordListError
-from memory_pipeline.lib.privacy_tagging import retag_store
-from memory_pipeline.lib.profiles import pipeline_data_dir, read_profile
-from memory_pipeline.lib.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
-from memory_pipeline.lib.stages import Entries, EntryDiff, Extraction, Provenance, held_sources
-from memory_pipeline.lib.store import StoreError, connect, store_error
-from memory_pipeline.lib.sync_writer import write_sync
-from memory_pipeline.lib.vector_codec import store_format, vector_counts
+from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
+from memory_pipeline.lib.hermes.memory_files import SourceReading
+from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, read_profile
+from memory_pipeline.lib.privacy.matching import KeywordListError
+from memory_pipeline.lib.privacy.tagging import retag_store
+from memory_pipeline.lib.store.database import StoreError, connect, store_error
+from memory_pipeline.lib.store.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
+from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
+from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
+from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction, Provenance, held_sources
+from memory_pipeline.lib.sync.writer import write_sync
 
 
 def _findings_table(readings: list[SourceReading]) -> str:

@@ -9,10 +9,10 @@ from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extrac
 from memory_pipeline.lib.extraction.health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url
 from memory_pipeline.lib.extraction.prompt import FactLimits
-from memory_pipeline.lib.privacy import KeywordList, keyword_list_path, load_keywords
-from memory_pipeline.lib.profiles import Profile, ProfileNotFound, get_profile, resolve_hermes_home
-from memory_pipeline.lib.store import HolographicSettings, holographic_settings
-from memory_pipeline.lib.sync_lock import SyncLockTimeout, profile_sync_lock
+from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, resolve_hermes_home
+from memory_pipeline.lib.privacy.matching import KeywordList, keyword_list_path, load_keywords
+from memory_pipeline.lib.store.database import HolographicSettings, holographic_settings
+from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
 
 
 class HermesHomeResource(dg.ConfigurableResource):

@@ -9,11 +9,11 @@ import sys
 import time
 
 from memory_pipeline.cli import main
-from memory_pipeline.lib.compaction import propose
-from memory_pipeline.lib.ledger import active_ledger
-from memory_pipeline.lib.memory_files import ENTRY_DELIMITER, canonical_chars, fact_pointers
-from memory_pipeline.lib.profiles import get_profile, read_profile
-from memory_pipeline.lib.store import connect
+from memory_pipeline.lib.hermes.compaction import propose
+from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, canonical_chars, fact_pointers
+from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
+from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.sync.ledger import active_ledger
 from memory_pipeline_tests.hermes_oracle import hermes_home_env, hermes_loaded_entries
 
 

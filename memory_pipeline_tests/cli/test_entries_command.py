@@ -3,7 +3,7 @@ import subprocess
 import sys
 
 from memory_pipeline.cli import main
-from memory_pipeline.lib.hashing import entry_sha256
+from memory_pipeline.lib.hermes.hashing import entry_sha256
 
 SOURCE_KEYS = {"source", "path", "exists", "chars", "limit", "hermes_entry_count", "entries", "findings"}
 FINDING_CODES = {

@@ -1,5 +1,5 @@
 from memory_pipeline.cli import main
-from memory_pipeline.lib.hashing import entry_sha256
+from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline_tests.hermes_oracle import holographic_store
 from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, sync_json
 

@@ -6,12 +6,12 @@ import sqlite3
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline.lib.audits import CHECKS, Audit, AuditInputs, run_audits
+from memory_pipeline.lib.audit.engine import CHECKS, Audit, AuditInputs, run_audits
 from memory_pipeline.lib.extraction.base import QuarantineRecord
-from memory_pipeline.lib.privacy import DEMO_KEYWORDS, load_keywords
-from memory_pipeline.lib.profiles import get_profile, read_profile
-from memory_pipeline.lib.quarantine import quarantine
-from memory_pipeline.lib.store import holographic_settings
+from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
+from memory_pipeline.lib.privacy.matching import DEMO_KEYWORDS, load_keywords
+from memory_pipeline.lib.store.database import holographic_settings
+from memory_pipeline.lib.store.quarantine import quarantine
 from memory_pipeline_tests.hermes_oracle import holographic_store
 from memory_pipeline_tests.store_helpers import read_entries, sync_json, write_entries
 
@@ -168,7 +168,7 @@ def test_quarantined_entry(work):
     path = profile.memory_file("user")
     write_entries(path, read_entries(path) + ["an entry the LLM could not answer for"])
     pending = read_profile(profile)[1]
-    from memory_pipeline.lib.hashing import entry_id, entry_sha256
+    from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256
 
     record = QuarantineRecord(entry_id("user", entry_sha256(pending.entries[-1])), "user", "m", "0" * 64, "not json", "not JSON")
     conn = sqlite3.connect(holographic_settings(profile.home).db_path)

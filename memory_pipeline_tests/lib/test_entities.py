@@ -5,8 +5,8 @@ import time
 import pytest
 from plugins.memory.holographic.store import MemoryStore
 
-from memory_pipeline.lib.entities import EntityResolver, _aka_pairs, extract_entities
-from memory_pipeline.lib.store import connect
+from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.entities import EntityResolver, _aka_pairs, extract_entities
 
 TEXTS = [
     "John Doe met Jane Smith at Acme Corp",

@@ -1,7 +1,7 @@
-from memory_pipeline.lib.entries import hashed_frame, parsed_frame
-from memory_pipeline.lib.hashing import entry_sha256
-from memory_pipeline.lib.profiles import Profile, read_profile
-from memory_pipeline.lib.stages import held_sources
+from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
+from memory_pipeline.lib.hermes.hashing import entry_sha256
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.sync.stages import held_sources
 
 
 def test_frames_of_a_profile(tmp_path):
@@ -35,7 +35,7 @@ def test_empty_profile_gives_typed_empty_frames(tmp_path):
 
 
 def test_batch_identities_equal_the_single_ones():
-    from memory_pipeline.lib.hashing import entry_id, entry_identities, entry_sha256, short_hash
+    from memory_pipeline.lib.hermes.hashing import entry_id, entry_identities, entry_sha256, short_hash
 
     texts, sources = ["**PR 铁律**: 标题不要用 fix", "Backups at 02:00", ""], ["memory", "user", "memory"]
     hashes, shorts, ids = entry_identities(sources, texts)

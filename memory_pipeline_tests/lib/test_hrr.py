@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 from plugins.memory.holographic import holographic as oracle
 
-from memory_pipeline.lib import hrr, vector_codec
 from memory_pipeline.lib.choices import VectorFormat
+from memory_pipeline.lib.store import hrr, vector_codec
 
 TEXTS = ["", "  ", "Hello World, again!", "**PR 铁律**: 标题不要用 fix 前缀 (rule 1)", "a \"quoted\" 'thing' [x] {y}"]
 

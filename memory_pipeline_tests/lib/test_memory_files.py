@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from memory_pipeline.lib.memory_files import ENTRY_DELIMITER, read_source
+from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, read_source
 from memory_pipeline_tests.fixtures.memory_corpus import CASES, Case
 from memory_pipeline_tests.hermes_oracle import hermes_loaded_entries
 

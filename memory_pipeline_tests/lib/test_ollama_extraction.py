@@ -8,17 +8,17 @@ from dataclasses import replace
 
 import pytest
 
-from memory_pipeline.lib.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.extraction import entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable, choose_extractor
 from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings, is_local, ollama_url, plan_batches
 from memory_pipeline.lib.extraction.prompt import SYSTEM_PROMPT, FactLimits, batch_schema
 from memory_pipeline.lib.extraction.rules import RulesExtractor
-from memory_pipeline.lib.ledger import active_ledger, diff_entries, ledger_fingerprint
-from memory_pipeline.lib.profiles import Profile, read_profile
-from memory_pipeline.lib.stages import EntryDiff, Extraction, Provenance
-from memory_pipeline.lib.store import connect, holographic_settings
-from memory_pipeline.lib.sync_writer import write_sync
+from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.store.database import connect, holographic_settings
+from memory_pipeline.lib.sync.ledger import active_ledger, diff_entries, ledger_fingerprint
+from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance
+from memory_pipeline.lib.sync.writer import write_sync
 from memory_pipeline_tests.fake_ollama import FakeOllama, answer, dropped, edit, good, http_error, raw_body, slow
 from memory_pipeline_tests.store_helpers import consistency_problems, query, table_checksums, write_entries
 

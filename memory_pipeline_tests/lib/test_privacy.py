@@ -3,7 +3,7 @@ import hashlib
 import duckdb
 import pytest
 
-from memory_pipeline.lib.privacy import (
+from memory_pipeline.lib.privacy.matching import (
     DEMO_KEYWORDS,
     KeywordListError,
     detect,

@@ -3,9 +3,9 @@ import shutil
 import numpy as np
 import pytest
 
-from memory_pipeline.lib.privacy import load_keywords
-from memory_pipeline.lib.privacy_tagging import retag_store
-from memory_pipeline.lib.store import connect, holographic_settings
+from memory_pipeline.lib.privacy.matching import load_keywords
+from memory_pipeline.lib.privacy.tagging import retag_store
+from memory_pipeline.lib.store.database import connect, holographic_settings
 from memory_pipeline_tests.hermes_oracle import holographic_store
 from memory_pipeline_tests.store_helpers import query, sync_json, table_checksums
 

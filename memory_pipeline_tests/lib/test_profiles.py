@@ -1,4 +1,4 @@
-from memory_pipeline.lib.profiles import (
+from memory_pipeline.lib.hermes.profiles import (
     DEMO_HERMES_HOME,
     char_limits,
     discover_profiles,

@@ -6,7 +6,7 @@ from typing import Protocol
 
 import pandas as pd
 
-from memory_pipeline.lib.quarantine import quarantined_entries
+from memory_pipeline.lib.store.quarantine import quarantined_entries
 
 FACT_COLUMNS = ["entry_id", "content", "category", "tags", "entity", "action", "existing_fact_id", "latency_s"]
 

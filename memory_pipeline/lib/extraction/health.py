@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from memory_pipeline.lib.check_result import WARN, AuditResult
+from memory_pipeline.lib.audit.checks import WARN, AuditResult
+from memory_pipeline.lib.audit.history import append_rows, read_rows, utc_now
 from memory_pipeline.lib.extraction.base import CallRecord
-from memory_pipeline.lib.history import append_rows, read_rows, utc_now
 
 # The seed's chosen model ran at 6.5 s/fact; the one it rejected at 23.8 s/fact with broken JSON.
 LATENCY_P95_BOUND_S = 10.0

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 
 from memory_pipeline.lib.extraction.base import EntryToExtract
-from memory_pipeline.lib.store import CATEGORIES
+from memory_pipeline.lib.store.database import CATEGORIES
 
 PROMPT_VERSION = "ollama-1"
 ACTIONS = ("add", "update")

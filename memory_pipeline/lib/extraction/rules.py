@@ -6,7 +6,7 @@ import re
 import time
 
 from memory_pipeline.lib.extraction.base import EntryToExtract, ExtractedFact, ExtractionOutcome
-from memory_pipeline.lib.store import SOURCE_CATEGORY
+from memory_pipeline.lib.store.database import SOURCE_CATEGORY
 
 # `**Title**: …` or `Title: …` on the entry's first line names its entity.
 _BOLD_TITLE = re.compile(r"^\*\*(.+?)\*\*\s*[:：]")

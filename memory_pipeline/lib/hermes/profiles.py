@@ -10,13 +10,13 @@ from pathlib import Path
 
 import yaml
 
-from memory_pipeline.lib.memory_files import DEFAULT_CHAR_LIMITS, SOURCE_FILES, SourceReading, read_source
-from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file, read_text_file
+from memory_pipeline.lib.hermes.memory_files import DEFAULT_CHAR_LIMITS, SOURCE_FILES, SourceReading, read_source
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, read_text_file
 
 DEFAULT_PROFILE = "default"
 # Hermes' own rule for profile ids (hermes_cli/profiles.py); other directory names are not profiles.
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 DEMO_HERMES_HOME = REPO_ROOT / "data" / "hermes_home"
 _CONFIG_LIMIT_KEYS = {"memory": "memory_char_limit", "user": "user_char_limit"}
 

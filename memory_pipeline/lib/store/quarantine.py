@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from memory_pipeline.lib.store import QUARANTINE_TABLE, table_exists
+from memory_pipeline.lib.store.database import QUARANTINE_TABLE, table_exists
 
 
 def waiting_entries(conn: sqlite3.Connection | None) -> dict[str, str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from memory_pipeline.lib.extraction.base import ExtractionOutcome, QuarantineRecord, facts_frame
-from memory_pipeline.lib.memory_files import SourceReading
+from memory_pipeline.lib.hermes.memory_files import SourceReading
 
 
 def held_sources(readings: list[SourceReading]) -> frozenset[str]:

@@ -16,13 +16,15 @@ from pathlib import Path
 import yaml
 
 from memory_pipeline.lib.choices import VectorFormat
-from memory_pipeline.lib.safe_files import UnreadableFile, read_text_file
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
 
 BUSY_TIMEOUT_S = 30.0
 DEFAULT_DIM = 1024  # Holographic's `hrr_dim` when its config sets none
 PIPELINE_TAG = "synced-from-memory"
 # A removed entry's fact, kept (the default removal policy) below the prefetch threshold.
 RETIRED_TAG = "retired"
+# A fact the keyword list or a detector found personal data in (the privacy stage sets it).
+PRIVATE_TAG = "private-person"
 # SQL for "this fact's tag list holds synced-from-memory exactly" (GLOB is case-sensitive).
 IS_PIPELINE_FACT_SQL = f"(',' || coalesce(tags, '') || ',') GLOB '*,{PIPELINE_TAG},*'"
 # The categories the agent's fact_store tool knows.
@@ -79,9 +81,9 @@ CREATE TABLE IF NOT EXISTS memory_banks (
 );
 """
 
-# The pipeline's ledger: one row per (entry, fact), written in the facts' own transaction (lib/ledger.py).
+# The pipeline's ledger: one row per (entry, fact), written in the facts' own transaction (lib/sync/ledger.py).
 LEDGER_TABLE = "memory_pipeline_ledger"
-# Entries whose extraction failed, kept pending with the raw reply (lib/quarantine.py).
+# Entries whose extraction failed, kept pending with the raw reply (lib/store/quarantine.py).
 QUARANTINE_TABLE = "memory_pipeline_quarantine"
 QUARANTINE_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (

@@ -10,14 +10,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from memory_pipeline.lib.choices import REMOVAL_POLICIES
-from memory_pipeline.lib.fact_writes import FactWrites
-from memory_pipeline.lib.ledger import ledger_exists, ledger_fingerprint, ledger_problems
-from memory_pipeline.lib.memory_files import SOURCE_FILES
-from memory_pipeline.lib.privacy import KeywordList
-from memory_pipeline.lib.privacy_tagging import tag_written
-from memory_pipeline.lib.quarantine import quarantine, release, waiting_entries
-from memory_pipeline.lib.stages import EntryDiff, Extraction
-from memory_pipeline.lib.store import (
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
+from memory_pipeline.lib.privacy.matching import KeywordList
+from memory_pipeline.lib.privacy.tagging import tag_written
+from memory_pipeline.lib.store.database import (
     IS_PIPELINE_FACT_SQL,
     LEDGER_TABLE,
     PIPELINE_TAG,
@@ -26,6 +22,10 @@ from memory_pipeline.lib.store import (
     StoreError,
     write_transaction,
 )
+from memory_pipeline.lib.store.fact_writes import FactWrites
+from memory_pipeline.lib.store.quarantine import quarantine, release, waiting_entries
+from memory_pipeline.lib.sync.ledger import ledger_exists, ledger_fingerprint, ledger_problems
+from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
 
 # Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
 _RESET_TAGS = frozenset(SOURCE_FILES) | {RETIRED_TAG}

@@ -13,9 +13,9 @@ import os
 import sqlite3
 from pathlib import Path
 
-from memory_pipeline.lib.profiles import Profile, memory_files_digest
-from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file
-from memory_pipeline.lib.store import LEDGER_TABLE, StoreError, connect, holographic_settings, table_exists
+from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.store.database import LEDGER_TABLE, StoreError, connect, holographic_settings, table_exists
 
 # Bumped when the pipeline changes what a sync writes, so an upgrade re-syncs every profile once.
 STATE_VERSION = 2

@@ -10,9 +10,9 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.memory_files import SOURCE_FILES
-from memory_pipeline.lib.store import LEDGER_TABLE, write_transaction
+from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
+from memory_pipeline.lib.store.database import LEDGER_TABLE, write_transaction
 
 _HEX = re.compile(r"^[0-9a-f]{16,64}$")
 _SOURCE_ALIASES = {"memory": "memory", "memory.md": "memory", "user": "user", "user.md": "user"}

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import re2
 
-from memory_pipeline.lib.profiles import REPO_ROOT
-from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.hermes.profiles import REPO_ROOT
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.store.database import PRIVATE_TAG
 
-PRIVATE_TAG = "private-person"
 PRIVATE_ENTITY = "private-person"
 DEMO_KEYWORDS = REPO_ROOT / "data" / "privacy_keywords.txt"
 KEYWORDS_ENV = "MEMORY_PIPELINE_PRIVACY_KEYWORDS"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from memory_pipeline.lib.hashing import entry_identities
-from memory_pipeline.lib.memory_files import SourceReading
+from memory_pipeline.lib.hermes.hashing import entry_identities
+from memory_pipeline.lib.hermes.memory_files import SourceReading
 
 PARSED_COLUMNS = ["profile", "source", "position", "text", "chars"]
 HASHED_COLUMNS = PARSED_COLUMNS + ["entry_sha256", "short_hash", "entry_id"]

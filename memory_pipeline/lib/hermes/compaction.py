@@ -21,9 +21,8 @@ from pathlib import Path
 
 from memory_pipeline.lib.choices import COMPACT_TARGET
 from memory_pipeline.lib.extraction.rules import title_entity
-from memory_pipeline.lib.hashing import entry_sha256, short_hash
-from memory_pipeline.lib.ledger import LedgerEntry
-from memory_pipeline.lib.memory_files import (
+from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
+from memory_pipeline.lib.hermes.memory_files import (
     ENTRY_DELIMITER,
     SourceReading,
     canonical_chars,
@@ -31,7 +30,8 @@ from memory_pipeline.lib.memory_files import (
     hermes_read_entries,
     parse_entries,
 )
-from memory_pipeline.lib.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.sync.ledger import LedgerEntry
 
 MAX_SUMMARY_CHARS = 80
 _TITLE_PREFIX = re.compile(r"^(?:\*\*.+?\*\*|[^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s*")

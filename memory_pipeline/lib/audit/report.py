@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_pipeline.lib.audits import ERROR, AuditResult
-from memory_pipeline.lib.history import append_rows, utc_now
+from memory_pipeline.lib.audit.engine import ERROR, AuditResult
+from memory_pipeline.lib.audit.history import append_rows, utc_now
 
 
 def failing_errors(results: list[AuditResult]) -> list[AuditResult]:

@@ -14,8 +14,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from memory_pipeline.lib.privacy import PRIVATE_TAG
-from memory_pipeline.lib.store import RETIRED_TAG, table_exists, write_transaction
+from memory_pipeline.lib.store.database import PRIVATE_TAG, RETIRED_TAG, table_exists, write_transaction
 
 INDEX_TABLE = "memory_pipeline_fts"
 _SEP = "\x1f"

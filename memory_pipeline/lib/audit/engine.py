@@ -18,22 +18,22 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from memory_pipeline.lib.check_result import CHECK_REGISTRY, CHECK_SPECS, ERROR, WARN, AuditResult
+from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS, ERROR, WARN, AuditResult
 from memory_pipeline.lib.extraction.health import extraction_checks, last_recorded_calls
-from memory_pipeline.lib.hashing import SHORT_HASH_CHARS, entry_identities
-from memory_pipeline.lib.ledger import LEDGER_ROW_COLUMNS, ledger_problems, ledger_rows
-from memory_pipeline.lib.memory_files import SourceReading, fact_pointers
-from memory_pipeline.lib.privacy import (
+from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS, entry_identities
+from memory_pipeline.lib.hermes.memory_files import SourceReading, fact_pointers
+from memory_pipeline.lib.privacy.matching import (
     DETECTOR_GATE_RE2,
     PRIVATE_TAG,
     KeywordList,
     normalise_tags,
     private_reasons,
 )
-from memory_pipeline.lib.quarantine import quarantined_entries
-from memory_pipeline.lib.search_index import HolographicFtsHealth, holographic_fts_health
-from memory_pipeline.lib.store import IS_PIPELINE_FACT_SQL, HolographicSettings, connect, store_error
-from memory_pipeline.lib.vector_codec import VectorState, false_hrr1_sql, size_state_sql, state_sql
+from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, HolographicSettings, connect, store_error
+from memory_pipeline.lib.store.quarantine import quarantined_entries
+from memory_pipeline.lib.store.search_index import HolographicFtsHealth, holographic_fts_health
+from memory_pipeline.lib.store.vector_codec import VectorState, false_hrr1_sql, size_state_sql, state_sql
+from memory_pipeline.lib.sync.ledger import LEDGER_ROW_COLUMNS, ledger_problems, ledger_rows
 
 CAP_TARGET = 0.85
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
-from memory_pipeline.lib.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.memory_files import SOURCE_FILES, fact_pointers
-from memory_pipeline.lib.similarity import bigrams, dice
-from memory_pipeline.lib.store import LEDGER_TABLE, table_exists
+from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, fact_pointers
+from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
+from memory_pipeline.lib.sync.similarity import bigrams, dice
 
 DEFAULT_SIMILARITY_THRESHOLD = 0.5
 STATUSES = ("new", "changed", "compacted", "unchanged", "removed")

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from memory_pipeline.lib.choices import PRIVACY_POLICIES
 from memory_pipeline.lib.extraction.rules import title_entity
-from memory_pipeline.lib.fact_writes import FactWrites
-from memory_pipeline.lib.ledger import LEDGER_TABLE, ledger_exists
-from memory_pipeline.lib.privacy import PRIVATE_ENTITY, PRIVATE_TAG, KeywordList, normalise_tags, private_reasons
-from memory_pipeline.lib.store import PIPELINE_TAG, HolographicSettings, write_transaction
+from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, KeywordList, normalise_tags, private_reasons
+from memory_pipeline.lib.store.database import PIPELINE_TAG, HolographicSettings, write_transaction
+from memory_pipeline.lib.store.fact_writes import FactWrites
+from memory_pipeline.lib.sync.ledger import LEDGER_TABLE, ledger_exists
 
 
 @dataclass

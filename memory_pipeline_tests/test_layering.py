@@ -1,0 +1,88 @@
+"""The package's layering, read from the source (every import, top-level or inside a function):
+`lib/` never imports dagster, `lib/store` imports nothing from the stages above it, and no module
+imports cycle back on themselves. Each rule is also shown catching a synthetic module that breaks it."""
+
+import ast
+from pathlib import Path
+
+from memory_pipeline.lib.hermes.profiles import REPO_ROOT
+
+PACKAGE = REPO_ROOT / "memory_pipeline"
+ABOVE_STORE = ("sync", "extraction", "privacy", "audit")
+
+
+def _module(path: Path, root: Path) -> str:
+    name = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def _imports(path: Path, *, top_level_only: bool = False) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def layering_problems(root: Path) -> list[str]:
+    problems = []
+    for path in sorted((root / "lib").rglob("*.py")):
+        module, imports = _module(path, root), _imports(path)
+        if any(i == "dagster" or i.startswith("dagster.") for i in imports):
+            problems.append(f"{module} imports dagster")
+        if module.startswith(f"{root.name}.lib.store"):
+            for layer in ABOVE_STORE:
+                if any(i.startswith(f"{root.name}.lib.{layer}") for i in imports):
+                    problems.append(f"{module} imports from lib.{layer}")
+    return problems
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """Cycles among the package's modules through their top-level imports (the ones Python runs
+    while importing; an import inside a function runs later and cannot deadlock an import)."""
+    modules = {_module(p, root): p for p in root.rglob("*.py")}
+    graph = {m: {i for i in _imports(p, top_level_only=True) if i in modules and i != m} for m, p in modules.items()}
+    cycles, state, stack = [], {}, []
+
+    def visit(module: str) -> None:
+        state[module] = "open"
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if state.get(target) == "open":
+                cycles.append(stack[stack.index(target):] + [target])
+            elif target not in state:
+                visit(target)
+        stack.pop()
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+    return cycles
+
+
+def test_lib_never_imports_dagster_and_store_stays_below_the_stages():
+    assert layering_problems(PACKAGE) == []
+
+
+def test_no_import_cycles():
+    assert import_cycles(PACKAGE) == []
+
+
+def test_the_rules_catch_a_module_that_breaks_them(tmp_path):
+    root = tmp_path / "memory_pipeline"
+    (root / "lib" / "store").mkdir(parents=True)
+    (root / "lib" / "sync").mkdir(parents=True)
+    (root / "lib" / "store" / "bad.py").write_text(
+        "import dagster as dg\n\ndef later():\n    from memory_pipeline.lib.sync.writer import write_sync\n", encoding="utf-8")
+    (root / "lib" / "sync" / "writer.py").write_text("from memory_pipeline.lib.sync.lock import lock\n", encoding="utf-8")
+    (root / "lib" / "sync" / "lock.py").write_text("from memory_pipeline.lib.sync.writer import write_sync\n", encoding="utf-8")
+    assert layering_problems(root) == ["memory_pipeline.lib.store.bad imports dagster",
+                                       "memory_pipeline.lib.store.bad imports from lib.sync"]
+    assert import_cycles(root) == [["memory_pipeline.lib.sync.lock", "memory_pipeline.lib.sync.writer",
+                                    "memory_pipeline.lib.sync.lock"]]
