@@ -42,13 +42,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace, profiles: list[Profile]) -> int:
     """Each profile's rows under a `# profile: NAME` line (a comment to every TSV reader)."""
-    synced = [p for p in profiles if holographic_settings(p.home).db_path.is_file()]
+    stores = {p.name: holographic_settings(p.home).db_path for p in profiles}
+    synced = [p for p in profiles if stores[p.name].is_file()]
     if not synced:
-        names = ", ".join(p.name for p in profiles)
-        raise CommandError(f"no fact store yet for profile {names} (run `memory-pipeline sync` first)")
+        raise CommandError(f"no fact store yet for profile {', '.join(stores)} (run `memory-pipeline sync` first)")
     text, counts = io.StringIO(), []
     for profile in synced:
-        conn = connect(holographic_settings(profile.home).db_path, create=False)
+        conn = connect(stores[profile.name], create=False)
         try:
             rows = export_rows(conn)
         finally:

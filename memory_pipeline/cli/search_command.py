@@ -25,12 +25,13 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--limit must be at least 1")
     home = hermes_home(args)
     profiles = selected_profiles(args, home)
-    unsynced = [p.name for p in profiles if not holographic_settings(p.home).db_path.is_file()]
+    stores = {p.name: holographic_settings(p.home).db_path for p in profiles}
+    unsynced = [name for name, db in stores.items() if not db.is_file()]
     if len(unsynced) == len(profiles):
         raise CommandError(f"no fact store yet for profile {', '.join(unsynced)} (run `memory-pipeline sync` first)")
     results, hidden = [], 0
     for profile in profiles:
-        db = holographic_settings(profile.home).db_path
+        db = stores[profile.name]
         if profile.name in unsynced:
             continue
         try:

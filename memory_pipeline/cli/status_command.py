@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 
 from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.lib.audit.checks import last_report
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
 from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
 from memory_pipeline.lib.store.database import (
     IS_PIPELINE_FACT_SQL,
     LEDGER_TABLE,
     RETIRED_TAG,
     StoreError,
     connect,
+    has_tag_sql,
     holographic_settings,
     store_error,
     table_exists,
@@ -46,9 +46,8 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
         conn = connect(db, create=False)
         try:
             status["facts"], status["pipeline_facts"], status["retired_facts"] = conn.execute(
-                f"""SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0),
-                           coalesce(sum((',' || coalesce(tags, '') || ',') LIKE ?), 0) FROM facts""",
-                (f"%,{RETIRED_TAG},%",)).fetchone()
+                f"SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0), coalesce(sum({has_tag_sql(RETIRED_TAG)}), 0) FROM facts"
+            ).fetchone()
             status["compacted_facts"] = sum(
                 1 for fact_id in pointers if conn.execute("SELECT 1 FROM facts WHERE fact_id = ?", (fact_id,)).fetchone())
             status["current_facts"] = status["pipeline_facts"] - status["retired_facts"] - status["compacted_facts"]
@@ -68,11 +67,7 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
 
 def _last_audit(home, profile: Profile) -> dict:
     """The report the last full sync run wrote (every run ends with `audit_report`)."""
-    path = pipeline_data_dir(home) / "reports" / profile.name / "audit.json"
-    try:
-        report = json.loads(read_text_file(path) or "")
-    except (UnreadableFile, ValueError):
-        return {"last_sync": None, "failing_checks": []}
+    report = last_report(pipeline_data_dir(home), profile.name)
     failing = [f"{c['name']} ({c['severity']})" for c in report.get("checks", []) if not c.get("passed")]
     return {"last_sync": report.get("checked_at"), "failing_checks": failing}
 

@@ -3,17 +3,14 @@ person, and on a terminal each profile as it is done, naming the entries that ch
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_pipeline.lib.audit.checks import fix_command
+from memory_pipeline.lib.audit.checks import fix_command, last_report
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
-from memory_pipeline.lib.privacy.matching import PRIVATE_TAG
-from memory_pipeline.lib.store.database import connect, holographic_settings
+from memory_pipeline.lib.store.database import PRIVATE_TAG, connect, has_tag_sql, holographic_settings
 
 _TITLE_CHARS = 60
 _NAMED = 25  # changed entries named per profile; a first sync of a large file says how many more
@@ -48,18 +45,13 @@ def profile_summary(run) -> dict:
 def skipped_summary(home: Path, profile: Profile) -> dict:
     """A profile nothing could have changed in since its last clean sync: every entry unchanged,
     the store's counts as they are, the checks of that sync's audit."""
-    failing = []
-    try:
-        report = json.loads(read_text_file(pipeline_data_dir(home) / "reports" / profile.name / "audit.json") or "{}")
-        failing = sorted(c["name"] for c in report.get("checks", []) if not c.get("passed"))
-    except (UnreadableFile, ValueError, KeyError, TypeError):
-        pass
+    checks = last_report(pipeline_data_dir(home), profile.name).get("checks", [])
+    failing = sorted(c["name"] for c in checks if not c.get("passed"))
     store = holographic_settings(profile.home).db_path
     conn = connect(store, create=False)
     try:
         facts, private = conn.execute(
-            "SELECT count(*), coalesce(sum((',' || coalesce(tags, '') || ',') LIKE ?), 0) FROM facts", (f"%,{PRIVATE_TAG},%",)
-        ).fetchone()
+            f"SELECT count(*), coalesce(sum({has_tag_sql(PRIVATE_TAG, case_sensitive=False)}), 0) FROM facts").fetchone()
     finally:
         conn.close()
     return {"profile": profile.name, "skipped": True, "extractor": "", "extractor_reason": "nothing changed since the last sync",

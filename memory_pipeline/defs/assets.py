@@ -12,14 +12,12 @@ from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
 from memory_pipeline.lib.audit.history import history_path
 from memory_pipeline.lib.audit.metrics import latency_summary
 from memory_pipeline.lib.audit.report import failing_errors, write_reports
-from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
 from memory_pipeline.lib.extraction.health import extraction_checks, record_calls
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, read_profile
-from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.privacy.tagging import retag_store
 from memory_pipeline.lib.store.database import StoreError, connect, store_error
 from memory_pipeline.lib.store.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
@@ -179,7 +177,7 @@ def extracted_facts(
         work = entries_to_extract(ledger_diff.frame, conn)
     # With nothing to extract no server is even asked: the configured mode stands as the name.
     outcome = ExtractionOutcome()
-    name, model, prompt_version, reason = ExtractorMode(extractor.extractor).value, "", "", "nothing new or changed to extract"
+    name, model, prompt_version, reason = extractor.mode(), "", "", "nothing new or changed to extract"
     if work:
         try:
             choice = extractor.choose()
@@ -238,21 +236,18 @@ def fact_store(
     """
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
-    try:
-        keywords = privacy.keywords(hermes.path())
-    except KeywordListError as exc:
-        raise dg.Failure(description=str(exc)) from None
+    keywords = privacy.keywords_for_step(hermes.path())
     with _opened_store(settings.db_path, create=True) as conn:
         report = write_sync(
             conn,
             ledger_diff,
             extracted_facts,
             settings=settings,
-            removal_policy=RemovalPolicy(store.removal_policy).value,
-            privacy=(keywords, PrivacyPolicy(privacy.policy).value),
+            removal_policy=store.removal(),
+            privacy=(keywords, privacy.private_policy()),
         )
     if report.removed:
-        context.log.info(f"{report.removed} entries left the files; policy {RemovalPolicy(store.removal_policy).value!r} "
+        context.log.info(f"{report.removed} entries left the files; policy {store.removal()!r} "
                          "applied to their facts")
     return dg.MaterializeResult(
         metadata={
@@ -267,7 +262,7 @@ def fact_store(
             "tagged_private": float(report.tagged_private),
             "facts_total": float(report.facts_total),
             "wrote": report.wrote,
-            "removal_policy": RemovalPolicy(store.removal_policy).value,
+            "removal_policy": store.removal(),
             "store": dg.MetadataValue.path(str(settings.db_path)),
         }
     )
@@ -279,10 +274,7 @@ def privacy_keywords(hermes: HermesHomeResource, privacy: PrivacyResource) -> dg
     Its data version is the file's SHA-256: a changed list makes `privacy_tags` stale everywhere.
     Its terms are never shown, only their count and the hash.
     """
-    try:
-        keywords = privacy.keywords(hermes.path())
-    except KeywordListError as exc:
-        raise dg.Failure(description=str(exc)) from None
+    keywords = privacy.keywords_for_step(hermes.path())
     return dg.ObserveResult(
         data_version=dg.DataVersion(keywords.sha256),
         metadata={"sha256": keywords.sha256, "terms": float(keywords.terms), "path": dg.MetadataValue.path(str(keywords.path))},
@@ -317,12 +309,9 @@ def privacy_tags(
     """
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
-    try:
-        keywords = privacy.keywords(hermes.path())
-    except KeywordListError as exc:
-        raise dg.Failure(description=str(exc)) from None
+    keywords = privacy.keywords_for_step(hermes.path())
     with _opened_store(settings.db_path, create=True) as conn:
-        report = retag_store(conn, keywords, settings, policy=PrivacyPolicy(privacy.policy).value)
+        report = retag_store(conn, keywords, settings, policy=privacy.private_policy())
     metadata = {
         "facts": float(report.facts),
         "private_facts": float(report.private),
@@ -332,7 +321,7 @@ def privacy_tags(
         "hidden": float(report.hidden),
         "keyword_list_sha256": keywords.sha256,
         "keyword_terms": float(keywords.terms),
-        "policy": PrivacyPolicy(privacy.policy).value,
+        "policy": privacy.private_policy(),
     }
     metadata.update({f"matched_{kind}": float(count) for kind, count in sorted(report.reasons.items())})
     return dg.MaterializeResult(metadata=metadata)

@@ -10,7 +10,6 @@ from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS
 from memory_pipeline.lib.audit.engine import ERROR, Audit, AuditInputs, AuditResult
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, read_profile
-from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.store.database import connect
 
 
@@ -23,10 +22,7 @@ def profile_audit(
     settings = store.settings(profile)
     # Only privacy_coverage reads the keyword list: a list that cannot be loaded is its failure
     # (and fact_store's), never the ledger check's.
-    try:
-        keywords = privacy.keywords(hermes.path()) if names is None or "privacy_coverage" in names else None
-    except KeywordListError as exc:
-        raise dg.Failure(description=str(exc)) from None
+    keywords = privacy.keywords_for_step(hermes.path()) if names is None or "privacy_coverage" in names else None
     conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
     try:
         inputs = AuditInputs(read_profile(profile), conn, settings, keywords,

@@ -10,7 +10,7 @@ from memory_pipeline.lib.extraction.health import JSON_FAILURE_RATE_BOUND, LATEN
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url
 from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, resolve_hermes_home
-from memory_pipeline.lib.privacy.matching import KeywordList, keyword_list_path, load_keywords
+from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keywords
 from memory_pipeline.lib.store.database import HolographicSettings, holographic_settings
 from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
 
@@ -73,6 +73,10 @@ class FactStoreResource(dg.ConfigurableResource):
     similarity_threshold: float = 0.5
     vector_format: VectorFormat = VectorFormat.AUTO
 
+    def removal(self) -> str:
+        """The removal policy as the writer takes it (`retire`, `keep`, `delete`)."""
+        return RemovalPolicy(self.removal_policy).value
+
     def settings(self, profile: Profile) -> HolographicSettings:
         return replace(holographic_settings(profile.home), vector_format=VectorFormat(self.vector_format))
 
@@ -115,7 +119,11 @@ class ExtractorResource(dg.ConfigurableResource):
 
     def choose(self) -> ExtractorChoice:
         """The extractor for this run and why; `ExtractorUnavailable` when `ollama` cannot be used."""
-        return choose_extractor(ExtractorMode(self.extractor).value, self.ollama_settings())
+        return choose_extractor(self.mode(), self.ollama_settings())
+
+    def mode(self) -> str:
+        """The configured mode as the CLI spells it (`auto`, `rules`, `ollama`)."""
+        return ExtractorMode(self.extractor).value
 
 
 class PrivacyResource(dg.ConfigurableResource):
@@ -135,3 +143,14 @@ class PrivacyResource(dg.ConfigurableResource):
 
     def keywords(self, hermes_home: Path) -> KeywordList:
         return load_keywords(self.keyword_file(hermes_home))
+
+    def keywords_for_step(self, hermes_home: Path) -> KeywordList:
+        """The list, or the step fails with the list's one-line problem (file and line, no term)."""
+        try:
+            return self.keywords(hermes_home)
+        except KeywordListError as exc:
+            raise dg.Failure(description=str(exc)) from None
+
+    def private_policy(self) -> str:
+        """What a private fact gets, as the tagger takes it (`tag`, `hide`)."""
+        return PrivacyPolicy(self.policy).value

@@ -124,15 +124,26 @@ def test_corrupt_store_is_a_one_line_failure(capsys, demo_home):
     assert db.read_bytes() == b"this is not sqlite at all" * 100
 
 
-def test_retire_is_the_default_and_takes_removed_facts_out_of_the_agents_way(capsys, synced):
-    home, db = synced
+def _remove_memory_entry(home, index: int):
+    """MEMORY.md without its entry at `index`: (path, the remaining entries, the removed one)."""
     path = home / "memories" / "MEMORY.md"
     entries = read_entries(path)
-    gone = entries.pop(3)
+    gone = entries.pop(index)
     write_entries(path, entries)
+    return path, entries, gone
+
+
+def _tags_and_trust(db, content: str) -> tuple[str, float]:
+    ((tags, trust),) = query(db, "SELECT tags, trust_score FROM facts WHERE content = ?", (content,))
+    return tags, trust
+
+
+def test_retire_is_the_default_and_takes_removed_facts_out_of_the_agents_way(capsys, synced):
+    home, db = synced
+    path, entries, gone = _remove_memory_entry(home, 3)
     result = profile_result(sync_json(capsys, home, "--profile", "default"))
     assert result["removed"] == 1
-    ((tags, trust),) = query(db, "SELECT tags, trust_score FROM facts WHERE content = ?", (gone,))
+    tags, trust = _tags_and_trust(db, gone)
     assert "retired" in tags.split(",") and trust < 0.3  # below Holographic's prefetch threshold
     # Still searchable, marked, and after current facts.
     word = gone.split("**")[1] if gone.startswith("**") else gone[:6]
@@ -142,21 +153,18 @@ def test_retire_is_the_default_and_takes_removed_facts_out_of_the_agents_way(cap
     # Coming back revives it at full trust, without the tag.
     write_entries(path, entries + [gone])
     assert profile_result(sync_json(capsys, home, "--profile", "default"))["added"] == 1
-    ((tags, trust),) = query(db, "SELECT tags, trust_score FROM facts WHERE content = ?", (gone,))
+    tags, trust = _tags_and_trust(db, gone)
     assert "retired" not in tags.split(",") and trust == 0.5
 
 
 def test_a_store_synced_under_keep_moves_to_retire_on_its_next_sync(capsys, synced):
     home, db = synced
-    path = home / "memories" / "MEMORY.md"
-    entries = read_entries(path)
-    gone = entries.pop(0)
-    write_entries(path, entries)
+    _, _, gone = _remove_memory_entry(home, 0)
     sync_json(capsys, home, "--profile", "default", "--removal-policy", "keep")
     assert query(db, "SELECT trust_score FROM facts WHERE content = ?", (gone,)) == [(0.5,)]
     again = profile_result(sync_json(capsys, home, "--profile", "default"))
     assert (again["added"], again["removed"], again["unchanged"]) == (0, 0, 22)
-    ((tags, trust),) = query(db, "SELECT tags, trust_score FROM facts WHERE content = ?", (gone,))
+    tags, trust = _tags_and_trust(db, gone)
     assert "retired" in tags.split(",") and trust < 0.3
     before = table_checksums(db)
     sync_json(capsys, home, "--profile", "default")

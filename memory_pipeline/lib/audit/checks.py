@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
 
 ERROR, WARN = "ERROR", "WARN"
 
@@ -70,3 +74,17 @@ CHECK_SPECS = {spec.name: spec for spec in CHECK_REGISTRY}
 def fix_command(check: str, profile: str) -> str:
     spec = CHECK_SPECS.get(check)
     return (spec.fix if spec else "memory-pipeline audit --profile {profile}").format(profile=profile)
+
+
+def report_path(data_dir: Path, profile: str) -> Path:
+    """The JSON report the last full run of a profile wrote (`audit_report`, `audit`)."""
+    return data_dir / "reports" / profile / "audit.json"
+
+
+def last_report(data_dir: Path, profile: str) -> dict:
+    """That report as written, or an empty one when there is none (or it cannot be read)."""
+    try:
+        report = json.loads(read_text_file(report_path(data_dir, profile)) or "{}")
+    except (UnreadableFile, ValueError):
+        return {}
+    return report if isinstance(report, dict) else {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_pipeline.lib.audit.engine import ERROR, AuditResult
+from memory_pipeline.lib.audit.checks import ERROR, AuditResult, report_path
 from memory_pipeline.lib.audit.history import append_rows, utc_now
 
 
@@ -31,9 +31,9 @@ def markdown(profile: str, results: list[AuditResult], checked_at: str) -> str:
 
 def write_reports(data_dir: Path, profile: str, run_id: str, results: list[AuditResult]) -> tuple[Path, Path]:
     checked_at = utc_now()
-    folder = data_dir / "reports" / profile
-    folder.mkdir(parents=True, exist_ok=True)
-    md, js = folder / "audit.md", folder / "audit.json"
+    js = report_path(data_dir, profile)
+    js.parent.mkdir(parents=True, exist_ok=True)
+    md = js.with_suffix(".md")
     _atomic_write(md, markdown(profile, results, checked_at))
     _atomic_write(js, json.dumps({**report_payload(profile, results), "checked_at": checked_at, "run_id": run_id},
                                  ensure_ascii=False, indent=2) + "\n")

@@ -25,8 +25,16 @@ PIPELINE_TAG = "synced-from-memory"
 RETIRED_TAG = "retired"
 # A fact the keyword list or a detector found personal data in (the privacy stage sets it).
 PRIVATE_TAG = "private-person"
-# SQL for "this fact's tag list holds synced-from-memory exactly" (GLOB is case-sensitive).
-IS_PIPELINE_FACT_SQL = f"(',' || coalesce(tags, '') || ',') GLOB '*,{PIPELINE_TAG},*'"
+
+
+def has_tag_sql(tag: str, column: str = "tags", *, case_sensitive: bool = True) -> str:
+    """SQL for "this fact's comma-separated tag list holds `tag`": GLOB is exact; LIKE also
+    matches another case (what hides a private fact before its tag's spelling is folded)."""
+    listed = f"(',' || coalesce({column}, '') || ',')"
+    return f"({listed} GLOB '*,{tag},*')" if case_sensitive else f"({listed} LIKE '%,{tag},%')"
+
+
+IS_PIPELINE_FACT_SQL = has_tag_sql(PIPELINE_TAG)
 # The categories the agent's fact_store tool knows.
 CATEGORIES = ("user_pref", "project", "tool", "general")
 SOURCE_CATEGORY = {"user": "user_pref", "memory": "general"}

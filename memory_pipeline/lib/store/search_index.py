@@ -14,7 +14,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from memory_pipeline.lib.store.database import PRIVATE_TAG, RETIRED_TAG, table_exists, write_transaction
+from memory_pipeline.lib.store.database import PRIVATE_TAG, RETIRED_TAG, has_tag_sql, table_exists, write_transaction
 
 INDEX_TABLE = "memory_pipeline_fts"
 _SEP = "\x1f"
@@ -164,11 +164,11 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10, include_pri
     column, phrase = _match_expression(query)
     rows = conn.execute(
         f"""SELECT f.fact_id, f.content, f.category, f.tags, bm25({INDEX_TABLE}) AS bm25,
-                   (',' || coalesce(f.tags, '') || ',') LIKE ?, (',' || coalesce(f.tags, '') || ',') LIKE ?
+                   {has_tag_sql(PRIVATE_TAG, "f.tags", case_sensitive=False)}, {has_tag_sql(RETIRED_TAG, "f.tags")}
             FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid
             WHERE {INDEX_TABLE} MATCH ?
             ORDER BY m.rowid DESC LIMIT ?""",
-        (f"%,{PRIVATE_TAG},%", f"%,{RETIRED_TAG},%", f"{{{column}}} : {phrase}", RANK_WINDOW),
+        (f"{{{column}}} : {phrase}", RANK_WINDOW),
     ).fetchall()
     shown = [r for r in rows if include_private or not r[5]]
     shown.sort(key=lambda r: (r[6], r[4], -r[0]))  # current before retired; bm25 lower-is-better; newest first

@@ -20,6 +20,7 @@ from memory_pipeline.lib.store.database import (
     RETIRED_TAG,
     HolographicSettings,
     StoreError,
+    has_tag_sql,
     write_transaction,
 )
 from memory_pipeline.lib.store.fact_writes import FactWrites
@@ -91,8 +92,8 @@ def unbacked_facts_to_retire(conn: sqlite3.Connection, settings: HolographicSett
             WHERE {IS_PIPELINE_FACT_SQL}
               AND EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'retired')
               AND NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'active')
-              AND ((',' || coalesce(f.tags, '') || ',') NOT LIKE ? OR f.trust_score > ?)""",
-        (f"%,{RETIRED_TAG},%", retired_trust(settings)))]
+              AND (NOT {has_tag_sql(RETIRED_TAG, "f.tags")} OR f.trust_score > ?)""",
+        (retired_trust(settings),))]
 
 
 class _Writer(FactWrites):
