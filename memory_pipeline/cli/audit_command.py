@@ -21,7 +21,7 @@ from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, 
 from memory_pipeline.lib.store.database import StoreError, connect, holographic_settings
 
 if TYPE_CHECKING:
-    from memory_pipeline.lib.audit.engine import AuditResult
+    from memory_pipeline.lib.audit.checks import AuditResult
 
 _INDEX_CHECKS = {"index_consistency"}
 _TAG_CHECKS = {"privacy_coverage"}

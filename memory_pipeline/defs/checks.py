@@ -7,8 +7,8 @@ import dagster as dg
 
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
-from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS
-from memory_pipeline.lib.audit.engine import ERROR, Audit, AuditInputs, AuditResult
+from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS, ERROR, AuditResult
+from memory_pipeline.lib.audit.engine import Audit, AuditInputs
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, read_profile
 from memory_pipeline.lib.store.database import connect
 
