@@ -4,8 +4,9 @@ import os
 
 import dagster as dg
 
-from memory_pipeline.defs import assets
-from memory_pipeline.defs.checks import AUDIT_CHECKS
+from memory_pipeline.defs import audit, ingest, privacy, sync
+from memory_pipeline.defs.audit import AUDIT_CHECKS
+from memory_pipeline.defs.io_managers import audit_run_io_manager
 from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.schedules import memory_sync_schedule
@@ -19,7 +20,7 @@ def _from_environment(name: str):
 
 
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([assets]),
+    assets=dg.load_assets_from_modules([ingest, sync, privacy, audit]),
     asset_checks=AUDIT_CHECKS,
     jobs=[memory_sync_job],
     schedules=[memory_sync_schedule],
@@ -30,6 +31,7 @@ defs = dg.Definitions(
         "extractor": ExtractorResource(
             ollama_host=_from_environment("OLLAMA_HOST"), model=_from_environment("MEMORY_PIPELINE_OLLAMA_MODEL")
         ),
+        "audit_runs": audit_run_io_manager,
         "privacy": PrivacyResource(keywords_path=_from_environment("MEMORY_PIPELINE_PRIVACY_KEYWORDS")),
     },
     # One SQLite writer per run: every step of a run executes in one process, in order.

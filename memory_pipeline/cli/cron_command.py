@@ -14,6 +14,7 @@ import shlex
 import sys
 
 from memory_pipeline.cli.common import add_home_argument, hermes_home
+from memory_pipeline.lib.hermes.safe_files import replace_file
 
 SCRIPT_NAME = "memory-pipeline-sync.sh"
 # Settings a user may rely on that Hermes' cleaned environment would not pass on.
@@ -50,10 +51,7 @@ def run_install(args: argparse.Namespace) -> int:
     scripts = home / "scripts"
     scripts.mkdir(parents=True, exist_ok=True)
     script = scripts / SCRIPT_NAME
-    tmp = script.with_name(script.name + ".tmp")
-    tmp.write_text(wrapper_script(home), encoding="utf-8")
-    tmp.chmod(0o755)
-    tmp.replace(script)
+    replace_file(script, wrapper_script(home), mode=0o755)
     print(f"wrote {script}")
     print("register it with Hermes' cron (no agent, no LLM quota; its output is delivered locally):")
     print("  " + " ".join(shlex.quote(part) for part in [

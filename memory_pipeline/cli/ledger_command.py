@@ -12,7 +12,7 @@ from pathlib import Path
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
 from memory_pipeline.lib.store.database import StoreError, connect, holographic_settings
 from memory_pipeline.lib.sync.ledger_tsv import export_rows, import_tsv
 
@@ -61,9 +61,7 @@ def _export(args: argparse.Namespace, profiles: list[Profile]) -> int:
         print(f"exported {', '.join(counts)} active ledger rows", file=sys.stderr)
         return 0
     path = Path(args.path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text.getvalue(), encoding="utf-8")
-    tmp.replace(path)
+    replace_file(path, text.getvalue())
     print(f"exported {', '.join(counts)} active ledger rows to {path}")
     return 0
 

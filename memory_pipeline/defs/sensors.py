@@ -2,14 +2,13 @@ import json
 
 import dagster as dg
 
-from memory_pipeline.defs.assets import audit_report, fts_index, privacy_tags
 from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles, memory_files_digest
 from memory_pipeline.lib.privacy.matching import KeywordListError
 
-RETAG_ASSETS = [privacy_tags, fts_index, audit_report]
+RETAG_ASSETS = [dg.AssetKey(name) for name in ("privacy_tags", "fts_index", "audit_report")]
 
 
 @dg.sensor(

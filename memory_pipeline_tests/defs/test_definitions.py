@@ -2,7 +2,7 @@ import dagster as dg
 import pytest
 
 from memory_pipeline.definitions import defs
-from memory_pipeline.defs.assets import hashed_entries, parsed_entries
+from memory_pipeline.defs.ingest import hashed_entries, parsed_entries
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource
 

@@ -42,7 +42,7 @@ def _run_requests(instance, home, keywords, result):
     for request in result.run_requests:
         (run,) = run_sync(instance, home, [request.partition_key],
                           resource_config={"privacy": {"keywords_path": str(keywords)}},
-                          assets=[a.key.to_user_string() for a in RETAG_ASSETS])
+                          assets=[a.to_user_string() for a in RETAG_ASSETS])
         assert run.success, run.error
         runs.append(run)
     return runs

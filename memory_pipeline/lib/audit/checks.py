@@ -21,6 +21,28 @@ class AuditResult:
 
 
 @dataclass(frozen=True)
+class AuditRun:
+    """Every check's result for one profile, from one load of its layers, and the Dagster run that
+    produced them: the asset checks of the same run take their results from here."""
+
+    run_id: str
+    results: tuple[AuditResult, ...]
+    loads: int  # how many times the store's layers were read to get them: 1 (0 without a store)
+
+    def result(self, name: str) -> AuditResult:
+        return next(r for r in self.results if r.name == name)
+
+    def to_json(self) -> str:
+        return json.dumps({"run_id": self.run_id, "loads": self.loads, "results": [vars(r) for r in self.results]},
+                          ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> AuditRun:
+        data = json.loads(text)
+        return cls(data["run_id"], tuple(AuditResult(**r) for r in data["results"]), data["loads"])
+
+
+@dataclass(frozen=True)
 class CheckSpec:
     """One check, as every part of the pipeline knows it: the Dagster asset check, the audit engine,
     the CLI, the report and the README's table are all built from `CHECK_REGISTRY`."""

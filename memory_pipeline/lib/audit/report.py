@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memory_pipeline.lib.audit.checks import ERROR, AuditResult, report_path
 from memory_pipeline.lib.audit.history import append_rows, utc_now
+from memory_pipeline.lib.hermes.safe_files import replace_file
 
 
 def failing_errors(results: list[AuditResult]) -> list[AuditResult]:
@@ -34,14 +35,8 @@ def write_reports(data_dir: Path, profile: str, run_id: str, results: list[Audit
     js = report_path(data_dir, profile)
     js.parent.mkdir(parents=True, exist_ok=True)
     md = js.with_suffix(".md")
-    _atomic_write(md, markdown(profile, results, checked_at))
-    _atomic_write(js, json.dumps({**report_payload(profile, results), "checked_at": checked_at, "run_id": run_id},
+    replace_file(md, markdown(profile, results, checked_at))
+    replace_file(js, json.dumps({**report_payload(profile, results), "checked_at": checked_at, "run_id": run_id},
                                  ensure_ascii=False, indent=2) + "\n")
     append_rows(data_dir, "audit_history", [(checked_at, run_id, profile, r.name, r.passed, r.severity, r.detail) for r in results])
     return md, js
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)

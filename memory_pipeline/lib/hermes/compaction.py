@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import fcntl
 import hashlib
-import os
 import re
 import time
 from collections.abc import Callable
@@ -30,7 +29,7 @@ from memory_pipeline.lib.hermes.memory_files import (
     hermes_read_entries,
     parse_entries,
 )
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
 from memory_pipeline.lib.sync.ledger import LedgerEntry
 
 MAX_SUMMARY_CHARS = 80
@@ -156,24 +155,6 @@ def hermes_lock(path: Path, timeout_s: float):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _write_durably(path: Path, data: bytes) -> None:
-    """Temp file in the same directory, fsync, `os.replace`, fsync the directory."""
-    temp = path.with_name(f".{path.name}.compact-{os.getpid()}.tmp")
-    try:
-        with open(temp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-
-
 def _backup_path(path: Path) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     candidate, n = path.with_name(f"{path.name}.bak-{stamp}"), 1
@@ -197,10 +178,10 @@ def apply(proposal: Proposal, *, lock_timeout_s: float = 10.0) -> Path:
                 f"{path}: changed since the proposal was made (the agent wrote meanwhile); nothing written, run compact again"
             )
         backup = _backup_path(path)
-        _write_durably(backup, raw)
-        _write_durably(path, ENTRY_DELIMITER.join(proposal.after).encode("utf-8"))
+        replace_file(backup, raw, durable=True)
+        replace_file(path, ENTRY_DELIMITER.join(proposal.after).encode("utf-8"), durable=True)
         text = (read_regular_file(path) or b"").decode("utf-8", errors="replace")
         if parse_entries(text) != proposal.after or hermes_read_entries(text) != proposal.after:
-            _write_durably(path, raw)
+            replace_file(path, raw, durable=True)
             raise CompactionError(f"{path}: did not read back as the proposed entries; restored from {backup.name}")
     return backup

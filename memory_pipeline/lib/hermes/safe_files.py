@@ -2,7 +2,7 @@
 profile's config.yaml, an imported ledger, the pipeline's own reports) so that no file can hang
 or exhaust it: regular files only (a FIFO, device, socket or directory is refused before any
 read), opened non-blocking, and never more than `MAX_FILE_BYTES` read. Every refusal is one line
-naming the file and the problem.
+naming the file and the problem. And writing one: whole or not at all (`replace_file`).
 """
 
 from __future__ import annotations
@@ -68,3 +68,27 @@ def _require_regular(path: Path, mode: int) -> None:
         return
     kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a special file"
     raise UnreadableFile(f"{path}: is {kind}, not a regular file")
+
+
+def replace_file(path: Path, data: bytes | str, *, durable: bool = False, mode: int | None = None) -> None:
+    """`path` replaced by `data` whole or not at all, whatever kills the process: a temporary file
+    beside it (named for this process, so two writers never share one), then `os.replace`.
+    `durable` also fsyncs the file and its directory (a memory file must survive a power cut)."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        if mode is not None:
+            temp.chmod(mode)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+    if durable:
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)

@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
 from memory_pipeline.lib.store.database import LEDGER_TABLE, StoreError, connect, holographic_settings, table_exists
 
 # Bumped when the pipeline changes what a sync writes, so an upgrade re-syncs every profile once.
@@ -81,9 +81,7 @@ def recorded(data_dir: Path, profile: str) -> str | None:
 def record(data_dir: Path, profile: str, digest: str, run_id: str) -> None:
     path = state_path(data_dir, profile)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"fingerprint": digest, "run_id": run_id}), encoding="utf-8")
-    tmp.replace(path)
+    replace_file(path, json.dumps({"fingerprint": digest, "run_id": run_id}))
 
 
 def forget(data_dir: Path, profile: str) -> None:

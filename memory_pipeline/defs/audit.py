@@ -1,0 +1,129 @@
+"""The `audit` stage: every check of the registry on one load of a profile's three layers. The
+`audit_report` asset runs them all and writes the report; the asset checks of the same run take
+their results from it, each on the asset whose invariant it guards. Only the blocking ledger
+check runs on its own, before any write."""
+
+import warnings
+from contextlib import contextmanager
+
+import dagster as dg
+
+from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.defs.privacy import fts_index
+from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
+from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS, ERROR, AuditResult, AuditRun
+from memory_pipeline.lib.audit.engine import Audit, AuditInputs
+from memory_pipeline.lib.audit.history import history_path
+from memory_pipeline.lib.audit.report import failing_errors, write_reports
+from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, read_profile
+
+
+@contextmanager
+def profile_audit(
+    profile_name: str, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource, names=None
+):
+    """One profile's three layers, for the checks named (all when None): only what they need is read."""
+    profile = hermes.profile(profile_name)
+    settings = store.settings(profile)
+    # Only privacy_coverage reads the keyword list: a list that cannot be loaded is its failure
+    # (and fact_store's), never the ledger check's.
+    keywords = privacy.keywords_for_step(hermes.path()) if names is None or "privacy_coverage" in names else None
+    with store.connected(settings, create=False) as conn:
+        inputs = AuditInputs(read_profile(profile), conn, settings, keywords,
+                             data_dir=pipeline_data_dir(hermes.path()), profile=profile.name)
+        with Audit(inputs, names) as audit:
+            yield audit
+
+
+@dg.asset(
+    partitions_def=hermes_profiles,
+    group_name="audit",
+    kinds={"duckdb"},
+    deps=[fts_index],
+    io_manager_key="audit_runs",
+)
+def audit_report(
+    context: dg.AssetExecutionContext,
+    hermes: HermesHomeResource,
+    store: FactStoreResource,
+    privacy: PrivacyResource,
+) -> dg.Output[AuditRun]:
+    """The six cross-layer audits and the extra checks for the profile, on one load of its layers,
+    as a Markdown and a JSON report under the pipeline's data directory and rows of the DuckDB
+    `audit_history` table. The asset checks of the same run show these results. Counts and ids
+    only: no entry, fact or keyword text."""
+    with profile_audit(context.partition_key, hermes, store, privacy) as audit:
+        results = audit.run_all()
+        loads = audit.loads
+    data_dir = pipeline_data_dir(hermes.path())
+    markdown_path, json_path = write_reports(data_dir, context.partition_key, context.run.run_id, results)
+    errors = failing_errors(results)
+    return dg.Output(AuditRun(context.run.run_id, tuple(results), loads), metadata={
+        "checks": float(len(results)),
+        "passed": float(sum(r.passed for r in results)),
+        "error_failures": float(len(errors)),
+        "warn_failures": float(sum(not r.passed for r in results) - len(errors)),
+        "failing": ", ".join(r.name for r in results if not r.passed) or "none",
+        "layer_loads": float(loads),
+        "report": dg.MetadataValue.path(str(markdown_path)),
+        "report_json": dg.MetadataValue.path(str(json_path)),
+        "history": dg.MetadataValue.path(str(history_path(data_dir))),
+    })
+
+
+def _result(key: dg.AssetCheckKey, result: AuditResult) -> dg.AssetCheckResult:
+    severity = dg.AssetCheckSeverity.ERROR if result.severity == ERROR else dg.AssetCheckSeverity.WARN
+    return dg.AssetCheckResult(
+        asset_key=key.asset_key, check_name=key.name, passed=result.passed, severity=severity,
+        description=result.detail, metadata=result.metrics,
+    )
+
+
+# Partitioned asset checks are a preview feature in Dagster 1.13 (pinned here); the warning says nothing new.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", dg.PreviewWarning)
+
+    _BLOCKING = CHECK_SPECS["ledger_integrity"]
+
+    @dg.asset_check(
+        asset=dg.AssetKey(_BLOCKING.asset),
+        name=_BLOCKING.name,
+        description=_BLOCKING.description,
+        blocking=_BLOCKING.blocking,
+        partitions_def=hermes_profiles,
+    )
+    def ledger_integrity(
+        context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
+    ) -> dg.AssetCheckResult:
+        with profile_audit(context.partition_key, hermes, store, privacy, [_BLOCKING.name]) as audit:
+            return _result(dg.AssetCheckKey(dg.AssetKey(_BLOCKING.asset), _BLOCKING.name), audit.run(_BLOCKING.name))
+
+    # Every check of the registry that is neither the blocking one nor judged inside its asset's
+    # step; each reads `audit_report`, whose results it shows.
+    AUDIT_SPECS = [
+        dg.AssetCheckSpec(spec.name, asset=dg.AssetKey(spec.asset), description=spec.description, partitions_def=hermes_profiles,
+                          additional_deps=[audit_report])
+        for spec in CHECK_REGISTRY if not (spec.blocking or spec.in_run)
+    ]
+
+    @dg.multi_asset_check(specs=AUDIT_SPECS, can_subset=True, name="memory_audits", ins={"audit_report": dg.AssetIn(audit_report.key)})
+    def memory_audits(
+        context: dg.AssetCheckExecutionContext,
+        audit_report: AuditRun | None,
+        hermes: HermesHomeResource,
+        store: FactStoreResource,
+        privacy: PrivacyResource,
+    ):
+        """The cross-layer audits (all but the blocking ledger check): the results `audit_report`
+        got in this run, or, when the checks run without it, a fresh audit of the layers."""
+        keys = sorted(context.selected_asset_check_keys, key=lambda k: k.name)
+        if audit_report is not None and audit_report.run_id == context.run.run_id:
+            results = [audit_report.result(k.name) for k in keys]
+        else:  # no report in this run (a subset of the stages): earlier results would be stale
+            with profile_audit(context.partition_key, hermes, store, privacy, [k.name for k in keys]) as audit:
+                results = audit.run_many(k.name for k in keys)
+        for key, result in zip(keys, results, strict=True):
+            yield _result(key, result)
+
+
+AUDIT_CHECKS = [ledger_integrity, memory_audits]

@@ -1,0 +1,179 @@
+"""The `sync` stage: the entries diffed against the ledger, facts extracted for what is new or
+changed, and the store upserted in one transaction."""
+
+import warnings
+
+import dagster as dg
+
+from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
+from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
+from memory_pipeline.lib.audit.metrics import latency_summary
+from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
+from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
+from memory_pipeline.lib.extraction.health import extraction_checks, record_calls
+from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
+from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
+from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction, Provenance
+from memory_pipeline.lib.sync.writer import write_sync
+
+
+@dg.asset(
+    partitions_def=hermes_profiles,
+    group_name="sync",
+    kinds={"sqlite", "pandas"},
+)
+def ledger_diff(
+    context: dg.AssetExecutionContext,
+    hashed_entries: Entries,
+    hermes: HermesHomeResource,
+    store: FactStoreResource,
+) -> dg.Output[EntryDiff]:
+    """Every entry classified against the SHA-256 ledger in `memory_store.db`.
+
+    `unchanged` (same hash, wherever it stands), `changed` (moved between files, or similar enough
+    to a vanished entry: its fact ids are the update candidates), `new`, or `removed`. Entries of a
+    file that could not be read are held, never counted as removed.
+    """
+    profile = hermes.profile(context.partition_key)
+    settings = store.settings(profile)
+    with store.connected(settings, create=False) as conn:
+        ledger = active_ledger(conn) if conn else {}
+        fingerprint = ledger_fingerprint(conn) if conn else EMPTY_LEDGER
+    unreadable = hashed_entries.held
+    diff = diff_entries(hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=store.similarity_threshold)
+    counts = diff["status"].value_counts()
+    metadata = {status: float(counts.get(status, 0)) for status in STATUSES}
+    held = sum(1 for e in ledger.values() if e.source in unreadable)
+    metadata["held_unreadable_entries"] = float(held)
+    if held:
+        context.log.warning(f"{held} synced entries held: their file is missing or unreadable, so they are not treated as removed")
+    return dg.Output(EntryDiff(diff, fingerprint, unreadable), metadata=metadata)
+
+
+# Emitted by `extracted_facts` itself: they judge the calls of the run that just happened.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", dg.PreviewWarning)  # partitioned asset checks: preview in Dagster 1.13
+    EXTRACTION_CHECK_SPECS = [
+        dg.AssetCheckSpec(spec.name, asset=spec.asset, partitions_def=hermes_profiles, description=spec.description)
+        for spec in CHECK_REGISTRY if spec.in_run
+    ]
+
+
+@dg.asset(
+    partitions_def=hermes_profiles,
+    group_name="sync",
+    kinds={"python", "pandas", "ollama"},
+    check_specs=EXTRACTION_CHECK_SPECS,
+)
+def extracted_facts(
+    context: dg.AssetExecutionContext,
+    ledger_diff: EntryDiff,
+    extractor: ExtractorResource,
+    hermes: HermesHomeResource,
+    store: FactStoreResource,
+):
+    """Facts for the `new` and `changed` entries only, from the chosen extractor.
+
+    `rules` gives one verbatim fact per entry; `ollama` asks a local model in batches, with a
+    per-batch JSON schema, validates every reply and retries once; `auto` picks Ollama when it
+    answers and has the model. Unchanged entries cost nothing: a run on unchanged files calls no
+    extractor at all. Entries no reply could be trusted for are quarantined and stay pending.
+    Calls, tokens and latency are metadata (plotted) and rows of the DuckDB `extraction_calls`.
+    """
+    settings = store.settings(hermes.profile(context.partition_key))
+    with store.connected(settings, create=False) as conn:
+        work = entries_to_extract(ledger_diff.frame, conn)
+    # With nothing to extract no server is even asked: the configured mode stands as the name.
+    outcome = ExtractionOutcome()
+    name, model, prompt_version, reason = extractor.mode(), "", "", "nothing new or changed to extract"
+    if work:
+        try:
+            choice = extractor.choose()
+        except (ExtractorUnavailable, ValueError) as exc:
+            raise dg.Failure(description=str(exc)) from None
+        chosen = choice.extractor
+        name, model, prompt_version, reason = chosen.name, chosen.model, chosen.prompt_version, choice.reason
+        outcome = chosen.extract(work)
+    if outcome.calls:
+        record_calls(pipeline_data_dir(hermes.path()), context.run.run_id, context.partition_key, name, model, outcome.calls)
+    extraction = Extraction.of(outcome, Provenance(name, model, prompt_version))
+    frame = extraction.facts
+    context.log.info(f"{name} extractor ({reason}): {len(work)} entries, {len(frame)} facts, {len(outcome.calls)} calls, "
+                     f"{len(outcome.quarantine)} quarantined")
+    yield dg.Output(extraction, metadata={
+        "extractor": name,
+        "extractor_reason": reason,
+        "model": model,
+        "entries_extracted": float(len(work)),
+        "facts": float(len(frame)),
+        "llm_calls": float(len(outcome.calls)),
+        "json_failures": float(outcome.json_failures),
+        "transport_failures": float(outcome.transport_failures),
+        "retries": float(outcome.retries),
+        "quarantined": float(len(outcome.quarantine)),
+        "prompt_tokens": float(outcome.prompt_tokens),
+        "eval_tokens": float(outcome.eval_tokens),
+        **latency_summary("fact_latency", list(frame["latency_s"])),
+        **latency_summary("call_latency", outcome.call_latencies_s),
+    })
+    for result in extraction_checks(outcome.calls, latency_bound_s=extractor.latency_p95_bound_s,
+                                    failure_rate_bound=extractor.json_failure_rate_bound):
+        yield dg.AssetCheckResult(check_name=result.name, passed=result.passed, severity=dg.AssetCheckSeverity.WARN,
+                                  description=result.detail, metadata=result.metrics)
+
+
+@dg.asset(
+    partitions_def=hermes_profiles,
+    group_name="sync",
+    kinds={"sqlite"},
+)
+def fact_store(
+    context: dg.AssetExecutionContext,
+    ledger_diff: EntryDiff,
+    extracted_facts: Extraction,
+    hermes: HermesHomeResource,
+    store: FactStoreResource,
+    privacy: PrivacyResource,
+) -> dg.MaterializeResult:
+    """The profile's Holographic `memory_store.db`, upserted so Hermes reads every fact as its own.
+
+    Facts, entity links, HRR vectors, category banks, the ledger and the privacy tags of the facts
+    written are one transaction, so no fact is ever visible untagged; a keyword list that cannot
+    be loaded stops the run before anything is written. A run with nothing to do opens no
+    transaction, so the file stays byte-for-byte the same.
+    """
+    profile = hermes.profile(context.partition_key)
+    settings = store.settings(profile)
+    keywords = privacy.keywords_for_step(hermes.path())
+    with store.connected(settings, create=True) as conn:
+        report = write_sync(
+            conn,
+            ledger_diff,
+            extracted_facts,
+            settings=settings,
+            removal_policy=store.removal(),
+            privacy=(keywords, privacy.private_policy()),
+        )
+    if report.removed:
+        context.log.info(f"{report.removed} entries left the files; policy {store.removal()!r} "
+                         "applied to their facts")
+    return dg.MaterializeResult(
+        metadata={
+            "added": float(report.added),
+            "updated": float(report.updated),
+            "unchanged": float(report.unchanged),
+            "removed": float(report.removed),
+            "compacted": float(report.compacted),
+            "retired_facts": float(report.retired_facts),
+            "deleted_facts": float(report.deleted_facts),
+            "quarantined": float(report.quarantined),
+            "tagged_private": float(report.tagged_private),
+            "facts_total": float(report.facts_total),
+            "wrote": report.wrote,
+            "removal_policy": store.removal(),
+            "store": dg.MetadataValue.path(str(settings.db_path)),
+        }
+    )
+
+
