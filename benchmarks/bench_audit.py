@@ -9,7 +9,10 @@ the six audits and every check of `memory_pipeline.lib.audit.engine` (DuckDB ove
 SQLite-side work on threads), and the six audits written the way the seed's `audit_consistency.py` is: Python loops
 over rows, a query per fact. Both must reach the same verdicts. Beside them, every check on a copy
 of the store with half its vectors and every bank in current Hermes' HRR1 dialect, against the
-all-legacy original, in the same rounds. Prints Markdown tables.
+all-legacy original, in the same rounds. And the sync's audit steps as a Dagster run executes
+them (the blocking ledger check, `audit_report`, the `memory_audits` checks, through the real
+resources): one load of the layers per run, against the two loads runs took before (the checks
+loading the layers again for their subset), side by side in the same rounds. Prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_search import build_store
 from hrr1_stores import dialect_counts, half_hrr1_copy
 
+from memory_pipeline.defs.audit import AUDIT_SPECS, profile_audit
+from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audit.engine import CHECKS, Audit, AuditInputs
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.privacy.matching import (
@@ -133,6 +138,26 @@ def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
     return verdict
 
 
+def sync_audit_steps(home: Path, loads: int) -> int:
+    """The audit steps of one sync run of profile `default`, as the job runs them: the blocking
+    ledger check alone, then `audit_report` (every check, one load); with `loads=2` the
+    `memory_audits` checks load the layers again for their own subset, as they did before they
+    took the report's results. Returns how many times the layers were read."""
+    resources = (HermesHomeResource(hermes_home=str(home)), FactStoreResource(), PrivacyResource(keywords_path=str(DEMO_KEYWORDS)))
+    with profile_audit("default", *resources, ["ledger_integrity"]) as audit:
+        audit.run("ledger_integrity")
+        read = audit.loads
+    with profile_audit("default", *resources) as audit:
+        audit.run_all()
+        read += audit.loads
+    if loads == 2:
+        subset = [spec.name for spec in AUDIT_SPECS]
+        with profile_audit("default", *resources, subset) as audit:
+            audit.run_many(subset)
+            read += audit.loads
+    return read
+
+
 def timed(fn):
     started = time.perf_counter()
     result = fn()
@@ -178,7 +203,9 @@ def main() -> None:
             disagree += [f"{r.name} (half HRR1)" for r in mixed if r.passed != mine[r.name]]
             if disagree:
                 raise SystemExit(f"the implementations disagree on: {', '.join(disagree)}")
-            rounds.append((all_s, six_s, naive_s, mixed_s))
+            one_s, one_loads = min((timed(lambda: sync_audit_steps(home, 1)) for _ in range(2)), key=lambda r: r[0])
+            two_s, two_loads = min((timed(lambda: sync_audit_steps(home, 2)) for _ in range(2)), key=lambda r: r[0])
+            rounds.append((all_s, six_s, naive_s, mixed_s, one_s, two_s))
         facts = sqlite3.connect(settings.db_path).execute("SELECT count(*) FROM facts").fetchone()[0]
 
         def row(label: str, column: int, checks: int) -> str:
@@ -199,6 +226,13 @@ def main() -> None:
         print(f"| every vector legacy float64 | {median(r[0] for r in rounds):.2f} s | 1.00× |")
         print(f"| {counts['hrr1']:,} of {facts:,} vectors and every bank HRR1 float32 | {median(r[3] for r in rounds):.2f} s | "
               f"{median(slower):.2f}× (rounds: {', '.join(f'{x:.2f}×' for x in slower)}) |")
+        faster = sorted(1 - r[4] / r[5] for r in rounds)
+        print(f"\n| a sync's audit steps (ledger check, report, checks), {facts:,} facts | loads of the layers | "
+              f"seconds (median of {len(rounds)} rounds, best of 2) | vs two loads |")
+        print("|---|---:|---:|---:|")
+        print(f"| before: the checks load the layers again | {two_loads} | {median(r[5] for r in rounds):.2f} s | – |")
+        print(f"| now: the checks show the report's results | {one_loads} | {median(r[4] for r in rounds):.2f} s | "
+              f"{100 * median(faster):.0f}% faster (rounds: {', '.join(f'{100 * x:.0f}%' for x in faster)}) |")
         print(f"\nverdicts agree on the six audits: {', '.join(f'{n}={mine[n]}' for n in NAIVE_CHECKS)}")
 
 

@@ -1,6 +1,8 @@
 """The package's layering, read from the source (every import, top-level or inside a function):
-`lib/` never imports dagster, `lib/store` imports nothing from the stages above it, and no module
-imports cycle back on themselves. Each rule is also shown catching a synthetic module that breaks it."""
+`lib/` never imports dagster, each `lib/` package imports only from the packages below it (the
+Hermes files, then the store, then extraction and privacy side by side, then the sync, then the
+audit), and no module's imports cycle back to it. Each rule is also shown catching a synthetic
+module that breaks it."""
 
 import ast
 from pathlib import Path
@@ -8,7 +10,8 @@ from pathlib import Path
 from memory_pipeline.lib.hermes.profiles import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "memory_pipeline"
-ABOVE_STORE = ("sync", "extraction", "privacy", "audit")
+# Lowest first; a package may import its own modules and those of lower ranks only.
+LAYERS = {"hermes": 0, "store": 1, "extraction": 2, "privacy": 2, "sync": 3, "audit": 4}
 
 
 def _module(path: Path, root: Path) -> str:
@@ -35,10 +38,14 @@ def layering_problems(root: Path) -> list[str]:
         module, imports = _module(path, root), _imports(path)
         if any(i == "dagster" or i.startswith("dagster.") for i in imports):
             problems.append(f"{module} imports dagster")
-        if module.startswith(f"{root.name}.lib.store"):
-            for layer in ABOVE_STORE:
-                if any(i.startswith(f"{root.name}.lib.{layer}") for i in imports):
-                    problems.append(f"{module} imports from lib.{layer}")
+        parts = module.split(".")
+        own = parts[2] if len(parts) > 2 else None
+        if own not in LAYERS:
+            continue  # lib/__init__ and lib/choices: below every package
+        for layer, rank in LAYERS.items():
+            upward = rank > LAYERS[own] or (rank == LAYERS[own] and layer != own)
+            if upward and any(i.startswith(f"{root.name}.lib.{layer}.") or i == f"{root.name}.lib.{layer}" for i in imports):
+                problems.append(f"{module} imports from lib.{layer}")
     return problems
 
 
@@ -66,7 +73,7 @@ def import_cycles(root: Path) -> list[list[str]]:
     return cycles
 
 
-def test_lib_never_imports_dagster_and_store_stays_below_the_stages():
+def test_lib_never_imports_dagster_and_each_package_only_from_those_below():
     assert layering_problems(PACKAGE) == []
 
 
@@ -78,11 +85,16 @@ def test_the_rules_catch_a_module_that_breaks_them(tmp_path):
     root = tmp_path / "memory_pipeline"
     (root / "lib" / "store").mkdir(parents=True)
     (root / "lib" / "sync").mkdir(parents=True)
+    (root / "lib" / "privacy").mkdir(parents=True)
+    (root / "lib" / "privacy" / "tagging.py").write_text(
+        "from memory_pipeline.lib.extraction.rules import title_entity\nfrom memory_pipeline.lib.store.database import connect\n",
+        encoding="utf-8")
     (root / "lib" / "store" / "bad.py").write_text(
         "import dagster as dg\n\ndef later():\n    from memory_pipeline.lib.sync.writer import write_sync\n", encoding="utf-8")
     (root / "lib" / "sync" / "writer.py").write_text("from memory_pipeline.lib.sync.lock import lock\n", encoding="utf-8")
     (root / "lib" / "sync" / "lock.py").write_text("from memory_pipeline.lib.sync.writer import write_sync\n", encoding="utf-8")
-    assert layering_problems(root) == ["memory_pipeline.lib.store.bad imports dagster",
+    assert layering_problems(root) == ["memory_pipeline.lib.privacy.tagging imports from lib.extraction",
+                                       "memory_pipeline.lib.store.bad imports dagster",
                                        "memory_pipeline.lib.store.bad imports from lib.sync"]
     assert import_cycles(root) == [["memory_pipeline.lib.sync.lock", "memory_pipeline.lib.sync.writer",
                                     "memory_pipeline.lib.sync.lock"]]

@@ -96,6 +96,13 @@ RUN_STATUS = "query($id: ID!) { runOrError(runId: $id) { ... on Run { status } }
 RUN_EVENTS = """query($id: ID!) { logsForRun(runId: $id, limit: 2000) { ... on EventConnection { events { __typename
     ... on MaterializationEvent { assetKey { path } partition metadataEntries { label ... on FloatMetadataEntry { floatValue } } }
     ... on AssetCheckEvaluationEvent { evaluation { checkName success severity partition assetKey { path } } } } } } }"""
+SENSOR_TICKS = """query($selector: SensorSelector!) { sensorOrError(sensorSelector: $selector) { __typename
+    ... on Sensor { sensorState { ticks(limit: 5) { status cursor } } } } }"""
+BACKFILLS = """{ partitionBackfillsOrError { ... on PartitionBackfills { results { id status isAssetBackfill
+    tags { key value } assetSelection { path }
+    assetBackfillData { assetBackfillStatuses { ... on AssetPartitionsStatusCounts { assetKey { path }
+        numPartitionsTargeted numPartitionsMaterialized numPartitionsFailed } } }
+    runs { runId status tags { key value } } } } } }"""
 ADD_PARTITION = """mutation($repo: RepositorySelector!) { addDynamicPartition(repositorySelector: $repo,
     partitionsDefName: "hermes_profiles", partitionKey: "default") { __typename } }"""
 
@@ -108,11 +115,42 @@ def _chromium(*args: str, user_data: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+def _edit_keyword_list_after_its_first_look(graphql, home: Path) -> None:
+    """Once the daemon's keyword sensor has recorded the list (its first tick holds a cursor), the
+    user adds a term: the sensor's next tick must launch one re-tag backfill."""
+    selector = {**REPOSITORY, "sensorName": "privacy_keywords_sensor"}
+    _wait(lambda: any(t["cursor"] for t in graphql(SENSOR_TICKS, selector=selector)["sensorOrError"]["sensorState"]["ticks"]),
+          60, "the keyword sensor's first look at the list")
+    own = home / "memory-pipeline" / "privacy_keywords.txt"
+    own.parent.mkdir(parents=True, exist_ok=True)
+    own.write_text((REPO_ROOT / "data" / "privacy_keywords.txt").read_text(encoding="utf-8") + "\natlas\n", encoding="utf-8")
+
+
+def _assert_one_retag_backfill_completed(graphql) -> None:
+    """One backfill (not a run per profile) over privacy_tags → fts_index → audit_report, each
+    profile materialized, its runs tagged with the backfill, read back as the Backfills view does."""
+    def finished():
+        results = graphql(BACKFILLS)["partitionBackfillsOrError"]["results"]
+        return results if results and all(b["status"] not in ("REQUESTED", "CANCELING", "FAILING") for b in results) else None
+
+    (backfill,) = _wait(finished, 150, "the re-tag backfill to finish")
+    assert backfill["status"] == "COMPLETED_SUCCESS" and backfill["isAssetBackfill"], backfill
+    assert "memory_pipeline/retag" in {t["key"] for t in backfill["tags"]}
+    assert sorted(a["path"][0] for a in backfill["assetSelection"]) == ["audit_report", "fts_index", "privacy_tags"]
+    statuses = {s["assetKey"]["path"][0]: s for s in backfill["assetBackfillData"]["assetBackfillStatuses"]}
+    assert {k: (s["numPartitionsTargeted"], s["numPartitionsMaterialized"], s["numPartitionsFailed"])
+            for k, s in statuses.items()} == {k: (1, 1, 0) for k in ("privacy_tags", "fts_index", "audit_report")}
+    assert backfill["runs"] and all(r["status"] == "SUCCESS" for r in backfill["runs"])
+    assert all({"key": "dagster/backfill", "value": backfill["id"]} in r["tags"] for r in backfill["runs"])
+
+
 def test_launch_a_sync_through_graphql_and_see_the_asset_graph(dagster_ui, tmp_path):
     url, graphql, home = dagster_ui
     # The discovery sensor adds the profile when the daemon starts; adding it here too removes the race.
     assert graphql(ADD_PARTITION, repo=REPOSITORY)["addDynamicPartition"]["__typename"] in (
         "AddDynamicPartitionSuccess", "DuplicateDynamicPartitionError")
+    # The backfill this starts runs while the rest of the test does: the profile's lock orders the runs.
+    _edit_keyword_list_after_its_first_look(graphql, home)
     launched = graphql(LAUNCH, params={
         "selector": {**REPOSITORY, "jobName": "memory_sync_job"},
         "executionMetadata": {"tags": [{"key": "dagster/partition", "value": "default"}]},
@@ -148,3 +186,5 @@ def test_launch_a_sync_through_graphql_and_see_the_asset_graph(dagster_ui, tmp_p
     screenshot.unlink(missing_ok=True)
     shot = _chromium("--virtual-time-budget=20000", f"--screenshot={screenshot}", page, user_data=tmp_path / "chromium-shot")
     assert shot.returncode == 0 and screenshot.stat().st_size > 20_000, shot.stderr[-2000:]
+
+    _assert_one_retag_backfill_completed(graphql)

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 def _compact(args: argparse.Namespace, profile) -> int:
     """One profile: the proposal for each file over the target, written with --apply."""
     from memory_pipeline.lib.hermes.compaction import CompactionError, propose
-    from memory_pipeline.lib.sync.ledger import active_ledger
+    from memory_pipeline.lib.sync.ledger import active_ledger, synced_facts
 
     settings = holographic_settings(profile.home)
     try:
@@ -88,7 +88,7 @@ def _compact(args: argparse.Namespace, profile) -> int:
                       f"within the {100 * args.target:.0f}% target")
                 continue
             try:
-                proposal = propose(reading, raw, ledger, target=args.target)
+                proposal = propose(reading, raw, synced_facts(ledger), target=args.target)
             except CompactionError as exc:
                 raise CommandError(str(exc)) from None
             _print_proposal(profile.name, proposal)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import dagster as dg
 
+from memory_pipeline.lib.audit.extraction_health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
-from memory_pipeline.lib.extraction.health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url
 from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, resolve_hermes_home

@@ -2,28 +2,29 @@ import json
 
 import dagster as dg
 
+from memory_pipeline.defs.backfills import RETAG_ASSETS, retag_backfill
 from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles, memory_files_digest
 from memory_pipeline.lib.privacy.matching import KeywordListError
 
-RETAG_ASSETS = [dg.AssetKey(name) for name in ("privacy_tags", "fts_index", "audit_report")]
-
 
 @dg.sensor(
     name="privacy_keywords_sensor",
-    description="Re-tags every profile when the privacy keyword list's SHA-256 changes.",
-    minimum_interval_seconds=60,
+    description="Launches one backfill re-tagging every profile when the privacy keyword list's SHA-256 changes.",
+    # Hashing one small file: cheap enough that an edited list is acted on within seconds.
+    minimum_interval_seconds=15,
     default_status=dg.DefaultSensorStatus.RUNNING,
     asset_selection=RETAG_ASSETS,
 )
 def privacy_keywords_sensor(
     context: dg.SensorEvaluationContext, hermes: HermesHomeResource, privacy: PrivacyResource
 ) -> dg.SensorResult | dg.SkipReason:
-    """The cursor holds the list's hash (never its terms): a new hash requests `privacy_tags`,
-    `fts_index` and `audit_report` for every profile partition, one run each. The generation in
-    the run key lets a list that returns to an earlier version be re-applied too."""
+    """The cursor holds the list's hash (never its terms): a new hash launches one backfill of
+    `privacy_tags` → `fts_index` → `audit_report` over every profile partition, shown in the UI's
+    Backfills view with each profile's status. A list that returns to an earlier version is
+    re-applied too: only the hash seen last counts."""
     try:
         keywords = privacy.keywords(hermes.path())
     except KeywordListError as exc:
@@ -44,9 +45,8 @@ def privacy_keywords_sensor(
     generation = seen["generation"] + 1
     profiles = context.instance.get_dynamic_partitions(hermes_profiles.name)
     return dg.SensorResult(
-        run_requests=[
-            dg.RunRequest(run_key=f"retag-{digest[:16]}-{generation}-{profile}", partition_key=profile) for profile in profiles
-        ],
+        run_requests=[retag_backfill(profiles, digest)] if profiles else [],
+        skip_reason=None if profiles else "no profiles to re-tag",
         asset_events=observed,
         cursor=json.dumps({"sha256": digest, "generation": generation}),
     )

@@ -8,10 +8,10 @@ import dagster as dg
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
+from memory_pipeline.lib.audit.extraction_health import extraction_checks, record_calls
 from memory_pipeline.lib.audit.metrics import latency_summary
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
-from memory_pipeline.lib.extraction.health import extraction_checks, record_calls
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
 from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
 from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction, Provenance

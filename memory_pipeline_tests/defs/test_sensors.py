@@ -4,9 +4,10 @@ import time
 
 import dagster as dg
 
+from memory_pipeline.defs.backfills import RETAG_ASSETS, RETAG_TAG
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
-from memory_pipeline.defs.sensors import RETAG_ASSETS, memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor
+from memory_pipeline.defs.sensors import memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor
 from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.store_helpers import query
 
@@ -36,11 +37,20 @@ def _evaluate(instance, home, keywords, cursor):
         return privacy_keywords_sensor(context)
 
 
+def _backfill(result) -> dict[str, set[str]]:
+    """The one request a changed list yields: a backfill (not a run), by asset its profiles."""
+    (request,) = result.run_requests
+    assert request.requires_backfill_daemon() and request.tags[RETAG_TAG] == json.loads(result.cursor)["sha256"][:16]
+    subset = request.asset_graph_subset
+    return {key.to_user_string(): set(subset.get_partitions_subset(key).get_partition_keys()) for key in subset.asset_keys}
+
+
 def _run_requests(instance, home, keywords, result):
-    """Carry the sensor's run requests out in-process, as the daemon would launch them."""
+    """Carry the backfill's partitions out in-process, one run each, as the backfill daemon would
+    (the UI end-to-end test has the real daemon do it)."""
     runs = []
-    for request in result.run_requests:
-        (run,) = run_sync(instance, home, [request.partition_key],
+    for profile in sorted(_backfill(result)["privacy_tags"]):
+        (run,) = run_sync(instance, home, [profile],
                           resource_config={"privacy": {"keywords_path": str(keywords)}},
                           assets=[a.to_user_string() for a in RETAG_ASSETS])
         assert run.success, run.error
@@ -70,7 +80,7 @@ def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
 
         keywords.write_text(f"# the user's private terms\n张伟\n{TERM}\n", encoding="utf-8")
         added = _evaluate(instance, demo_home, keywords, cursor)
-        assert sorted(r.partition_key for r in added.run_requests) == ["default", "work"]
+        assert _backfill(added) == {a.to_user_string(): {"default", "work"} for a in RETAG_ASSETS}
         assert added.cursor != cursor and TERM not in added.cursor
         assert [e.tags["dagster/data_version"] for e in added.asset_events] == [json.loads(added.cursor)["sha256"]]
         runs = _run_requests(instance, demo_home, keywords, added)

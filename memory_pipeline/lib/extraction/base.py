@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -134,3 +135,14 @@ def facts_frame(outcome: ExtractionOutcome) -> pd.DataFrame:
         columns=FACT_COLUMNS,
     )
     return frame.astype({"existing_fact_id": "int64", "latency_s": "float64"})
+
+
+def fact_latencies(calls: list[CallRecord]) -> list[float]:
+    """Seconds per fact: every attempt a batch took, shared by the facts it finally gave."""
+    spent: dict[int, float] = defaultdict(float)
+    facts: dict[int, int] = {}
+    for call in calls:
+        spent[call.batch] += call.latency_s
+        if call.outcome == "ok":
+            facts[call.batch] = call.facts
+    return [spent[batch] / count for batch, count in facts.items() if count for _ in range(count)]

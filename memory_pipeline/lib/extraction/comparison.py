@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory_pipeline.lib.extraction.base import EntryToExtract, ExtractionOutcome
-from memory_pipeline.lib.extraction.health import fact_latencies
+from memory_pipeline.lib.extraction.base import EntryToExtract, ExtractionOutcome, fact_latencies
 from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.sync.similarity import similarity
+from memory_pipeline.lib.hermes.similarity import similarity
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,14 @@ import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from memory_pipeline.lib.extraction.base import CallRecord, EntryToExtract, ExtractedFact, ExtractionOutcome, QuarantineRecord
-from memory_pipeline.lib.extraction.health import fact_latencies
+from memory_pipeline.lib.extraction.base import (
+    CallRecord,
+    EntryToExtract,
+    ExtractedFact,
+    ExtractionOutcome,
+    QuarantineRecord,
+    fact_latencies,
+)
 from memory_pipeline.lib.extraction.prompt import (
     PROMPT_VERSION,
     FactLimits,

@@ -6,13 +6,9 @@ import re
 import time
 
 from memory_pipeline.lib.extraction.base import EntryToExtract, ExtractedFact, ExtractionOutcome
+from memory_pipeline.lib.hermes.memory_files import title_entity
 from memory_pipeline.lib.store.database import SOURCE_CATEGORY
 
-# `**Title**: …` or `Title: …` on the entry's first line names its entity.
-_BOLD_TITLE = re.compile(r"^\*\*(.+?)\*\*\s*[:：]")
-_PLAIN_TITLE = re.compile(r"^([^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s")
-_MAX_TITLE_WORDS = 4
-_MAX_TITLE = 40
 # Simple keyword heuristics for MEMORY.md entries; USER.md entries are always `user_pref`.
 _TOOL = re.compile(
     r"(~/|/usr/|/opt/|\.py\b|\.sh\b|`[^`]*\s[^`]*`|\b(?:CLI|command|script|path|install|ollama|sqlite|pytest|uv|"
@@ -24,17 +20,6 @@ _PROJECT = re.compile(
     r"项目|需求|发布|上线|分支|评审|值班)",
     re.IGNORECASE,
 )
-
-
-def title_entity(text: str) -> str | None:
-    first_line = text.split("\n", 1)[0].strip()
-    match = _BOLD_TITLE.match(first_line) or _PLAIN_TITLE.match(first_line)
-    if not match:
-        return None
-    title = match.group(1).strip()
-    if match.re is _PLAIN_TITLE and len(title.split()) > _MAX_TITLE_WORDS:
-        return None  # a sentence that happens to contain a colon, not a title
-    return title if 0 < len(title) <= _MAX_TITLE else None
 
 
 def rules_category(source: str, text: str) -> str:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.lib.choices import COMPACT_TARGET
-from memory_pipeline.lib.extraction.rules import title_entity
 from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
 from memory_pipeline.lib.hermes.memory_files import (
     ENTRY_DELIMITER,
@@ -28,9 +27,9 @@ from memory_pipeline.lib.hermes.memory_files import (
     fact_pointers,
     hermes_read_entries,
     parse_entries,
+    title_entity,
 )
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
-from memory_pipeline.lib.sync.ledger import LedgerEntry
 
 MAX_SUMMARY_CHARS = 80
 _TITLE_PREFIX = re.compile(r"^(?:\*\*.+?\*\*|[^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s*")
@@ -103,27 +102,26 @@ def pointer_entry(text: str, fact_ids: tuple[int, ...], summary: str) -> str:
 def propose(
     reading: SourceReading,
     raw: bytes,
-    ledger: dict[str, LedgerEntry],
+    synced: dict[tuple[str, str], list[int]],
     *,
     target: float = COMPACT_TARGET,
     summarise: Callable[[str], str] = shorten,
 ) -> Proposal:
     """Shorten the longest entries whose facts exist, one at a time, until the file fits
-    `target` × its cap. Entries that already point into the store, or whose facts are not all
-    synced, are left as they are."""
+    `target` × its cap. `synced` maps an entry's (source, short hash) to its facts, for entries
+    whose facts all exist (`sync.ledger.synced_facts`). Entries that already point into the store,
+    or whose facts are not all synced, are left as they are."""
     if not reading.readable:
         raise CompactionError(reading.error or f"{reading.path}: unreadable")
     proposal = Proposal(reading.path, reading.limit, target, hashlib.sha256(raw).hexdigest(), list(reading.entries), list(reading.entries))
-    facts_of = {(led.source, led.short_hash): led for led in ledger.values() if not led.missing_fact_ids}
     order = sorted(range(len(reading.entries)), key=lambda i: (-len(reading.entries[i]), i))
     for position in order:
         if proposal.fits:
             break
         text = reading.entries[position]
-        led = facts_of.get((reading.source, short_hash(entry_sha256(text))))
-        if led is None or not led.fact_ids or fact_pointers(text):
+        fact_ids = tuple(sorted(synced.get((reading.source, short_hash(entry_sha256(text))), ())))
+        if not fact_ids or fact_pointers(text):
             continue
-        fact_ids = tuple(sorted(led.fact_ids))
         shorter = pointer_entry(text, fact_ids, summarise(text))
         if len(shorter) >= len(text) or shorter in proposal.after:
             continue

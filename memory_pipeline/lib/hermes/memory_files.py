@@ -192,3 +192,22 @@ def fact_pointers(text: str) -> list[int]:
     if "fact_store#" not in text:  # nearly every entry: skip the regex
         return []
     return [int(n) for m in FACT_POINTER.finditer(text) for n in m.group(1).split("/")]
+
+
+# `**Title**: …` or `Title: …` on the entry's first line names its entity.
+_BOLD_TITLE = re.compile(r"^\*\*(.+?)\*\*\s*[:：]")
+_PLAIN_TITLE = re.compile(r"^([^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s")
+_MAX_TITLE_WORDS = 4
+_MAX_TITLE = 40
+
+
+def title_entity(text: str) -> str | None:
+    """The entity an entry's title line names (`**Title**: …`, or a short `Title: …`), if any."""
+    first_line = text.split("\n", 1)[0].strip()
+    match = _BOLD_TITLE.match(first_line) or _PLAIN_TITLE.match(first_line)
+    if not match:
+        return None
+    title = match.group(1).strip()
+    if match.re is _PLAIN_TITLE and len(title.split()) > _MAX_TITLE_WORDS:
+        return None  # a sentence that happens to contain a colon, not a title
+    return title if 0 < len(title) <= _MAX_TITLE else None

@@ -13,11 +13,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from memory_pipeline.lib.choices import PRIVACY_POLICIES
-from memory_pipeline.lib.extraction.rules import title_entity
+from memory_pipeline.lib.hermes.memory_files import title_entity
 from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, KeywordList, normalise_tags, private_reasons
-from memory_pipeline.lib.store.database import PIPELINE_TAG, HolographicSettings, write_transaction
+from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, HolographicSettings, table_exists, write_transaction
 from memory_pipeline.lib.store.fact_writes import FactWrites
-from memory_pipeline.lib.sync.ledger import LEDGER_TABLE, ledger_exists
 
 
 @dataclass
@@ -103,7 +102,7 @@ def tag_written(writes: FactWrites, fact_ids: list[int], keywords: KeywordList, 
 
 
 def _backed_by_entries(conn: sqlite3.Connection) -> set[int]:
-    if not ledger_exists(conn):
+    if not table_exists(conn, LEDGER_TABLE):
         return set()
     return {r[0] for r in conn.execute(f"SELECT DISTINCT fact_id FROM {LEDGER_TABLE} WHERE status = 'active'")}
 

@@ -11,8 +11,8 @@ import pandas as pd
 
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, fact_pointers
+from memory_pipeline.lib.hermes.similarity import bigrams, dice
 from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
-from memory_pipeline.lib.sync.similarity import bigrams, dice
 
 DEFAULT_SIMILARITY_THRESHOLD = 0.5
 STATUSES = ("new", "changed", "compacted", "unchanged", "removed")
@@ -35,6 +35,11 @@ class LedgerEntry:
     fact_ids: list[int]  # facts that still exist
     missing_fact_ids: list[int]  # rows pointing at facts that are gone
     text: str  # the existing facts' contents: the entry's text as far as the store knows it
+
+
+def synced_facts(ledger: dict[str, LedgerEntry]) -> dict[tuple[str, str], list[int]]:
+    """Each entry's (source, short hash) and its facts, for the entries whose facts all exist."""
+    return {(led.source, led.short_hash): led.fact_ids for led in ledger.values() if not led.missing_fact_ids}
 
 
 def ledger_exists(conn: sqlite3.Connection) -> bool:

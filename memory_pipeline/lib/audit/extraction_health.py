@@ -1,4 +1,5 @@
-"""The extraction checks: per-fact latency and JSON validity within bounds.
+"""The extraction checks: per-fact latency and JSON validity within bounds, and the history of
+LLM calls they read (DuckDB `extraction_calls`).
 
 They judge the LLM calls of one run: the run that just extracted (the asset's own checks), or the
 last run that called a model (the audit report and `memory-pipeline audit`, from the history).
@@ -6,30 +7,18 @@ last run that called a model (the audit report and `memory-pipeline audit`, from
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
 from memory_pipeline.lib.audit.checks import WARN, AuditResult
 from memory_pipeline.lib.audit.history import append_rows, read_rows, utc_now
-from memory_pipeline.lib.extraction.base import CallRecord
+from memory_pipeline.lib.extraction.base import CallRecord, fact_latencies
 
 # The seed's chosen model ran at 6.5 s/fact; the one it rejected at 23.8 s/fact with broken JSON.
 LATENCY_P95_BOUND_S = 10.0
 JSON_FAILURE_RATE_BOUND = 0.1
 EXTRACTION_CHECKS = ("extraction_latency", "extraction_json_valid")
-
-
-def fact_latencies(calls: list[CallRecord]) -> list[float]:
-    """Seconds per fact: every attempt a batch took, shared by the facts it finally gave."""
-    spent: dict[int, float] = defaultdict(float)
-    facts: dict[int, int] = {}
-    for call in calls:
-        spent[call.batch] += call.latency_s
-        if call.outcome == "ok":
-            facts[call.batch] = call.facts
-    return [spent[batch] / count for batch, count in facts.items() if count for _ in range(count)]
 
 
 def extraction_checks(
