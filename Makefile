@@ -32,9 +32,10 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian's chromium for the UI test"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
-# The linter, pinned in the dev extra and configured in pyproject.toml.
+# The linter and the formatter, pinned in the dev extra and configured in pyproject.toml.
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The whole suite, a worker per core, each test file on one worker; pytest's "no tests collected"
 # (exit 5) is not a failure of the suite.

@@ -61,8 +61,8 @@ def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
     ledger = conn.execute("SELECT entry_id, source, entry_sha256, fact_id, status, synced_at FROM memory_pipeline_ledger").fetchall()
     active = {(source, sha[:16]) for _, source, sha, _, status, _ in ledger if status == "active"}
     verdict["hashes_fresh"] = all(
-        conn.execute("SELECT 1 FROM memory_pipeline_ledger WHERE entry_id = ? AND status = 'active'",
-                     (f"{source}:{short}",)).fetchone() is not None
+        conn.execute("SELECT 1 FROM memory_pipeline_ledger WHERE entry_id = ? AND status = 'active'", (f"{source}:{short}",)).fetchone()
+        is not None
         for source, short in entries
     )
     current = set(entries)
@@ -86,8 +86,10 @@ def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
     ghosts, seen = 0, Counter()
     for (fact_id,) in conn.execute("SELECT fact_id FROM facts").fetchall():
         content, tags = conn.execute("SELECT content, tags FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
-        if "synced-from-memory" in (tags or "").split(",") and conn.execute(
-                "SELECT 1 FROM memory_pipeline_ledger WHERE fact_id = ?", (fact_id,)).fetchone() is None:
+        if (
+            "synced-from-memory" in (tags or "").split(",")
+            and conn.execute("SELECT 1 FROM memory_pipeline_ledger WHERE fact_id = ?", (fact_id,)).fetchone() is None
+        ):
             ghosts += 1
         seen[" ".join(content.lower().split())] += 1
     duplicates = sum(1 for n in seen.values() if n > 1)
@@ -106,11 +108,15 @@ def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
         healthy = False
     per_category = Counter()
     for (fact_id,) in conn.execute("SELECT fact_id FROM facts").fetchall():
-        vector, category, content = conn.execute(
-            "SELECT hrr_vector, category, content FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        vector, category, content = conn.execute("SELECT hrr_vector, category, content FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
         token = re.search(r"\w+", content)  # every fact findable by its first word
-        if token and conn.execute("SELECT count(*) FROM facts_fts WHERE facts_fts MATCH ? AND rowid = ?",
-                                  (f'"{token.group()}"', fact_id)).fetchone()[0] != 1:
+        if (
+            token
+            and conn.execute(
+                "SELECT count(*) FROM facts_fts WHERE facts_fts MATCH ? AND rowid = ?", (f'"{token.group()}"', fact_id)
+            ).fetchone()[0]
+            != 1
+        ):
             healthy = False
         # Current Hermes' rule: 8·dim bytes is legacy float64; 4 + 4·dim bytes starting HRR1 is float32.
         decodes = vector is not None and (len(vector) == 8 * dim or (len(vector) == 4 + 4 * dim and vector[:4] == b"HRR1"))
@@ -210,8 +216,10 @@ def main() -> None:
 
         def row(label: str, column: int, checks: int) -> str:
             ratios = sorted(r[2] / r[column] for r in rounds)
-            return (f"| {label} | {median(r[column] for r in rounds):.2f} s | {checks} | {median(ratios):.1f}× faster "
-                    f"(rounds: {', '.join(f'{x:.1f}×' for x in ratios)}) |")
+            return (
+                f"| {label} | {median(r[column] for r in rounds):.2f} s | {checks} | {median(ratios):.1f}× faster "
+                f"(rounds: {', '.join(f'{x:.1f}×' for x in ratios)}) |"
+            )
 
         print(f"| audits, {facts:,} facts, {entries:,} entries | seconds (median of {len(rounds)} rounds) | checks | vs naive |")
         print("|---|---:|---:|---:|")
@@ -224,15 +232,21 @@ def main() -> None:
         print(f"\n| all checks, same store | seconds (median of {len(rounds)} rounds) | vs legacy |")
         print("|---|---:|---:|")
         print(f"| every vector legacy float64 | {median(r[0] for r in rounds):.2f} s | 1.00× |")
-        print(f"| {counts['hrr1']:,} of {facts:,} vectors and every bank HRR1 float32 | {median(r[3] for r in rounds):.2f} s | "
-              f"{median(slower):.2f}× (rounds: {', '.join(f'{x:.2f}×' for x in slower)}) |")
+        print(
+            f"| {counts['hrr1']:,} of {facts:,} vectors and every bank HRR1 float32 | {median(r[3] for r in rounds):.2f} s | "
+            f"{median(slower):.2f}× (rounds: {', '.join(f'{x:.2f}×' for x in slower)}) |"
+        )
         faster = sorted(1 - r[4] / r[5] for r in rounds)
-        print(f"\n| a sync's audit steps (ledger check, report, checks), {facts:,} facts | loads of the layers | "
-              f"seconds (median of {len(rounds)} rounds, best of 2) | vs two loads |")
+        print(
+            f"\n| a sync's audit steps (ledger check, report, checks), {facts:,} facts | loads of the layers | "
+            f"seconds (median of {len(rounds)} rounds, best of 2) | vs two loads |"
+        )
         print("|---|---:|---:|---:|")
         print(f"| before: the checks load the layers again | {two_loads} | {median(r[5] for r in rounds):.2f} s | – |")
-        print(f"| now: the checks show the report's results | {one_loads} | {median(r[4] for r in rounds):.2f} s | "
-              f"{100 * median(faster):.0f}% faster (rounds: {', '.join(f'{100 * x:.0f}%' for x in faster)}) |")
+        print(
+            f"| now: the checks show the report's results | {one_loads} | {median(r[4] for r in rounds):.2f} s | "
+            f"{100 * median(faster):.0f}% faster (rounds: {', '.join(f'{100 * x:.0f}%' for x in faster)}) |"
+        )
         print(f"\nverdicts agree on the six audits: {', '.join(f'{n}={mine[n]}' for n in NAIVE_CHECKS)}")
 
 

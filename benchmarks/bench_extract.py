@@ -46,8 +46,11 @@ def _prepared_home(base: Path, count: int) -> Path:
 
 
 def _step_seconds(instance, run_id: str, step: str) -> float:
-    times = {e.dagster_event.event_type_value: e.timestamp for e in instance.all_logs(run_id)
-             if e.dagster_event and e.step_key == step and e.dagster_event.event_type_value in ("STEP_START", "STEP_SUCCESS")}
+    times = {
+        e.dagster_event.event_type_value: e.timestamp
+        for e in instance.all_logs(run_id)
+        if e.dagster_event and e.step_key == step and e.dagster_event.event_type_value in ("STEP_START", "STEP_SUCCESS")
+    }
     return times["STEP_SUCCESS"] - times["STEP_START"]
 
 
@@ -58,8 +61,9 @@ def _scenario(prepared: Path, base: Path, name: str, server, *, batch: int, para
 
     home = base / name
     shutil.copytree(prepared, home)
-    config = {"extractor": {"extractor": "OLLAMA", "ollama_host": server.url, "batch_size": batch,
-                            "parallel_calls": parallel, "timeout_s": 600.0}}
+    config = {
+        "extractor": {"extractor": "OLLAMA", "ollama_host": server.url, "batch_size": batch, "parallel_calls": parallel, "timeout_s": 600.0}
+    }
     with dg.instance_for_test() as instance:
         if resync:  # bring everything in first, then measure a run on unchanged files
             (run,) = run_sync(instance, home, ["default"], resource_config=config)
@@ -71,8 +75,13 @@ def _scenario(prepared: Path, base: Path, name: str, server, *, batch: int, para
         assert run.success, run.error
         step = _step_seconds(instance, run.run_id, "extracted_facts")
     stored = run.metadata["fact_store"]
-    return {"calls": len(server.chat_requests) - before, "updated": int(stored["updated"]), "added": int(stored["added"]),
-            "step_s": step, "whole_s": whole}
+    return {
+        "calls": len(server.chat_requests) - before,
+        "updated": int(stored["updated"]),
+        "added": int(stored["added"]),
+        "step_s": step,
+        "whole_s": whole,
+    }
 
 
 def main() -> None:
@@ -89,8 +98,7 @@ def main() -> None:
         prepared = _prepared_home(base, n)
         rows = [
             ("batched (default)", _scenario(prepared, base, "batch10", server, batch=10), math.ceil(n / 10), 10),
-            ("batched, 2 parallel calls", _scenario(prepared, base, "parallel", server, batch=10, parallel=2),
-             math.ceil(n / 10), 10),
+            ("batched, 2 parallel calls", _scenario(prepared, base, "parallel", server, batch=10, parallel=2), math.ceil(n / 10), 10),
             ("one call per entry (seed's first design)", _scenario(prepared, base, "batch1", server, batch=1), n, 1),
             ("no-change resync", _scenario(prepared, base, "resync", server, batch=10, resync=True), 0, 10),
         ]
@@ -101,15 +109,19 @@ def main() -> None:
     for name, r, expected, batch in rows:
         floor = r["calls"] * delay
         ratio = f"{r['step_s'] / floor:.2f}×" if floor else "—"
-        print(f"| {name} | {batch} | {r['calls']} ({expected}) | {r['updated']} | {r['step_s']:.2f} s | {r['whole_s']:.2f} s "
-              f"| {ratio} |", flush=True)
+        print(
+            f"| {name} | {batch} | {r['calls']} ({expected}) | {r['updated']} | {r['step_s']:.2f} s | {r['whole_s']:.2f} s | {ratio} |",
+            flush=True,
+        )
         assert r["calls"] == expected, f"{name}: {r['calls']} calls, expected {expected}"
     batched = rows[0][1]
     bound = 1.2 * math.ceil(n / 10) * delay
     print()
-    print(f"Target: {n} changed entries at batch 10 within 1.2 × {math.ceil(n / 10)} calls' delay = {bound:.1f} s: "
-          f"extraction step {batched['step_s']:.2f} s, whole sync {batched['whole_s']:.2f} s "
-          f"({'met' if batched['whole_s'] <= bound else 'NOT met'} for the whole sync).")
+    print(
+        f"Target: {n} changed entries at batch 10 within 1.2 × {math.ceil(n / 10)} calls' delay = {bound:.1f} s: "
+        f"extraction step {batched['step_s']:.2f} s, whole sync {batched['whole_s']:.2f} s "
+        f"({'met' if batched['whole_s'] <= bound else 'NOT met'} for the whole sync)."
+    )
 
 
 if __name__ == "__main__":

@@ -103,9 +103,7 @@ def labelled_recall(tmp: Path) -> tuple[int, int]:
     shutil.copytree(DEMO_HERMES_HOME, home, ignore=shutil.ignore_patterns("memory_store.db*", "memory-pipeline", "profiles"))
     db = sync_store(home)
     conn = connect(db, create=False)
-    ours = sum(
-        set(titles) <= {title_of(r["content"]) for r in search(conn, q, limit=50).facts} for q, titles in LABELLED_QUERIES.items()
-    )
+    ours = sum(set(titles) <= {title_of(r["content"]) for r in search(conn, q, limit=50).facts} for q, titles in LABELLED_QUERIES.items())
     conn.close()
     store = holographic_store(db)
     retriever = holographic_retriever(store)

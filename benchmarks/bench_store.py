@@ -93,8 +93,11 @@ def measure_holographic(count: int) -> dict:
 
     with tempfile.TemporaryDirectory() as tmp:
         home = _home(Path(tmp), count)
-        facts = [(e, rules_category(s, e)) for s, n in (("memory", "MEMORY.md"), ("user", "USER.md"))
-                 for e in read_entries(home / "memories" / n)]
+        facts = [
+            (e, rules_category(s, e))
+            for s, n in (("memory", "MEMORY.md"), ("user", "USER.md"))
+            for e in read_entries(home / "memories" / n)
+        ]
         store = holographic_store(home / "memory_store.db")
         started = time.perf_counter()
         for content, category in facts:
@@ -155,14 +158,15 @@ def print_dialects(count: int, rounds: int) -> None:
     print(f"| every vector legacy float64 | {median(r[0] for r in legacy):.2f} s | {median(r[1] for r in legacy):.2f} s |")
     sync_ratios = sorted(new[0] / old[0] for old, new in zip(legacy, mixed, strict=True))
     resync_ratios = sorted(new[1] / old[1] for old, new in zip(legacy, mixed, strict=True))
-    print(f"| {out['counts']['hrr1']:,} vectors and every bank HRR1 float32 | {median(r[0] for r in mixed):.2f} s "
-          f"({median(sync_ratios):.2f}×; rounds {', '.join(f'{x:.2f}×' for x in sync_ratios)}) "
-          f"| {median(r[1] for r in mixed):.2f} s ({median(resync_ratios):.2f}×; rounds {', '.join(f'{x:.2f}×' for x in resync_ratios)}) |")
+    print(
+        f"| {out['counts']['hrr1']:,} vectors and every bank HRR1 float32 | {median(r[0] for r in mixed):.2f} s "
+        f"({median(sync_ratios):.2f}×; rounds {', '.join(f'{x:.2f}×' for x in sync_ratios)}) "
+        f"| {median(r[1] for r in mixed):.2f} s ({median(resync_ratios):.2f}×; rounds {', '.join(f'{x:.2f}×' for x in resync_ratios)}) |"
+    )
 
 
 def _in_subprocess(kind: str, count: int, rounds: int = 1) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", kind, str(count), "--rounds", str(rounds)],
-                         capture_output=True, text=True)
+    out = subprocess.run([sys.executable, __file__, "--child", kind, str(count), "--rounds", str(rounds)], capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"{kind} {count} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -171,22 +175,24 @@ def _in_subprocess(kind: str, count: int, rounds: int = 1) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000])
-    parser.add_argument("--holographic-max", type=int, default=10000,
-                        help="largest size to run the add_fact loop at (it is quadratic)")
-    parser.add_argument("--dialect-size", type=int, default=100000,
-                        help="entries of the legacy-versus-half-HRR1 comparison (0: skip it)")
+    parser.add_argument("--holographic-max", type=int, default=10000, help="largest size to run the add_fact loop at (it is quadratic)")
+    parser.add_argument("--dialect-size", type=int, default=100000, help="entries of the legacy-versus-half-HRR1 comparison (0: skip it)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the dialect comparison")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "COUNT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, count = args.child[0], int(args.child[1])
-        measure = {"pipeline": measure_pipeline, "holographic": measure_holographic,
-                   "dialects": lambda n: measure_dialects(n, args.rounds)}[kind]
+        measure = {
+            "pipeline": measure_pipeline,
+            "holographic": measure_holographic,
+            "dialects": lambda n: measure_dialects(n, args.rounds),
+        }[kind]
         print(json.dumps(measure(count)))
         return
 
-    print("| entries | pipeline first sync | Holographic add_fact loop | speed-up "
-          "| no-change resync: work / whole run / writes | peak RSS |")
+    print(
+        "| entries | pipeline first sync | Holographic add_fact loop | speed-up | no-change resync: work / whole run / writes | peak RSS |"
+    )
     print("|---:|---:|---:|---:|---:|---:|")
     for count in args.sizes:
         mine = _in_subprocess("pipeline", count)

@@ -28,8 +28,10 @@ def half_hrr1_copy(home: Path, target: Path) -> Path:
     try:
         with write_transaction(conn):
             rows = conn.execute("SELECT fact_id, hrr_vector FROM facts WHERE fact_id % 2 = 0").fetchall()
-            conn.executemany("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?",
-                             [(vector_codec.encode(vector_codec.decode(blob, dim), VectorFormat.HRR1), i) for i, blob in rows])
+            conn.executemany(
+                "UPDATE facts SET hrr_vector = ? WHERE fact_id = ?",
+                [(vector_codec.encode(vector_codec.decode(blob, dim), VectorFormat.HRR1), i) for i, blob in rows],
+            )
             categories = {c for (c,) in conn.execute("SELECT DISTINCT category FROM facts")}
             FactWrites(conn, replace(settings, vector_format=VectorFormat.HRR1)).rebuild_banks_in_full(categories)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

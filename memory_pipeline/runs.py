@@ -63,8 +63,9 @@ def _failure_message(result, evaluations) -> str:
     check's failure (Dagster's message ends at a colon) gets that check's own detail."""
     message = _step_failure(result)
     if message.endswith(":"):
-        details = [f"{e.check_name}: {e.description}" for e in evaluations
-                   if not e.passed and e.severity.value == "ERROR" and e.description]
+        details = [
+            f"{e.check_name}: {e.description}" for e in evaluations if not e.passed and e.severity.value == "ERROR" and e.description
+        ]
         message = f"{message} {'; '.join(details)}" if details else message.rstrip(":")
     return message
 
@@ -158,15 +159,17 @@ def run_sync(
         started = time.perf_counter()
         selection = [dg.AssetKey(name) for name in assets] if assets else None
         with dg.execute_job(
-            job, instance, run_config=run_config, asset_selection=selection,
+            job,
+            instance,
+            run_config=run_config,
+            asset_selection=selection,
             tags={"dagster/partition": profile, PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
         ) as result:
             metadata = {
                 event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
                 for event in result.get_asset_materialization_events()
             }
-            evaluations = [event.event_specific_data for event in result.all_events
-                           if event.event_type_value == "ASSET_CHECK_EVALUATION"]
+            evaluations = [event.event_specific_data for event in result.all_events if event.event_type_value == "ASSET_CHECK_EVALUATION"]
             checks = [(e.check_name, e.passed, e.severity.value) for e in evaluations]
             runs.append(
                 ProfileRun(

@@ -30,8 +30,15 @@ def pytest_unconfigure(config):
 
 
 # Variables that would point a test at a real home, store or Dagster instance.
-_ISOLATED_ENV = ("HERMES_HOME", "DAGSTER_HOME", "MEMORY_PIPELINE_DATA_DIR", "MEMORY_PIPELINE_PRIVACY_KEYWORDS", "OLLAMA_HOST",
-                 "MEMORY_PIPELINE_OLLAMA_MODEL", "OLLAMA_API_KEY")
+_ISOLATED_ENV = (
+    "HERMES_HOME",
+    "DAGSTER_HOME",
+    "MEMORY_PIPELINE_DATA_DIR",
+    "MEMORY_PIPELINE_PRIVACY_KEYWORDS",
+    "OLLAMA_HOST",
+    "MEMORY_PIPELINE_OLLAMA_MODEL",
+    "OLLAMA_API_KEY",
+)
 
 
 # `auto` extraction must fall back to rules in tests, even on a machine that runs Ollama: port 9

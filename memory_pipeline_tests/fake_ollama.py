@@ -48,15 +48,17 @@ def facts_for(request: ChatRequest, *, content: Callable[[dict], str] = lambda e
     facts = []
     for entry in request.entries:
         existing = entry.get("existing_facts") or []
-        facts.append({
-            "entry_id": entry["entry_id"],
-            "content": content(entry),
-            "entity": "",
-            "category": "user_pref" if entry["source"] == "user" else "general",
-            "tags": ["llm"],
-            "action": "update" if existing else "add",
-            "existing_fact_id": existing[0]["fact_id"] if existing else 0,
-        })
+        facts.append(
+            {
+                "entry_id": entry["entry_id"],
+                "content": content(entry),
+                "entity": "",
+                "category": "user_pref" if entry["source"] == "user" else "general",
+                "tags": ["llm"],
+                "action": "update" if existing else "add",
+                "existing_fact_id": existing[0]["fact_id"] if existing else 0,
+            }
+        )
     return facts
 
 
@@ -82,6 +84,7 @@ def slow(seconds: float, then: Behaviour = good) -> Behaviour:
         reply = then(request)
         reply.delay_s = seconds
         return reply
+
     return behaviour
 
 
@@ -190,8 +193,17 @@ def _handler(server: FakeOllama):
                 name = next((m for m in server.models if m in (body.get("model"), f"{body.get('model')}:latest")), None)
                 if name is not None:
                     capabilities = ["embedding"] if "embed" in name else ["completion"]
-                    self._send(200, {"modelfile": "", "parameters": "", "template": "", "details": {"family": "fake"},
-                                     "model_info": {}, "capabilities": capabilities})
+                    self._send(
+                        200,
+                        {
+                            "modelfile": "",
+                            "parameters": "",
+                            "template": "",
+                            "details": {"family": "fake"},
+                            "model_info": {},
+                            "capabilities": capabilities,
+                        },
+                    )
                 else:
                     self._send(404, {"error": f"model '{body.get('model')}' not found"})
                 return
@@ -210,11 +222,18 @@ def _handler(server: FakeOllama):
             if reply.raw is not None:
                 self._send(200, reply.raw)
                 return
-            self._send(200, {
-                "model": body.get("model"), "created_at": "2026-12-03T00:00:00Z",
-                "message": {"role": "assistant", "content": reply.text or ""},
-                "done": True, "done_reason": "stop", "total_duration": int(reply.delay_s * 1e9),
-                "prompt_eval_count": reply.prompt_tokens, "eval_count": reply.eval_tokens,
-            })
+            self._send(
+                200,
+                {
+                    "model": body.get("model"),
+                    "created_at": "2026-12-03T00:00:00Z",
+                    "message": {"role": "assistant", "content": reply.text or ""},
+                    "done": True,
+                    "done_reason": "stop",
+                    "total_duration": int(reply.delay_s * 1e9),
+                    "prompt_eval_count": reply.prompt_tokens,
+                    "eval_count": reply.eval_tokens,
+                },
+            )
 
     return Handler

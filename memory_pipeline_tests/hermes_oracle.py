@@ -80,15 +80,17 @@ def current_hermes_add_fact(db_path: Path, content: str, category: str = "genera
     store = holographic_store(db_path, hrr_dim=dim)
     try:
         conn = store._conn
-        fact_id = conn.execute("INSERT INTO facts (content, category, trust_score) VALUES (?, ?, ?)",
-                               (content, category, store.default_trust)).lastrowid
+        fact_id = conn.execute(
+            "INSERT INTO facts (content, category, trust_score) VALUES (?, ?, ?)", (content, category, store.default_trust)
+        ).lastrowid
         names = store._extract_entities(content)
         for name in names:
             store._link_fact_entity(fact_id, store._resolve_entity(name))
-        linked = [r[0] for r in conn.execute(
-            "SELECT e.name FROM entities e JOIN fact_entities fe USING (entity_id) WHERE fe.fact_id = ?", (fact_id,))]
-        conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?",
-                     (hrr1_blob(hrr.encode_fact(content, linked, dim)), fact_id))
+        linked = [
+            r[0]
+            for r in conn.execute("SELECT e.name FROM entities e JOIN fact_entities fe USING (entity_id) WHERE fe.fact_id = ?", (fact_id,))
+        ]
+        conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?", (hrr1_blob(hrr.encode_fact(content, linked, dim)), fact_id))
         vectors = []
         for (blob,) in conn.execute("SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL", (category,)):
             try:
@@ -96,10 +98,12 @@ def current_hermes_add_fact(db_path: Path, content: str, category: str = "genera
             except ValueError:
                 continue
         bank = np.angle(np.sum([np.exp(1j * v) for v in vectors], axis=0)) % (2 * np.pi)
-        conn.execute("""INSERT INTO memory_banks (bank_name, vector, dim, fact_count) VALUES (?, ?, ?, ?)
+        conn.execute(
+            """INSERT INTO memory_banks (bank_name, vector, dim, fact_count) VALUES (?, ?, ?, ?)
                         ON CONFLICT(bank_name) DO UPDATE SET vector = excluded.vector, dim = excluded.dim,
                         fact_count = excluded.fact_count, updated_at = CURRENT_TIMESTAMP""",
-                     (f"cat:{category}", hrr1_blob(bank), dim, len(vectors)))
+            (f"cat:{category}", hrr1_blob(bank), dim, len(vectors)),
+        )
         conn.commit()
     finally:
         store.close()

@@ -23,7 +23,10 @@ PRIMED_SYNC = textwrap.dedent(
 def primed_sync(home: Path) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-c", PRIMED_SYNC, "sync", "--hermes-home", str(home), "--profile", "default", "--quiet"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
 
 

@@ -63,8 +63,11 @@ def consistency_problems(db: Path) -> list[str]:
     orphans = query(db, "SELECT l.fact_id FROM memory_pipeline_ledger l LEFT JOIN facts f ON f.fact_id = l.fact_id WHERE f.fact_id IS NULL")
     if orphans:
         problems.append(f"ledger rows without a fact: {orphans}")
-    ghosts = query(db, """SELECT f.fact_id FROM facts f WHERE f.tags LIKE '%synced-from-memory%'
-                          AND NOT EXISTS (SELECT 1 FROM memory_pipeline_ledger l WHERE l.fact_id = f.fact_id)""")
+    ghosts = query(
+        db,
+        """SELECT f.fact_id FROM facts f WHERE f.tags LIKE '%synced-from-memory%'
+                          AND NOT EXISTS (SELECT 1 FROM memory_pipeline_ledger l WHERE l.fact_id = f.fact_id)""",
+    )
     if ghosts:
         problems.append(f"pipeline facts without a ledger row: {ghosts}")
     fts = query(db, "SELECT count(*) FROM facts_fts")[0][0]

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import random
 
-_EN = ("deploy review branch cache token pipeline schema backup rollback latency index mirror queue "
-       "release ticket script config install profile session budget report").split()
+_EN = (
+    "deploy review branch cache token pipeline schema backup rollback latency index mirror queue "
+    "release ticket script config install profile session budget report"
+).split()
 _ZH = "部署 评审 分支 缓存 管道 备份 回滚 延迟 索引 镜像 队列 发布 脚本 配置 安装 会话 预算 报告 规则 偏好".split()
 
 

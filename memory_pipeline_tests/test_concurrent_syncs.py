@@ -18,7 +18,10 @@ from memory_pipeline_tests.synthetic import synthetic_entries
 def _primed_json_sync(home: Path) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-c", PRIMED_SYNC, "sync", "--hermes-home", str(home), "--all-profiles", "--json"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -64,9 +67,22 @@ def test_a_killed_run_is_marked_failed_and_does_not_block_the_next(synced_home):
     process.wait()
     (killed,) = instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED]))
     instance.dispose()
-    done = subprocess.run([sys.executable, "-c", "import sys; from memory_pipeline.cli import main; sys.exit(main(sys.argv[1:]))",
-                           "sync", "--hermes-home", str(synced_home),
-                           "--profile", "default", "--quiet"], capture_output=True, text=True, timeout=240)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from memory_pipeline.cli import main; sys.exit(main(sys.argv[1:]))",
+            "sync",
+            "--hermes-home",
+            str(synced_home),
+            "--profile",
+            "default",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     instance = local_instance(synced_home)
     assert instance.get_run_by_id(killed.run_id).status == dg.DagsterRunStatus.FAILURE

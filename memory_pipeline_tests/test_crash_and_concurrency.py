@@ -21,6 +21,8 @@ from memory_pipeline_tests.synthetic import mutate, synthetic_entries
 TRIALS = 12
 # The stages that write the store; the later ones (tags, index, audit) only read it back.
 SYNC_STAGES = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store"]
+
+
 def _assert_in_step(home: Path, db: Path, memory: list[str], user: list[str]) -> None:
     assert consistency_problems(db) == []
     conn = connect(db, create=False)
@@ -28,8 +30,11 @@ def _assert_in_step(home: Path, db: Path, memory: list[str], user: list[str]) ->
         assert ledger_problems(conn) == []
     finally:
         conn.close()
-    active = query(db, """SELECT l.source, f.content FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)
-                          WHERE l.status = 'active'""")
+    active = query(
+        db,
+        """SELECT l.source, f.content FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)
+                          WHERE l.status = 'active'""",
+    )
     assert sorted(active) == sorted([("memory", e) for e in memory] + [("user", e) for e in user])
 
 
@@ -96,7 +101,10 @@ def test_sync_beside_a_live_holographic_writer(tmp_path):
     connect(db).close()  # both sides start from an existing store, as on a running Hermes
     writer = subprocess.Popen(
         [sys.executable, "-c", HOLOGRAPHIC_WRITER, str(db), "300"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "HERMES_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "HERMES_HOME": str(home)},
     )
     assert writer.stdout.readline().strip() == "ready"
     with dg.instance_for_test() as instance:
@@ -108,4 +116,3 @@ def test_sync_beside_a_live_holographic_writer(tmp_path):
     assert query(db, "SELECT count(*) FROM facts WHERE content LIKE 'agent wrote fact %'") == [(300,)]
     _assert_in_step(home, db, memory, user)
     assert query(db, "SELECT count(*) FROM facts") == [(1600 + 300,)]
-

@@ -52,8 +52,10 @@ def hermes_wrote_hrr1(synced_home):
     """The demo home after its first sync (legacy store), then two facts added by current Hermes."""
     db = _db(synced_home)
     assert {len(b) for b in _blobs(db).values()} == {8 * DIM}  # a new store is written legacy
-    ids = [current_hermes_add_fact(db, "Current Hermes noted the Grafana dashboard", "general"),
-           current_hermes_add_fact(db, "User prefers Kagi over Google", "user_pref")]
+    ids = [
+        current_hermes_add_fact(db, "Current Hermes noted the Grafana dashboard", "general"),
+        current_hermes_add_fact(db, "User prefers Kagi over Google", "user_pref"),
+    ]
     return synced_home, ids
 
 

@@ -46,7 +46,7 @@ def parser_commands() -> dict[str, set[str]]:
     commands = {}
     for name, sub in subparsers(build_parser()).items():
         nested = subparsers(sub)
-        for action, leaf in (nested.items() if nested else [(None, sub)]):
+        for action, leaf in nested.items() if nested else [(None, sub)]:
             commands[f"{name} {action}" if action else name] = flags(leaf)
     return commands
 
@@ -68,6 +68,9 @@ def test_the_docs_tests_notice_a_drifted_readme():
     assert readme_checks(dropped_check) != list(CHECKS)
     dropped_flag = README.replace("[--retag] [--force]", "[--retag]", 1)
     assert readme_commands(dropped_flag) != parser_commands()
-    extra_command = README.replace("memory-pipeline ui      [--hermes-home PATH]",
-                                   "memory-pipeline doctor  [--hermes-home PATH]\nmemory-pipeline ui      [--hermes-home PATH]", 1)
+    extra_command = README.replace(
+        "memory-pipeline ui      [--hermes-home PATH]",
+        "memory-pipeline doctor  [--hermes-home PATH]\nmemory-pipeline ui      [--hermes-home PATH]",
+        1,
+    )
     assert readme_commands(extra_command) != parser_commands()

@@ -83,9 +83,12 @@ def test_probe_finds_an_entitys_facts(synced_copy, tmp_path):
     design (on a store its own add_fact filled, probes without a category miss most facts), so
     the test holds it to clearly-better-than-chance recall, and to identical rankings on the
     vectors Holographic itself rebuilds."""
-    linked = query(synced_copy, """SELECT e.name, min(fe.fact_id), min(f.category) FROM entities e
+    linked = query(
+        synced_copy,
+        """SELECT e.name, min(fe.fact_id), min(f.category) FROM entities e
                                    JOIN fact_entities fe USING (entity_id) JOIN facts f ON f.fact_id = fe.fact_id
-                                   GROUP BY e.entity_id HAVING count(*) = 1""")
+                                   GROUP BY e.entity_id HAVING count(*) = 1""",
+    )
     assert len(linked) >= 10
     rebuilt = tmp_path / "rebuilt.db"
     shutil.copyfile(synced_copy, rebuilt)

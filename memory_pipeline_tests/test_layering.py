@@ -61,7 +61,7 @@ def import_cycles(root: Path) -> list[list[str]]:
         stack.append(module)
         for target in sorted(graph[module]):
             if state.get(target) == "open":
-                cycles.append(stack[stack.index(target):] + [target])
+                cycles.append(stack[stack.index(target) :] + [target])
             elif target not in state:
                 visit(target)
         stack.pop()
@@ -88,13 +88,16 @@ def test_the_rules_catch_a_module_that_breaks_them(tmp_path):
     (root / "lib" / "privacy").mkdir(parents=True)
     (root / "lib" / "privacy" / "tagging.py").write_text(
         "from memory_pipeline.lib.extraction.rules import title_entity\nfrom memory_pipeline.lib.store.database import connect\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (root / "lib" / "store" / "bad.py").write_text(
-        "import dagster as dg\n\ndef later():\n    from memory_pipeline.lib.sync.writer import write_sync\n", encoding="utf-8")
+        "import dagster as dg\n\ndef later():\n    from memory_pipeline.lib.sync.writer import write_sync\n", encoding="utf-8"
+    )
     (root / "lib" / "sync" / "writer.py").write_text("from memory_pipeline.lib.sync.lock import lock\n", encoding="utf-8")
     (root / "lib" / "sync" / "lock.py").write_text("from memory_pipeline.lib.sync.writer import write_sync\n", encoding="utf-8")
-    assert layering_problems(root) == ["memory_pipeline.lib.privacy.tagging imports from lib.extraction",
-                                       "memory_pipeline.lib.store.bad imports dagster",
-                                       "memory_pipeline.lib.store.bad imports from lib.sync"]
-    assert import_cycles(root) == [["memory_pipeline.lib.sync.lock", "memory_pipeline.lib.sync.writer",
-                                    "memory_pipeline.lib.sync.lock"]]
+    assert layering_problems(root) == [
+        "memory_pipeline.lib.privacy.tagging imports from lib.extraction",
+        "memory_pipeline.lib.store.bad imports dagster",
+        "memory_pipeline.lib.store.bad imports from lib.sync",
+    ]
+    assert import_cycles(root) == [["memory_pipeline.lib.sync.lock", "memory_pipeline.lib.sync.writer", "memory_pipeline.lib.sync.lock"]]

@@ -18,14 +18,33 @@ import pytest
 
 from memory_pipeline.lib.hermes.profiles import REPO_ROOT
 
-ASSETS = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store", "privacy_tags", "fts_index",
-          "audit_report"]
-CHECKS = {"ledger_integrity", "extraction_latency", "extraction_json_valid", "layer_counts", "hashes_fresh", "fact_links",
-          "pointers_resolve", "quarantine_empty", "privacy_coverage", "index_consistency", "cap_usage", "format_parity"}
+ASSETS = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store", "privacy_tags", "fts_index", "audit_report"]
+CHECKS = {
+    "ledger_integrity",
+    "extraction_latency",
+    "extraction_json_valid",
+    "layer_counts",
+    "hashes_fresh",
+    "fact_links",
+    "pointers_resolve",
+    "quarantine_empty",
+    "privacy_coverage",
+    "index_consistency",
+    "cap_usage",
+    "format_parity",
+}
 GROUPS = ["ingest", "sync", "privacy", "audit"]
 ARTIFACTS = REPO_ROOT / "artifacts"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--window-size=1600,1000"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1600,1000",
+]
 REPOSITORY = {"repositoryLocationName": "memory_pipeline", "repositoryName": "__repository__"}
 
 
@@ -40,8 +59,11 @@ class GraphQL:
         self.url = url
 
     def __call__(self, query: str, **variables) -> dict:
-        request = urllib.request.Request(f"{self.url}/graphql", data=json.dumps({"query": query, "variables": variables}).encode(),
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"{self.url}/graphql",
+            data=json.dumps({"query": query, "variables": variables}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=30) as response:
             payload = json.loads(response.read())
         assert "errors" not in payload, payload["errors"]
@@ -67,7 +89,10 @@ def dagster_ui(demo_home, tmp_path):
     log = (tmp_path / "dagster-dev.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "memory_pipeline.cli", "ui", "--hermes-home", str(demo_home), "--port", str(port)],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=tmp_path,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        cwd=tmp_path,
     )
     url = f"http://127.0.0.1:{port}"
     graphql = GraphQL(url)
@@ -111,16 +136,18 @@ def _chromium(*args: str, user_data: Path) -> subprocess.CompletedProcess:
     chromium = shutil.which("chromium")
     if chromium is None:
         pytest.fail("headless Chromium is needed: Debian package `chromium` (`make test` and .ci/run install it)")
-    return subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={user_data}", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={user_data}", *args], capture_output=True, text=True, timeout=120)
 
 
 def _edit_keyword_list_after_its_first_look(graphql, home: Path) -> None:
     """Once the daemon's keyword sensor has recorded the list (its first tick holds a cursor), the
     user adds a term: the sensor's next tick must launch one re-tag backfill."""
     selector = {**REPOSITORY, "sensorName": "privacy_keywords_sensor"}
-    _wait(lambda: any(t["cursor"] for t in graphql(SENSOR_TICKS, selector=selector)["sensorOrError"]["sensorState"]["ticks"]),
-          60, "the keyword sensor's first look at the list")
+    _wait(
+        lambda: any(t["cursor"] for t in graphql(SENSOR_TICKS, selector=selector)["sensorOrError"]["sensorState"]["ticks"]),
+        60,
+        "the keyword sensor's first look at the list",
+    )
     own = home / "memory-pipeline" / "privacy_keywords.txt"
     own.parent.mkdir(parents=True, exist_ok=True)
     own.write_text((REPO_ROOT / "data" / "privacy_keywords.txt").read_text(encoding="utf-8") + "\natlas\n", encoding="utf-8")
@@ -129,6 +156,7 @@ def _edit_keyword_list_after_its_first_look(graphql, home: Path) -> None:
 def _assert_one_retag_backfill_completed(graphql) -> None:
     """One backfill (not a run per profile) over privacy_tags → fts_index → audit_report, each
     profile materialized, its runs tagged with the backfill, read back as the Backfills view does."""
+
     def finished():
         results = graphql(BACKFILLS)["partitionBackfillsOrError"]["results"]
         return results if results and all(b["status"] not in ("REQUESTED", "CANCELING", "FAILING") for b in results) else None
@@ -138,8 +166,9 @@ def _assert_one_retag_backfill_completed(graphql) -> None:
     assert "memory_pipeline/retag" in {t["key"] for t in backfill["tags"]}
     assert sorted(a["path"][0] for a in backfill["assetSelection"]) == ["audit_report", "fts_index", "privacy_tags"]
     statuses = {s["assetKey"]["path"][0]: s for s in backfill["assetBackfillData"]["assetBackfillStatuses"]}
-    assert {k: (s["numPartitionsTargeted"], s["numPartitionsMaterialized"], s["numPartitionsFailed"])
-            for k, s in statuses.items()} == {k: (1, 1, 0) for k in ("privacy_tags", "fts_index", "audit_report")}
+    assert {k: (s["numPartitionsTargeted"], s["numPartitionsMaterialized"], s["numPartitionsFailed"]) for k, s in statuses.items()} == {
+        k: (1, 1, 0) for k in ("privacy_tags", "fts_index", "audit_report")
+    }
     assert backfill["runs"] and all(r["status"] == "SUCCESS" for r in backfill["runs"])
     assert all({"key": "dagster/backfill", "value": backfill["id"]} in r["tags"] for r in backfill["runs"])
 
@@ -148,17 +177,28 @@ def test_launch_a_sync_through_graphql_and_see_the_asset_graph(dagster_ui, tmp_p
     url, graphql, home = dagster_ui
     # The discovery sensor adds the profile when the daemon starts; adding it here too removes the race.
     assert graphql(ADD_PARTITION, repo=REPOSITORY)["addDynamicPartition"]["__typename"] in (
-        "AddDynamicPartitionSuccess", "DuplicateDynamicPartitionError")
+        "AddDynamicPartitionSuccess",
+        "DuplicateDynamicPartitionError",
+    )
     # The backfill this starts runs while the rest of the test does: the profile's lock orders the runs.
     _edit_keyword_list_after_its_first_look(graphql, home)
-    launched = graphql(LAUNCH, params={
-        "selector": {**REPOSITORY, "jobName": "memory_sync_job"},
-        "executionMetadata": {"tags": [{"key": "dagster/partition", "value": "default"}]},
-    })["launchRun"]
+    launched = graphql(
+        LAUNCH,
+        params={
+            "selector": {**REPOSITORY, "jobName": "memory_sync_job"},
+            "executionMetadata": {"tags": [{"key": "dagster/partition", "value": "default"}]},
+        },
+    )["launchRun"]
     assert launched["__typename"] == "LaunchRunSuccess", launched
     run_id = launched["run"]["runId"]
-    status = _wait(lambda: graphql(RUN_STATUS, id=run_id)["runOrError"]["status"] in ("SUCCESS", "FAILURE", "CANCELED")
-                   and graphql(RUN_STATUS, id=run_id)["runOrError"]["status"], 180, "the run to finish")
+    status = _wait(
+        lambda: (
+            graphql(RUN_STATUS, id=run_id)["runOrError"]["status"] in ("SUCCESS", "FAILURE", "CANCELED")
+            and graphql(RUN_STATUS, id=run_id)["runOrError"]["status"]
+        ),
+        180,
+        "the run to finish",
+    )
     assert status == "SUCCESS"
 
     events = graphql(RUN_EVENTS, id=run_id)["logsForRun"]["events"]

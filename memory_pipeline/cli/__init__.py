@@ -20,8 +20,16 @@ from memory_pipeline.cli import (
 from memory_pipeline.cli.common import CommandError
 
 COMMANDS = [
-    entries_command, sync_command, status_command, audit_command, search_command, ledger_command, compact_command,
-    extract_bench_command, cron_command, ui_command,
+    entries_command,
+    sync_command,
+    status_command,
+    audit_command,
+    search_command,
+    ledger_command,
+    compact_command,
+    extract_bench_command,
+    cron_command,
+    ui_command,
 ]
 
 
@@ -49,5 +57,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-
-

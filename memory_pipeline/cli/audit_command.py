@@ -33,8 +33,9 @@ def register(commands) -> None:
     add_home_argument(parser)
     add_profile_arguments(parser)
     parser.add_argument("--keywords", metavar="PATH", help="privacy keyword list (same lookup as `sync`)")
-    parser.add_argument("--repair", action="store_true",
-                        help="fix what is safe to fix mechanically (FTS rebuild, vectors and banks, tags, pending entries)")
+    parser.add_argument(
+        "--repair", action="store_true", help="fix what is safe to fix mechanically (FTS rebuild, vectors and banks, tags, pending entries)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--verbose", action="store_true", help="list the checks that pass too")
     parser.set_defaults(run=run)
@@ -47,8 +48,9 @@ def _audit(profile: Profile, home: Path, keywords: KeywordList) -> list[AuditRes
     settings = holographic_settings(profile.home)
     conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
     try:
-        return run_audits(AuditInputs(read_profile(profile), conn, settings, keywords,
-                                      data_dir=pipeline_data_dir(home), profile=profile.name))
+        return run_audits(
+            AuditInputs(read_profile(profile), conn, settings, keywords, data_dir=pipeline_data_dir(home), profile=profile.name)
+        )
     finally:
         if conn is not None:
             conn.close()
@@ -74,8 +76,7 @@ def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) ->
         from memory_pipeline.instance import local_instance
         from memory_pipeline.runs import run_sync
 
-        (result,) = run_sync(local_instance(home), home, [profile.name],
-                             resource_config={"privacy": {"keywords_path": str(keywords.path)}})
+        (result,) = run_sync(local_instance(home), home, [profile.name], resource_config={"privacy": {"keywords_path": str(keywords.path)}})
         if result.success:
             done.append("re-synced pending entries")
         else:
@@ -119,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
                 if not r.passed:
                     print(f"  fix: {fix_command(r.name, name)}")
             failing = [f"{r.name} ({r.severity})" for r in results if not r.passed]
-            print(f"{name}: {len(results) - len(failing)} of {len(results)} checks pass"
-                  + (f"; failing: {', '.join(failing)}" if failing else "") + ("" if args.verbose else " (--verbose lists every check)"))
+            print(
+                f"{name}: {len(results) - len(failing)} of {len(results)} checks pass"
+                + (f"; failing: {', '.join(failing)}" if failing else "")
+                + ("" if args.verbose else " (--verbose lists every check)")
+            )
     return 0 if ok else 1

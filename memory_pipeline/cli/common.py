@@ -58,8 +58,10 @@ def hermes_home(args: argparse.Namespace) -> Path:
     if not home.is_dir():
         raise CommandError(f"{home}: Hermes home is not a directory")
     if not looks_like_hermes_home(home) and not getattr(args, "init", False):
-        raise CommandError(f"{home}: does not look like a Hermes home (no memories/ or profiles/ directory, no config.yaml); "
-                           "check --hermes-home / HERMES_HOME, or pass `sync --init` to start one there")
+        raise CommandError(
+            f"{home}: does not look like a Hermes home (no memories/ or profiles/ directory, no config.yaml); "
+            "check --hermes-home / HERMES_HOME, or pass `sync --init` to start one there"
+        )
     return home
 
 
@@ -76,14 +78,18 @@ def selected_profiles(args: argparse.Namespace, home: Path) -> list[Profile]:
 
 
 def add_extractor_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--extractor", choices=EXTRACTOR_MODES, default="auto",
-                        help="auto (default: Ollama when it answers and has the model, else rules), rules or ollama")
-    parser.add_argument("--model", metavar="NAME",
-                        help="Ollama model (default: $MEMORY_PIPELINE_OLLAMA_MODEL, else qwen3.6-nothink)")
+    parser.add_argument(
+        "--extractor",
+        choices=EXTRACTOR_MODES,
+        default="auto",
+        help="auto (default: Ollama when it answers and has the model, else rules), rules or ollama",
+    )
+    parser.add_argument("--model", metavar="NAME", help="Ollama model (default: $MEMORY_PIPELINE_OLLAMA_MODEL, else qwen3.6-nothink)")
     parser.add_argument("--batch-size", metavar="N", type=_positive_int, help="entries per LLM call (default: 10)")
     parser.add_argument("--ollama-host", metavar="URL", help="Ollama server (default: $OLLAMA_HOST, else http://127.0.0.1:11434)")
-    parser.add_argument("--allow-remote-ollama", action="store_true",
-                        help="allow an Ollama host off this machine (memory entries would leave it)")
+    parser.add_argument(
+        "--allow-remote-ollama", action="store_true", help="allow an Ollama host off this machine (memory entries would leave it)"
+    )
 
 
 def extractor_config(args: argparse.Namespace) -> dict:

@@ -22,11 +22,11 @@ def register(commands) -> None:
     parser = commands.add_parser("compact", help="propose (or --apply) summary + fact_store#N rewrites for over-budget files")
     add_home_argument(parser)
     add_profile_arguments(parser)
-    parser.add_argument("--target", type=float, default=COMPACT_TARGET,
-                        help=f"share of the cap to fit into (default {COMPACT_TARGET})")
+    parser.add_argument("--target", type=float, default=COMPACT_TARGET, help=f"share of the cap to fit into (default {COMPACT_TARGET})")
     parser.add_argument("--apply", action="store_true", help="write the proposal (under Hermes' lock, after a backup), then sync")
-    parser.add_argument("--lock-timeout", type=float, default=10.0, metavar="SECONDS",
-                        help="how long to wait for Hermes' lock on the file (default 10)")
+    parser.add_argument(
+        "--lock-timeout", type=float, default=10.0, metavar="SECONDS", help="how long to wait for Hermes' lock on the file (default 10)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -84,8 +84,10 @@ def _compact(args: argparse.Namespace, profile) -> int:
         for source in SOURCE_FILES:
             reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
             if not reading.exists or reading.cap_usage <= args.target:
-                print(f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, "
-                      f"within the {100 * args.target:.0f}% target")
+                print(
+                    f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, "
+                    f"within the {100 * args.target:.0f}% target"
+                )
                 continue
             try:
                 proposal = propose(reading, raw, synced_facts(ledger), target=args.target)
@@ -108,13 +110,17 @@ def _compact(args: argparse.Namespace, profile) -> int:
 def _print_proposal(profile: str, proposal: Proposal) -> None:
     name = f"{profile}/{proposal.path.name}"
     if not proposal.rewrites:
-        print(f"{name}: {_usage(proposal.chars_before, proposal.limit)}; no entry with synced facts to shorten "
-              "(run `memory-pipeline sync` first?)")
+        print(
+            f"{name}: {_usage(proposal.chars_before, proposal.limit)}; no entry with synced facts to shorten "
+            "(run `memory-pipeline sync` first?)"
+        )
         return
     print(proposal.diff(), end="")
-    print(f"\n{name}: {len(proposal.rewrites)} entries shortened, {_usage(proposal.chars_before, proposal.limit)} → "
-          f"{_usage(proposal.chars_after, proposal.limit)}; target {100 * proposal.target:.0f}% "
-          + ("reached" if proposal.fits else "NOT reached: no more entries with synced facts to shorten"))
+    print(
+        f"\n{name}: {len(proposal.rewrites)} entries shortened, {_usage(proposal.chars_before, proposal.limit)} → "
+        f"{_usage(proposal.chars_after, proposal.limit)}; target {100 * proposal.target:.0f}% "
+        + ("reached" if proposal.fits else "NOT reached: no more entries with synced facts to shorten")
+    )
 
 
 def _confirm_facts(conn: sqlite3.Connection, proposal: Proposal) -> None:
@@ -143,7 +149,9 @@ def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> 
     stored = result.metadata.get("fact_store", {})
     added, compacted = int(stored.get("added", 0)), int(stored.get("compacted", 0))
     if result.error or added:
-        raise CommandError(f"the sync after compaction of profile {profile.name} "
-                           + (f"failed: {result.error}" if result.error else f"added {added} facts; expected none"))
+        raise CommandError(
+            f"the sync after compaction of profile {profile.name} "
+            + (f"failed: {result.error}" if result.error else f"added {added} facts; expected none")
+        )
     print(f"synced profile {profile.name}: added 0, {compacted} entries re-pointed at their facts")
     return 0

@@ -18,8 +18,13 @@ from memory_pipeline.lib.hermes.safe_files import replace_file
 
 SCRIPT_NAME = "memory-pipeline-sync.sh"
 # Settings a user may rely on that Hermes' cleaned environment would not pass on.
-_CARRIED_ENV = ("OLLAMA_HOST", "MEMORY_PIPELINE_OLLAMA_MODEL", "MEMORY_PIPELINE_PRIVACY_KEYWORDS",
-                "MEMORY_PIPELINE_DATA_DIR", "DAGSTER_HOME")
+_CARRIED_ENV = (
+    "OLLAMA_HOST",
+    "MEMORY_PIPELINE_OLLAMA_MODEL",
+    "MEMORY_PIPELINE_PRIVACY_KEYWORDS",
+    "MEMORY_PIPELINE_DATA_DIR",
+    "DAGSTER_HOME",
+)
 
 
 def register(commands) -> None:
@@ -27,8 +32,9 @@ def register(commands) -> None:
     actions = parser.add_subparsers(dest="cron_action", required=True, metavar="ACTION")
     install = actions.add_parser("install", help=f"write $HERMES_HOME/scripts/{SCRIPT_NAME} and print the hermes cron line")
     add_home_argument(install)
-    install.add_argument("--every", default="30m", metavar="SCHEDULE",
-                         help="Hermes schedule: '30m', 'every 2h' or a cron expression (default: 30m)")
+    install.add_argument(
+        "--every", default="30m", metavar="SCHEDULE", help="Hermes schedule: '30m', 'every 2h' or a cron expression (default: 30m)"
+    )
     install.add_argument("--name", default="memory-sync", help="the Hermes cron job's name (default: memory-sync)")
     install.set_defaults(run=run_install)
 
@@ -36,14 +42,16 @@ def register(commands) -> None:
 def wrapper_script(home) -> str:
     command = [sys.executable, "-m", "memory_pipeline.cli", "sync", "--hermes-home", str(home), "--all-profiles", "--quiet"]
     exports = [f"export {name}={shlex.quote(os.environ[name])}" for name in _CARRIED_ENV if os.environ.get(name)]
-    return "\n".join([
-        "#!/usr/bin/env bash",
-        "# Written by `memory-pipeline cron install`: keeps Hermes' fact store in step with MEMORY.md and USER.md.",
-        "# Silent on a clean sync; one line when a check does not pass; exit status 1 when the sync fails.",
-        *exports,
-        "exec " + " ".join(shlex.quote(part) for part in command),
-        "",
-    ])
+    return "\n".join(
+        [
+            "#!/usr/bin/env bash",
+            "# Written by `memory-pipeline cron install`: keeps Hermes' fact store in step with MEMORY.md and USER.md.",
+            "# Silent on a clean sync; one line when a check does not pass; exit status 1 when the sync fails.",
+            *exports,
+            "exec " + " ".join(shlex.quote(part) for part in command),
+            "",
+        ]
+    )
 
 
 def run_install(args: argparse.Namespace) -> int:
@@ -54,6 +62,23 @@ def run_install(args: argparse.Namespace) -> int:
     replace_file(script, wrapper_script(home), mode=0o755)
     print(f"wrote {script}")
     print("register it with Hermes' cron (no agent, no LLM quota; its output is delivered locally):")
-    print("  " + " ".join(shlex.quote(part) for part in [
-        "hermes", "cron", "create", args.every, "--name", args.name, "--script", SCRIPT_NAME, "--no-agent", "--deliver", "local"]))
+    print(
+        "  "
+        + " ".join(
+            shlex.quote(part)
+            for part in [
+                "hermes",
+                "cron",
+                "create",
+                args.every,
+                "--name",
+                args.name,
+                "--script",
+                SCRIPT_NAME,
+                "--no-agent",
+                "--deliver",
+                "local",
+            ]
+        )
+    )
     return 0

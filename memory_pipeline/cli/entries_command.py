@@ -43,9 +43,7 @@ def run(args: argparse.Namespace) -> int:
     for reading in unreadable:
         print(f"memory-pipeline: {reading.error}", file=sys.stderr)
     if args.json:
-        print_json({"profiles": [
-            {"profile": p.name, "sources": [source_payload(r) for r in readings]} for p, readings in profiles
-        ]})
+        print_json({"profiles": [{"profile": p.name, "sources": [source_payload(r) for r in readings]} for p, readings in profiles]})
     else:
         for profile, readings in profiles:
             _print_table(profile.name, readings)
@@ -55,8 +53,9 @@ def run(args: argparse.Namespace) -> int:
 def _print_table(profile: str, readings: list[SourceReading]) -> None:
     for r in readings:
         state = "missing" if not r.exists else "unreadable" if not r.readable else f"{len(r.entries)} entries"
-        print(f"{profile}/{r.path.name}: {state}, {r.chars}/{r.limit} chars ({100 * r.cap_usage:.0f}%), "
-              f"Hermes reads {len(r.hermes_entries)}")
+        print(
+            f"{profile}/{r.path.name}: {state}, {r.chars}/{r.limit} chars ({100 * r.cap_usage:.0f}%), Hermes reads {len(r.hermes_entries)}"
+        )
         for position, text in enumerate(r.entries, start=1):
             preview = text.replace("\n", " ")
             preview = preview if len(preview) <= 60 else preview[:59] + "…"

@@ -13,8 +13,13 @@ def register(commands) -> None:
     parser = commands.add_parser("extract-bench", help="compare Ollama models on a sample of your entries (prints only)")
     add_home_argument(parser)
     add_single_profile_argument(parser)
-    parser.add_argument("--model", action="append", required=True, metavar="NAME",
-                        help="a model to compare (give two or more); the first is the reference for agreement")
+    parser.add_argument(
+        "--model",
+        action="append",
+        required=True,
+        metavar="NAME",
+        help="a model to compare (give two or more); the first is the reference for agreement",
+    )
     parser.add_argument("--sample", type=int, default=20, metavar="N", help="entries to extract (default: 20)")
     parser.add_argument("--batch-size", type=int, default=10, metavar="N", help="entries per call (default: 10)")
     parser.add_argument("--ollama-host", metavar="URL", help="Ollama server (default: $OLLAMA_HOST, else http://127.0.0.1:11434)")
@@ -39,8 +44,13 @@ def run(args: argparse.Namespace) -> int:
     entries = sample_entries(readings, args.sample)
     if not entries:
         raise CommandError(f"profile {profile.name} has no entries to extract")
-    base = OllamaSettings(url=ollama_url(args.ollama_host), model=args.model[0], batch_size=args.batch_size,
-                          timeout_s=args.timeout, allow_remote=args.allow_remote_ollama)
+    base = OllamaSettings(
+        url=ollama_url(args.ollama_host),
+        model=args.model[0],
+        batch_size=args.batch_size,
+        timeout_s=args.timeout,
+        allow_remote=args.allow_remote_ollama,
+    )
     settings = [replace(base, model=model) for model in dict.fromkeys(args.model)]
     try:
         for model_settings in settings:  # every model present (and the host allowed) before any call

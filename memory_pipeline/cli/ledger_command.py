@@ -22,8 +22,10 @@ STDIO = "-"
 def register(commands) -> None:
     parser = commands.add_parser("ledger", help="export or import the ledger as the seed's 5-column TSV")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for action, helptext in (("export", "write the active ledger rows of every profile (or --profile) to PATH, - for stdout"),
-                             ("import", "read a memory-sync.sh ledger from PATH (- for stdin) into --profile")):
+    for action, helptext in (
+        ("export", "write the active ledger rows of every profile (or --profile) to PATH, - for stdout"),
+        ("import", "read a memory-sync.sh ledger from PATH (- for stdin) into --profile"),
+    ):
         sub = actions.add_parser(action, help=helptext)
         sub.add_argument("path", metavar="PATH")
         add_home_argument(sub)
@@ -88,11 +90,15 @@ def _import(args: argparse.Namespace, profiles: list[Profile]) -> int:
         report = import_tsv(conn, text, current)
     finally:
         conn.close()
-    print(f"imported {report.imported} ledger rows into profile {profile.name} "
-          f"({report.matched_current} matched entries in the files now, {report.superseded} older history rows dropped)")
+    print(
+        f"imported {report.imported} ledger rows into profile {profile.name} "
+        f"({report.matched_current} matched entries in the files now, {report.superseded} older history rows dropped)"
+    )
     rejected = report.bad_fact_id + report.missing_fact + report.malformed
     if rejected:
         lines = ", ".join(str(n) for n in report.bad_lines[:20])
-        print(f"rejected {rejected} rows: {report.bad_fact_id} non-numeric fact_id, {report.missing_fact} fact not in the store, "
-              f"{report.malformed} malformed (lines {lines})")
+        print(
+            f"rejected {rejected} rows: {report.bad_fact_id} non-numeric fact_id, {report.missing_fact} fact not in the store, "
+            f"{report.malformed} malformed (lines {lines})"
+        )
     return 0

@@ -37,9 +37,19 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
     compacted (full text a `fact_store#N` pointer in the files names)."""
     settings = holographic_settings(profile.home)
     db = settings.db_path
-    status = {"store": str(db), "facts": None, "pipeline_facts": None, "current_facts": None, "retired_facts": None,
-              "compacted_facts": None, "quarantined": None, "last_write": None, "vector_dialect": None, "vectors": None,
-              "store_error": None}
+    status = {
+        "store": str(db),
+        "facts": None,
+        "pipeline_facts": None,
+        "current_facts": None,
+        "retired_facts": None,
+        "compacted_facts": None,
+        "quarantined": None,
+        "last_write": None,
+        "vector_dialect": None,
+        "vectors": None,
+        "store_error": None,
+    }
     if not db.exists():
         return status
     try:
@@ -49,7 +59,8 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
                 f"SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0), coalesce(sum({has_tag_sql(RETIRED_TAG)}), 0) FROM facts"
             ).fetchone()
             status["compacted_facts"] = sum(
-                1 for fact_id in pointers if conn.execute("SELECT 1 FROM facts WHERE fact_id = ?", (fact_id,)).fetchone())
+                1 for fact_id in pointers if conn.execute("SELECT 1 FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+            )
             status["current_facts"] = status["pipeline_facts"] - status["retired_facts"] - status["compacted_facts"]
             status["quarantined"] = len(quarantined_entries(conn))
             status["vectors"] = vector_counts(conn, settings.hrr_dim)
@@ -85,8 +96,16 @@ def profile_status(home, profile: Profile) -> dict:
 
 
 def _vector_line(counts: dict, dialect: str) -> str:
-    shown = ", ".join(f"{n} {kind}" for kind, n in [("legacy float64", counts["legacy"]), ("HRR1 float32", counts["hrr1"]),
-                                                   ("malformed", counts["malformed"]), ("missing", counts["missing"])] if n)
+    shown = ", ".join(
+        f"{n} {kind}"
+        for kind, n in [
+            ("legacy float64", counts["legacy"]),
+            ("HRR1 float32", counts["hrr1"]),
+            ("malformed", counts["malformed"]),
+            ("missing", counts["missing"]),
+        ]
+        if n
+    )
     return f"HRR vectors: {shown or 'none'}; new vectors are written {'HRR1' if dialect == 'hrr1' else 'legacy'}"
 
 
@@ -103,12 +122,16 @@ def run(args: argparse.Namespace) -> int:
         elif s["facts"] is None:
             facts = "no store yet"
         else:
-            facts = (f"{s['facts']} facts ({s['current_facts']} current, {s['retired_facts']} retired, "
-                     f"{s['compacted_facts']} compacted, {s['facts'] - s['pipeline_facts']} Hermes' own; "
-                     f"{s['quarantined']} quarantined)")
+            facts = (
+                f"{s['facts']} facts ({s['current_facts']} current, {s['retired_facts']} retired, "
+                f"{s['compacted_facts']} compacted, {s['facts'] - s['pipeline_facts']} Hermes' own; "
+                f"{s['quarantined']} quarantined)"
+            )
         print(f"{s['profile']}: entries {entries}; {facts}")
-        print(f"  last sync {s['last_sync'] or 'never'}; last write {s['last_write'] or 'never'}; "
-              f"checks not passing: {', '.join(s['failing_checks']) or 'none'}")
+        print(
+            f"  last sync {s['last_sync'] or 'never'}; last write {s['last_write'] or 'never'}; "
+            f"checks not passing: {', '.join(s['failing_checks']) or 'none'}"
+        )
         if s["vectors"] is not None:
             print(f"  {_vector_line(s['vectors'], s['vector_dialect'])}")
         for problem in [*(f"unreadable: {p}" for p in s["unreadable"]), *([s["store_error"]] if s["store_error"] else [])]:

@@ -30,26 +30,38 @@ def register(commands) -> None:
     add_home_argument(parser)
     add_profile_arguments(parser, all_flag=True)
     add_extractor_arguments(parser)
-    parser.add_argument("--removal-policy", choices=REMOVAL_POLICIES, default=RemovalPolicy.RETIRE.value,
-                        help="facts of removed entries: retire (default: kept, tagged retired, below the agent's "
-                             "prefetch trust), keep (as they are) or delete")
-    parser.add_argument("--vector-format", choices=[f.value for f in VectorFormat], default=VectorFormat.AUTO.value,
-                        help="HRR vector dialect to write: auto (default: the store's own), legacy (float64, every "
-                             "Hermes reads it) or hrr1 (float32, current Hermes only)")
-    parser.add_argument("--keywords", metavar="PATH",
-                        help="privacy keyword list (default: $MEMORY_PIPELINE_PRIVACY_KEYWORDS, else "
-                             "<hermes-home>/memory-pipeline/privacy_keywords.txt, else the demo list)")
-    parser.add_argument("--privacy-policy", choices=PRIVACY_POLICIES, default="tag",
-                        help="private facts: tag (default) or hide (also below prefetch trust)")
-    parser.add_argument("--retag", action="store_true",
-                        help="only re-check privacy tags and the search index (after editing the keyword list)")
-    parser.add_argument("--force", action="store_true",
-                        help="run every profile, even one where nothing changed since its last clean sync")
-    parser.add_argument("--init", action="store_true",
-                        help="sync a home that does not look like a Hermes home yet (no memories/ or config.yaml)")
+    parser.add_argument(
+        "--removal-policy",
+        choices=REMOVAL_POLICIES,
+        default=RemovalPolicy.RETIRE.value,
+        help="facts of removed entries: retire (default: kept, tagged retired, below the agent's "
+        "prefetch trust), keep (as they are) or delete",
+    )
+    parser.add_argument(
+        "--vector-format",
+        choices=[f.value for f in VectorFormat],
+        default=VectorFormat.AUTO.value,
+        help="HRR vector dialect to write: auto (default: the store's own), legacy (float64, every "
+        "Hermes reads it) or hrr1 (float32, current Hermes only)",
+    )
+    parser.add_argument(
+        "--keywords",
+        metavar="PATH",
+        help="privacy keyword list (default: $MEMORY_PIPELINE_PRIVACY_KEYWORDS, else "
+        "<hermes-home>/memory-pipeline/privacy_keywords.txt, else the demo list)",
+    )
+    parser.add_argument(
+        "--privacy-policy", choices=PRIVACY_POLICIES, default="tag", help="private facts: tag (default) or hide (also below prefetch trust)"
+    )
+    parser.add_argument(
+        "--retag", action="store_true", help="only re-check privacy tags and the search index (after editing the keyword list)"
+    )
+    parser.add_argument("--force", action="store_true", help="run every profile, even one where nothing changed since its last clean sync")
+    parser.add_argument(
+        "--init", action="store_true", help="sync a home that does not look like a Hermes home yet (no memories/ or config.yaml)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--quiet", action="store_true",
-                        help="for cron: nothing on a clean sync, one line when a check does not pass")
+    parser.add_argument("--quiet", action="store_true", help="for cron: nothing on a clean sync, one line when a check does not pass")
     parser.set_defaults(run=run)
 
 
@@ -67,9 +79,15 @@ def run(args: argparse.Namespace) -> int:
     settings = {"resources": resource_config, "retag": args.retag}
     # Nothing to do where the files, the store, the keyword list and the settings are exactly as
     # the last clean sync left them: no Dagster run, not even its import.
-    skipped = [] if args.force or args.retag else [
-        name for name, profile in profiles.items()
-        if (digest := fingerprint(profile, keywords, settings)) is not None and digest == recorded(data_dir, name)]
+    skipped = (
+        []
+        if args.force or args.retag
+        else [
+            name
+            for name, profile in profiles.items()
+            if (digest := fingerprint(profile, keywords, settings)) is not None and digest == recorded(data_dir, name)
+        ]
+    )
     text = not (args.json or args.quiet)
     try:  # to name private entries by id only; a list that cannot load fails the run itself, with its line
         names_keywords = load_keywords(keywords) if text else None
@@ -102,9 +120,16 @@ def run(args: argparse.Namespace) -> int:
         from memory_pipeline.instance import local_instance
         from memory_pipeline.runs import run_sync
 
-        run_sync(local_instance(home), home, to_run, resource_config=resource_config,
-                 assets=RETAG_ASSETS if args.retag else None, with_changes=not (args.json or args.quiet),
-                 on_start=printer.starting if text else None, on_done=done)
+        run_sync(
+            local_instance(home),
+            home,
+            to_run,
+            resource_config=resource_config,
+            assets=RETAG_ASSETS if args.retag else None,
+            with_changes=not (args.json or args.quiet),
+            on_start=printer.starting if text else None,
+            on_done=done,
+        )
     for line in lines:
         print(f"memory-pipeline: {line}", file=sys.stderr)
     ok = not lines

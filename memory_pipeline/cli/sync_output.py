@@ -51,13 +51,28 @@ def skipped_summary(home: Path, profile: Profile) -> dict:
     conn = connect(store, create=False)
     try:
         facts, private = conn.execute(
-            f"SELECT count(*), coalesce(sum({has_tag_sql(PRIVATE_TAG, case_sensitive=False)}), 0) FROM facts").fetchone()
+            f"SELECT count(*), coalesce(sum({has_tag_sql(PRIVATE_TAG, case_sensitive=False)}), 0) FROM facts"
+        ).fetchone()
     finally:
         conn.close()
-    return {"profile": profile.name, "skipped": True, "extractor": "", "extractor_reason": "nothing changed since the last sync",
-            "model": "", "added": 0, "updated": 0, "unchanged": sum(len(r.entries) for r in read_profile(profile)),
-            "removed": 0, "quarantined": 0, "llm_calls": 0, "facts_total": int(facts), "store": str(store),
-            "private_facts": int(private), "failing_checks": failing, "error": None}
+    return {
+        "profile": profile.name,
+        "skipped": True,
+        "extractor": "",
+        "extractor_reason": "nothing changed since the last sync",
+        "model": "",
+        "added": 0,
+        "updated": 0,
+        "unchanged": sum(len(r.entries) for r in read_profile(profile)),
+        "removed": 0,
+        "quarantined": 0,
+        "llm_calls": 0,
+        "facts_total": int(facts),
+        "store": str(store),
+        "private_facts": int(private),
+        "failing_checks": failing,
+        "error": None,
+    }
 
 
 def problems(run) -> list[str]:
@@ -67,15 +82,17 @@ def problems(run) -> list[str]:
     found = []
     parsed = run.metadata.get("parsed_entries", {})
     if parsed.get("unreadable"):
-        found.append(f"profile {run.profile}: skipped, entries held: {parsed['unreadable']} "
-                     f"(see `memory-pipeline entries --profile {run.profile}`)")
+        found.append(
+            f"profile {run.profile}: skipped, entries held: {parsed['unreadable']} (see `memory-pipeline entries --profile {run.profile}`)"
+        )
     held = int(run.metadata.get("ledger_diff", {}).get("held_unreadable_entries", 0))
     if held and parsed.get("missing"):
-        found.append(f"profile {run.profile}: {held} synced entries held because {parsed['missing']} is missing; "
-                     "create it (even empty) to let them go")
+        found.append(
+            f"profile {run.profile}: {held} synced entries held because {parsed['missing']} is missing; "
+            "create it (even empty) to let them go"
+        )
     for check in run.failing_errors:
-        found.append(f"profile {run.profile}: {check} failed: {run.details.get(check, '')}; "
-                     f"fix: {fix_command(check, run.profile)}")
+        found.append(f"profile {run.profile}: {check} failed: {run.details.get(check, '')}; fix: {fix_command(check, run.profile)}")
     return found
 
 
@@ -83,9 +100,9 @@ def _title(text: str | None) -> str:
     """An entry's `**Title**:` or `Title:`, else its first characters, on one line."""
     line = " ".join((text or "").split())
     if line.startswith("**") and "**" in line[2:]:
-        line = line[2:line.index("**", 2)]
+        line = line[2 : line.index("**", 2)]
     elif ":" in line[:40]:
-        line = line[:line.index(":")]
+        line = line[: line.index(":")]
     return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1] + "…"
 
 
@@ -142,9 +159,11 @@ class Printer:
         if self.retag:
             print(f"{s['profile']}: re-tagged, {s['private_facts']} private facts")
             return
-        print(f"{s['profile']}: {s['added']} added, {s['updated']} updated, {s['unchanged']} unchanged, "
-              f"{s['removed']} removed, {s['quarantined']} pending; {s['facts_total']} facts "
-              f"({s['extractor']}, {s['private_facts']} private) in {s['store']}")
+        print(
+            f"{s['profile']}: {s['added']} added, {s['updated']} updated, {s['unchanged']} unchanged, "
+            f"{s['removed']} removed, {s['quarantined']} pending; {s['facts_total']} facts "
+            f"({s['extractor']}, {s['private_facts']} private) in {s['store']}"
+        )
         reason = f"{s['extractor']}{' ' + s['model'] if s['model'] else ''}; {s['extractor_reason']}"
         if (s["llm_calls"] or s["extractor"] != self.asked_extractor) and reason not in self._reasons:
             self._reasons.add(reason)  # which extractor ran and why, once, when it was not simply the one asked for

@@ -35,8 +35,7 @@ def run(args: argparse.Namespace) -> int:
     dagster_dir = prepared_dagster_home(home)
     # VIRTUAL_ENV: the environment this command runs in is the project's (dg checks that it is).
     env = {**os.environ, "DAGSTER_HOME": str(dagster_dir), "HERMES_HOME": str(home), "VIRTUAL_ENV": sys.prefix}
-    print(f"Dagster UI: http://127.0.0.1:{args.port}  (Hermes home {home}; run history in {dagster_dir}); Ctrl-C stops it",
-          flush=True)
+    print(f"Dagster UI: http://127.0.0.1:{args.port}  (Hermes home {home}; run history in {dagster_dir}); Ctrl-C stops it", flush=True)
     command = dev_command(args.port)
     os.chdir(REPO_ROOT)  # dg finds the project from the working directory
     os.execve(command[0], command, env)

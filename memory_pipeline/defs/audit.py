@@ -19,9 +19,7 @@ from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, read_profile
 
 
 @contextmanager
-def profile_audit(
-    profile_name: str, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource, names=None
-):
+def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource, names=None):
     """One profile's three layers, for the checks named (all when None): only what they need is read."""
     profile = hermes.profile(profile_name)
     settings = store.settings(profile)
@@ -29,8 +27,9 @@ def profile_audit(
     # (and fact_store's), never the ledger check's.
     keywords = privacy.keywords_for_step(hermes.path()) if names is None or "privacy_coverage" in names else None
     with store.connected(settings, create=False) as conn:
-        inputs = AuditInputs(read_profile(profile), conn, settings, keywords,
-                             data_dir=pipeline_data_dir(hermes.path()), profile=profile.name)
+        inputs = AuditInputs(
+            read_profile(profile), conn, settings, keywords, data_dir=pipeline_data_dir(hermes.path()), profile=profile.name
+        )
         with Audit(inputs, names) as audit:
             yield audit
 
@@ -58,24 +57,31 @@ def audit_report(
     data_dir = pipeline_data_dir(hermes.path())
     markdown_path, json_path = write_reports(data_dir, context.partition_key, context.run.run_id, results)
     errors = failing_errors(results)
-    return dg.Output(AuditRun(context.run.run_id, tuple(results), loads), metadata={
-        "checks": float(len(results)),
-        "passed": float(sum(r.passed for r in results)),
-        "error_failures": float(len(errors)),
-        "warn_failures": float(sum(not r.passed for r in results) - len(errors)),
-        "failing": ", ".join(r.name for r in results if not r.passed) or "none",
-        "layer_loads": float(loads),
-        "report": dg.MetadataValue.path(str(markdown_path)),
-        "report_json": dg.MetadataValue.path(str(json_path)),
-        "history": dg.MetadataValue.path(str(history_path(data_dir))),
-    })
+    return dg.Output(
+        AuditRun(context.run.run_id, tuple(results), loads),
+        metadata={
+            "checks": float(len(results)),
+            "passed": float(sum(r.passed for r in results)),
+            "error_failures": float(len(errors)),
+            "warn_failures": float(sum(not r.passed for r in results) - len(errors)),
+            "failing": ", ".join(r.name for r in results if not r.passed) or "none",
+            "layer_loads": float(loads),
+            "report": dg.MetadataValue.path(str(markdown_path)),
+            "report_json": dg.MetadataValue.path(str(json_path)),
+            "history": dg.MetadataValue.path(str(history_path(data_dir))),
+        },
+    )
 
 
 def _result(key: dg.AssetCheckKey, result: AuditResult) -> dg.AssetCheckResult:
     severity = dg.AssetCheckSeverity.ERROR if result.severity == ERROR else dg.AssetCheckSeverity.WARN
     return dg.AssetCheckResult(
-        asset_key=key.asset_key, check_name=key.name, passed=result.passed, severity=severity,
-        description=result.detail, metadata=result.metrics,
+        asset_key=key.asset_key,
+        check_name=key.name,
+        passed=result.passed,
+        severity=severity,
+        description=result.detail,
+        metadata=result.metrics,
     )
 
 
@@ -101,9 +107,15 @@ with warnings.catch_warnings():
     # Every check of the registry that is neither the blocking one nor judged inside its asset's
     # step; each reads `audit_report`, whose results it shows.
     AUDIT_SPECS = [
-        dg.AssetCheckSpec(spec.name, asset=dg.AssetKey(spec.asset), description=spec.description, partitions_def=hermes_profiles,
-                          additional_deps=[audit_report])
-        for spec in CHECK_REGISTRY if not (spec.blocking or spec.in_run)
+        dg.AssetCheckSpec(
+            spec.name,
+            asset=dg.AssetKey(spec.asset),
+            description=spec.description,
+            partitions_def=hermes_profiles,
+            additional_deps=[audit_report],
+        )
+        for spec in CHECK_REGISTRY
+        if not (spec.blocking or spec.in_run)
     ]
 
     @dg.multi_asset_check(specs=AUDIT_SPECS, can_subset=True, name="memory_audits", ins={"audit_report": dg.AssetIn(audit_report.key)})

@@ -16,6 +16,5 @@ RETAG_TAG = "memory_pipeline/retag"  # the keyword list's short hash: which vers
 def retag_backfill(profiles: list[str], keywords_sha256: str) -> dg.RunRequest:
     """A request the sensor daemon turns into one backfill (not one run per profile)."""
     partitions = hermes_profiles.empty_subset().with_partition_keys(profiles)
-    subset = AssetGraphSubset(partitions_subsets_by_asset_key={key: partitions for key in RETAG_ASSETS},
-                              non_partitioned_asset_keys=set())
+    subset = AssetGraphSubset(partitions_subsets_by_asset_key={key: partitions for key in RETAG_ASSETS}, non_partitioned_asset_keys=set())
     return dg.RunRequest.for_asset_graph_subset(subset, tags={RETAG_TAG: keywords_sha256[:16]})

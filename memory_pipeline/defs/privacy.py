@@ -114,5 +114,3 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
             "search_index_removed": float(synced.removed),
         }
     )
-
-

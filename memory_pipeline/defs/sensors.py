@@ -32,13 +32,18 @@ def privacy_keywords_sensor(
     digest = keywords.sha256
     # Each new version of the list is an observation of `privacy_keywords`: the UI shows when the
     # list last changed, and its data version is the hash (never a term).
-    observed = [dg.AssetObservation(
-        asset_key=dg.AssetKey("privacy_keywords"), tags={"dagster/data_version": digest},
-        metadata={"sha256": digest, "terms": float(keywords.terms), "path": dg.MetadataValue.path(str(keywords.path))})]
+    observed = [
+        dg.AssetObservation(
+            asset_key=dg.AssetKey("privacy_keywords"),
+            tags={"dagster/data_version": digest},
+            metadata={"sha256": digest, "terms": float(keywords.terms), "path": dg.MetadataValue.path(str(keywords.path))},
+        )
+    ]
     if context.cursor is None:
         # First look: every sync run tags against the current list anyway; only later edits need a re-tag.
-        return dg.SensorResult(skip_reason="privacy keyword list recorded", asset_events=observed,
-                               cursor=json.dumps({"sha256": digest, "generation": 0}))
+        return dg.SensorResult(
+            skip_reason="privacy keyword list recorded", asset_events=observed, cursor=json.dumps({"sha256": digest, "generation": 0})
+        )
     seen = json.loads(context.cursor)
     if digest == seen["sha256"]:
         return dg.SkipReason("privacy keyword list unchanged")

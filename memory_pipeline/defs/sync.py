@@ -56,7 +56,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", dg.PreviewWarning)  # partitioned asset checks: preview in Dagster 1.13
     EXTRACTION_CHECK_SPECS = [
         dg.AssetCheckSpec(spec.name, asset=spec.asset, partitions_def=hermes_profiles, description=spec.description)
-        for spec in CHECK_REGISTRY if spec.in_run
+        for spec in CHECK_REGISTRY
+        if spec.in_run
     ]
 
 
@@ -99,28 +100,39 @@ def extracted_facts(
         record_calls(pipeline_data_dir(hermes.path()), context.run.run_id, context.partition_key, name, model, outcome.calls)
     extraction = Extraction.of(outcome, Provenance(name, model, prompt_version))
     frame = extraction.facts
-    context.log.info(f"{name} extractor ({reason}): {len(work)} entries, {len(frame)} facts, {len(outcome.calls)} calls, "
-                     f"{len(outcome.quarantine)} quarantined")
-    yield dg.Output(extraction, metadata={
-        "extractor": name,
-        "extractor_reason": reason,
-        "model": model,
-        "entries_extracted": float(len(work)),
-        "facts": float(len(frame)),
-        "llm_calls": float(len(outcome.calls)),
-        "json_failures": float(outcome.json_failures),
-        "transport_failures": float(outcome.transport_failures),
-        "retries": float(outcome.retries),
-        "quarantined": float(len(outcome.quarantine)),
-        "prompt_tokens": float(outcome.prompt_tokens),
-        "eval_tokens": float(outcome.eval_tokens),
-        **latency_summary("fact_latency", list(frame["latency_s"])),
-        **latency_summary("call_latency", outcome.call_latencies_s),
-    })
-    for result in extraction_checks(outcome.calls, latency_bound_s=extractor.latency_p95_bound_s,
-                                    failure_rate_bound=extractor.json_failure_rate_bound):
-        yield dg.AssetCheckResult(check_name=result.name, passed=result.passed, severity=dg.AssetCheckSeverity.WARN,
-                                  description=result.detail, metadata=result.metrics)
+    context.log.info(
+        f"{name} extractor ({reason}): {len(work)} entries, {len(frame)} facts, {len(outcome.calls)} calls, "
+        f"{len(outcome.quarantine)} quarantined"
+    )
+    yield dg.Output(
+        extraction,
+        metadata={
+            "extractor": name,
+            "extractor_reason": reason,
+            "model": model,
+            "entries_extracted": float(len(work)),
+            "facts": float(len(frame)),
+            "llm_calls": float(len(outcome.calls)),
+            "json_failures": float(outcome.json_failures),
+            "transport_failures": float(outcome.transport_failures),
+            "retries": float(outcome.retries),
+            "quarantined": float(len(outcome.quarantine)),
+            "prompt_tokens": float(outcome.prompt_tokens),
+            "eval_tokens": float(outcome.eval_tokens),
+            **latency_summary("fact_latency", list(frame["latency_s"])),
+            **latency_summary("call_latency", outcome.call_latencies_s),
+        },
+    )
+    for result in extraction_checks(
+        outcome.calls, latency_bound_s=extractor.latency_p95_bound_s, failure_rate_bound=extractor.json_failure_rate_bound
+    ):
+        yield dg.AssetCheckResult(
+            check_name=result.name,
+            passed=result.passed,
+            severity=dg.AssetCheckSeverity.WARN,
+            description=result.detail,
+            metadata=result.metrics,
+        )
 
 
 @dg.asset(
@@ -156,8 +168,7 @@ def fact_store(
             privacy=(keywords, privacy.private_policy()),
         )
     if report.removed:
-        context.log.info(f"{report.removed} entries left the files; policy {store.removal()!r} "
-                         "applied to their facts")
+        context.log.info(f"{report.removed} entries left the files; policy {store.removal()!r} applied to their facts")
     return dg.MaterializeResult(
         metadata={
             "added": float(report.added),
@@ -175,5 +186,3 @@ def fact_store(
             "store": dg.MetadataValue.path(str(settings.db_path)),
         }
     )
-
-

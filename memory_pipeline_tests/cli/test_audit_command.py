@@ -4,8 +4,20 @@ import sqlite3
 from memory_pipeline.cli import main
 from memory_pipeline_tests.store_helpers import profile_result, sync_json, table_checksums
 
-CHECK_NAMES = ["layer_counts", "hashes_fresh", "ledger_integrity", "fact_links", "index_consistency", "privacy_coverage",
-               "cap_usage", "format_parity", "pointers_resolve", "quarantine_empty", "extraction_latency", "extraction_json_valid"]
+CHECK_NAMES = [
+    "layer_counts",
+    "hashes_fresh",
+    "ledger_integrity",
+    "fact_links",
+    "index_consistency",
+    "privacy_coverage",
+    "cap_usage",
+    "format_parity",
+    "pointers_resolve",
+    "quarantine_empty",
+    "extraction_latency",
+    "extraction_json_valid",
+]
 
 
 def test_clean_demo_sync_passes_every_error_check(capsys, demo_home):

@@ -111,9 +111,22 @@ def test_file_changed_between_proposal_and_apply_stops(synced_home):
     """The agent writes while compact waits for the lock: compact notices and writes nothing."""
     lock = _hold_lock(synced_home)
     process = subprocess.Popen(
-        [sys.executable, "-u", "-m", "memory_pipeline.cli", "compact", "--hermes-home", str(synced_home),
-         "--profile", "default", "--apply"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ},
+        [
+            sys.executable,
+            "-u",
+            "-m",
+            "memory_pipeline.cli",
+            "compact",
+            "--hermes-home",
+            str(synced_home),
+            "--profile",
+            "default",
+            "--apply",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
     )
     try:
         for line in process.stdout:  # the proposal is printed before the lock is taken

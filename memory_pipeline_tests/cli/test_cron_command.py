@@ -31,8 +31,7 @@ def test_wrapper_is_silent_when_clean_one_line_on_a_finding_and_fails_on_a_failu
     script = demo_home / "scripts" / SCRIPT_NAME
     assert out[0] == f"wrote {script}" and script.stat().st_mode & 0o111
     job = _hermes_accepts(out[-1].strip())
-    assert (job.cron_command, job.schedule, job.script, job.no_agent, job.deliver) == \
-        ("create", "30m", SCRIPT_NAME, True, "local")
+    assert (job.cron_command, job.schedule, job.script, job.no_agent, job.deliver) == ("create", "30m", SCRIPT_NAME, True, "local")
 
     from cron.scheduler import _run_job_script  # how Hermes runs a --no-agent job's script
 

@@ -7,8 +7,18 @@ from memory_pipeline.lib.hermes.hashing import entry_sha256
 
 SOURCE_KEYS = {"source", "path", "exists", "chars", "limit", "hermes_entry_count", "entries", "findings"}
 FINDING_CODES = {
-    "crlf", "bom", "leading_delimiter", "doubled_delimiter", "preamble", "trailing_newline", "duplicate_entry",
-    "entry_over_cap", "over_cap", "unreadable", "drift_backup", "hermes_parse_differs",
+    "crlf",
+    "bom",
+    "leading_delimiter",
+    "doubled_delimiter",
+    "preamble",
+    "trailing_newline",
+    "duplicate_entry",
+    "entry_over_cap",
+    "over_cap",
+    "unreadable",
+    "drift_backup",
+    "hermes_parse_differs",
 }
 
 
@@ -76,6 +86,8 @@ def test_unknown_profile_is_a_clear_error(capsys, demo_home):
 def test_table_output_through_the_installed_command(demo_home):
     out = subprocess.run(
         [sys.executable, "-m", "memory_pipeline.cli", "entries", "--hermes-home", str(demo_home), "--profile", "work"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "work/MEMORY.md: 5 entries, 524/2200 chars (24%), Hermes reads 5" in out

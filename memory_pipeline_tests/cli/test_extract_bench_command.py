@@ -27,13 +27,31 @@ def _files(home):
 def test_table_of_two_models_on_a_sample_and_nothing_written(capsys, demo_home):
     before = _files(demo_home)
     with _two_models() as server:
-        code = main(["extract-bench", "--hermes-home", str(demo_home), "--model", "fast", "--model", "careless",
-                     "--sample", "4", "--batch-size", "4", "--ollama-host", server.url])
+        code = main(
+            [
+                "extract-bench",
+                "--hermes-home",
+                str(demo_home),
+                "--model",
+                "fast",
+                "--model",
+                "careless",
+                "--sample",
+                "4",
+                "--batch-size",
+                "4",
+                "--ollama-host",
+                server.url,
+            ]
+        )
         out = capsys.readouterr().out
         assert code == 0, out
         assert len(server.chat_requests) == 1 + 2  # fast: one batch; careless: a rejected reply and its retry
-    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]] for line in out.splitlines()
-            if line.startswith("| fast") or line.startswith("| careless")}
+    rows = {
+        line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+        for line in out.splitlines()
+        if line.startswith("| fast") or line.startswith("| careless")
+    }
     entries, calls, s_per_fact, valid, per_entry, quarantined, agreement = rows["fast"]
     assert (entries, calls, valid, per_entry, quarantined, agreement) == ("4", "1", "100%", "1.00", "0", "1.00")
     entries, calls, s_per_fact, valid, per_entry, quarantined, agreement = rows["careless"]
@@ -45,8 +63,7 @@ def test_table_of_two_models_on_a_sample_and_nothing_written(capsys, demo_home):
 
 def test_a_missing_model_is_one_line_before_any_call(capsys, demo_home):
     with _two_models() as server:
-        code = main(["extract-bench", "--hermes-home", str(demo_home), "--model", "fast", "--model", "qwen9",
-                     "--ollama-host", server.url])
+        code = main(["extract-bench", "--hermes-home", str(demo_home), "--model", "fast", "--model", "qwen9", "--ollama-host", server.url])
         assert server.chat_requests == []
     err = capsys.readouterr().err
     assert code == 2 and err.strip().endswith("has no model qwen9 (`ollama pull qwen9`)") and err.count("\n") == 1

@@ -2,9 +2,24 @@ import json
 
 from memory_pipeline.cli import main
 
-PROFILE_KEYS = {"profile", "skipped", "extractor", "extractor_reason", "model", "added", "updated", "unchanged", "removed",
-                "quarantined", "llm_calls",
-                "facts_total", "store", "private_facts", "failing_checks", "error"}
+PROFILE_KEYS = {
+    "profile",
+    "skipped",
+    "extractor",
+    "extractor_reason",
+    "model",
+    "added",
+    "updated",
+    "unchanged",
+    "removed",
+    "quarantined",
+    "llm_calls",
+    "facts_total",
+    "store",
+    "private_facts",
+    "failing_checks",
+    "error",
+}
 
 
 def test_json_contract_for_every_demo_profile(capsys, demo_home):
@@ -15,14 +30,27 @@ def test_json_contract_for_every_demo_profile(capsys, demo_home):
     assert set(payload) == {"ok", "duration_s", "profiles"}
     assert payload["ok"] is True and isinstance(payload["duration_s"], float)
     assert [p["profile"] for p in payload["profiles"]] == ["default", "work"]
-    for profile, entries, store in [("default", 23, demo_home / "memory_store.db"),
-                                    ("work", 8, demo_home / "profiles" / "work" / "memory_store.db")]:
+    for profile, entries, store in [
+        ("default", 23, demo_home / "memory_store.db"),
+        ("work", 8, demo_home / "profiles" / "work" / "memory_store.db"),
+    ]:
         result = next(p for p in payload["profiles"] if p["profile"] == profile)
         assert set(result) == PROFILE_KEYS
-        assert result == {**result, "extractor": "rules", "added": entries, "updated": 0, "unchanged": 0, "removed": 0,
-                          "quarantined": 0, "llm_calls": 0, "facts_total": entries, "store": str(store),
-                          "private_facts": 1, "failing_checks": ["cap_usage"] if profile == "default" else [],
-                          "error": None}
+        assert result == {
+            **result,
+            "extractor": "rules",
+            "added": entries,
+            "updated": 0,
+            "unchanged": 0,
+            "removed": 0,
+            "quarantined": 0,
+            "llm_calls": 0,
+            "facts_total": entries,
+            "store": str(store),
+            "private_facts": 1,
+            "failing_checks": ["cap_usage"] if profile == "default" else [],
+            "error": None,
+        }
     # The runs are recorded in the persistent local instance the UI shares.
     assert (demo_home / "memory-pipeline" / "dagster_home" / "dagster.yaml").exists()
 

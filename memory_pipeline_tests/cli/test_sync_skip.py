@@ -35,8 +35,10 @@ def test_an_unchanged_profile_is_skipped_without_a_run(capsys, synced_home):
     assert {p["skipped"] for p in profiles.values()} == {True} and _runs(synced_home) == runs
     assert profiles["default"]["unchanged"] == 23 and profiles["default"]["facts_total"] == 23
     assert main(["sync", "--hermes-home", str(synced_home)]) == 0
-    assert capsys.readouterr().out.splitlines() == ["default: unchanged (skipped; --force runs it anyway)",
-                                                    "work: unchanged (skipped; --force runs it anyway)"]
+    assert capsys.readouterr().out.splitlines() == [
+        "default: unchanged (skipped; --force runs it anyway)",
+        "work: unchanged (skipped; --force runs it anyway)",
+    ]
     forced = _sync(capsys, synced_home, "--force", "--profile", "work")
     assert forced["work"]["skipped"] is False and _runs(synced_home) == runs + 1
 

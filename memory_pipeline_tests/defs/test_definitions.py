@@ -76,8 +76,13 @@ def test_dg_check_defs_loads_the_project():
 
     from memory_pipeline.lib.hermes.profiles import REPO_ROOT
 
-    done = subprocess.run([str(Path(sys.executable).with_name("dg")), "check", "defs", "--use-active-venv"],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=240,
-                          env={**os.environ, "VIRTUAL_ENV": sys.prefix})
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("dg")), "check", "defs", "--use-active-venv"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, "VIRTUAL_ENV": sys.prefix},
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "All definitions loaded successfully." in done.stdout + done.stderr

@@ -32,8 +32,9 @@ def server(monkeypatch):
 
 def _history(home) -> list[tuple]:
     with duckdb.connect(str(home / "memory-pipeline" / "history.duckdb"), read_only=True) as db:
-        return db.execute("SELECT profile, batch, attempt, entries, facts, outcome, prompt_tokens FROM extraction_calls "
-                          "ORDER BY profile, batch, attempt").fetchall()
+        return db.execute(
+            "SELECT profile, batch, attempt, entries, facts, outcome, prompt_tokens FROM extraction_calls ORDER BY profile, batch, attempt"
+        ).fetchall()
 
 
 def test_auto_uses_ollama_in_batches_and_records_every_call(capsys, demo_home, server):
@@ -48,7 +49,8 @@ def test_auto_uses_ollama_in_batches_and_records_every_call(capsys, demo_home, s
     assert len(calls) == 7 and {c[5] for c in calls} == {"ok"} and sum(c[4] for c in calls) == 31
     assert consistency_problems(demo_home / "memory_store.db") == []
     assert query(demo_home / "memory_store.db", "SELECT DISTINCT extractor, model FROM memory_pipeline_ledger") == [
-        ("ollama", "qwen3.6-nothink")]
+        ("ollama", "qwen3.6-nothink")
+    ]
     # A second run on unchanged files asks the model nothing.
     again = profile_result(sync_json(capsys, demo_home, "--profile", "default"), "default")
     assert (again["llm_calls"], again["added"], again["unchanged"]) == (0, 0, 23)
@@ -58,8 +60,12 @@ def test_auto_uses_ollama_in_batches_and_records_every_call(capsys, demo_home, s
 def test_metadata_and_checks_of_a_run(demo_home, server):
     server.default = slow(0.25)
     with dg.instance_for_test() as instance:
-        (run,) = run_sync(instance, demo_home, ["work"], resource_config={
-            "extractor": {"extractor": "OLLAMA", "batch_size": 4, "latency_p95_bound_s": 0.05}})
+        (run,) = run_sync(
+            instance,
+            demo_home,
+            ["work"],
+            resource_config={"extractor": {"extractor": "OLLAMA", "batch_size": 4, "latency_p95_bound_s": 0.05}},
+        )
         assert run.success, run.error
         metadata = run.metadata["extracted_facts"]
         assert metadata["extractor"] == "ollama" and metadata["model"] == "qwen3.6-nothink"
@@ -107,8 +113,10 @@ def test_human_summary_says_which_extractor_and_why(capsys, demo_home, server, m
     assert main(["sync", "--hermes-home", str(demo_home), "--profile", "work"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("work: 8 added") and "(rules, 1 private)" in out[0]
-    assert out[1] == f"  extractor: rules, 0 LLM calls; auto fell back to rules: Ollama 0.12.6 at {server.url} has no model " \
-                     "llama3.2 (`ollama pull llama3.2`)"
+    assert (
+        out[1] == f"  extractor: rules, 0 LLM calls; auto fell back to rules: Ollama 0.12.6 at {server.url} has no model "
+        "llama3.2 (`ollama pull llama3.2`)"
+    )
     assert server.chat_requests == []
 
 

@@ -50,9 +50,13 @@ def _run_requests(instance, home, keywords, result):
     (the UI end-to-end test has the real daemon do it)."""
     runs = []
     for profile in sorted(_backfill(result)["privacy_tags"]):
-        (run,) = run_sync(instance, home, [profile],
-                          resource_config={"privacy": {"keywords_path": str(keywords)}},
-                          assets=[a.to_user_string() for a in RETAG_ASSETS])
+        (run,) = run_sync(
+            instance,
+            home,
+            [profile],
+            resource_config={"privacy": {"keywords_path": str(keywords)}},
+            assets=[a.to_user_string() for a in RETAG_ASSETS],
+        )
         assert run.success, run.error
         runs.append(run)
     return runs
@@ -92,8 +96,9 @@ def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
             for fact_id, row in now.items():
                 if fact_id in matching:
                     assert "private-person" in row[2].split(",")
-                    assert query(db, "SELECT e.name FROM fact_entities fe JOIN entities e USING (entity_id) WHERE fe.fact_id = ?",
-                                 (fact_id,)) == [("private-person",)]
+                    assert query(
+                        db, "SELECT e.name FROM fact_entities fe JOIN entities e USING (entity_id) WHERE fe.fact_id = ?", (fact_id,)
+                    ) == [("private-person",)]
                 else:
                     assert row == facts[fact_id], "no other fact changes"
         assert TERM not in _event_log_text(instance, runs).lower()
@@ -106,8 +111,9 @@ def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
 
 
 def _files_sensor(instance, home, cursor):
-    with dg.build_sensor_context(instance=instance, cursor=cursor,
-                                 resources={"hermes": HermesHomeResource(hermes_home=str(home))}) as context:
+    with dg.build_sensor_context(
+        instance=instance, cursor=cursor, resources={"hermes": HermesHomeResource(hermes_home=str(home))}
+    ) as context:
         return memory_files_sensor(context)
 
 

@@ -78,8 +78,12 @@ def test_remove_one_entry_per_policy(capsys, synced, policy, facts_left, trust):
     assert (result["removed"], result["added"], result["updated"], result["facts_total"]) == (1, 0, 0, facts_left)
     rows = query(db, "SELECT trust_score FROM facts WHERE content = ?", (gone,))
     assert (rows[0][0] if rows else None) == pytest.approx(trust) if trust else rows == []
-    statuses = query(db, """SELECT l.status FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)
-                             WHERE f.content = ?""", (gone,))
+    statuses = query(
+        db,
+        """SELECT l.status FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)
+                             WHERE f.content = ?""",
+        (gone,),
+    )
     assert statuses == ([] if policy == "delete" else [("retired",)])
     assert consistency_problems(db) == []
     # The entry coming back restores it as an active, fully trusted fact.

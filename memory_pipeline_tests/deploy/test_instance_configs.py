@@ -14,8 +14,13 @@ from memory_pipeline.instance import INSTANCE_TEMPLATE
 from memory_pipeline.lib.hermes.profiles import REPO_ROOT
 
 DEPLOY = REPO_ROOT / "deploy" / "dagster.yaml"
-DEPLOY_ENV = {"DAGSTER_POSTGRES_HOST": "db", "DAGSTER_POSTGRES_USER": "dagster", "DAGSTER_POSTGRES_PASSWORD": "secret",
-              "DAGSTER_POSTGRES_DB": "dagster", "MEMORY_PIPELINE_IMAGE": "memory-pipeline:latest"}
+DEPLOY_ENV = {
+    "DAGSTER_POSTGRES_HOST": "db",
+    "DAGSTER_POSTGRES_USER": "dagster",
+    "DAGSTER_POSTGRES_PASSWORD": "secret",
+    "DAGSTER_POSTGRES_DB": "dagster",
+    "MEMORY_PIPELINE_IMAGE": "memory-pipeline:latest",
+}
 
 
 def _validated(path, tmp_path) -> dict:

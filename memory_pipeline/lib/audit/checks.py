@@ -33,8 +33,7 @@ class AuditRun:
         return next(r for r in self.results if r.name == name)
 
     def to_json(self) -> str:
-        return json.dumps({"run_id": self.run_id, "loads": self.loads, "results": [vars(r) for r in self.results]},
-                          ensure_ascii=False)
+        return json.dumps({"run_id": self.run_id, "loads": self.loads, "results": [vars(r) for r in self.results]}, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> AuditRun:
@@ -64,31 +63,90 @@ _EXTRACT_BENCH = "memory-pipeline extract-bench --model A --model B --profile {p
 CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     CheckSpec("layer_counts", "fact_store", ERROR, "Every active ledger entry still has its entry in the files.", _REPAIR, start=1),
     CheckSpec("hashes_fresh", "fact_store", ERROR, "Every entry's hash is in the ledger; only quarantined entries wait.", _REPAIR, start=3),
-    CheckSpec("ledger_integrity", "ledger_diff", ERROR,
-              "Ledger rows well-formed (numeric fact ids, one version per entry, known sources, timestamps). "
-              "Blocking: no write happens on a bad ledger.",
-              "memory-pipeline audit --profile {profile} (a corrupt ledger is left for a person: "
-              "`memory-pipeline ledger export -` shows it)", blocking=True, start=4),
-    CheckSpec("fact_links", "fact_store", ERROR,
-              "No orphan ledger fact ids, no ghost pipeline facts, no near-copies, no dangling links.",
-              "memory-pipeline audit --profile {profile}", start=0),
-    CheckSpec("index_consistency", "fts_index", ERROR,
-              "facts_fts in step; every fact's HRR vector decodes (legacy float64 or HRR1 float32); banks match their vectors.",
-              _REPAIR, start=5),
-    CheckSpec("privacy_coverage", "privacy_tags", ERROR,
-              "Every fact matching the list or a detector carries private-person; no tag variants.", _REPAIR, start=2),
-    CheckSpec("cap_usage", "parsed_entries", WARN, "MEMORY.md and USER.md within 85% of their caps (over 100% is an error).",
-              "memory-pipeline compact --profile {profile}", start=7),
-    CheckSpec("format_parity", "parsed_entries", WARN, "Hermes' own reader sees the same entries as the pipeline.",
-              "memory-pipeline entries --profile {profile}", start=8),
-    CheckSpec("pointers_resolve", "fact_store", WARN, "Every fact_store#N pointer in the memory files names a fact.",
-              "memory-pipeline compact --profile {profile} (or edit the pointer in the memory file)", start=6),
-    CheckSpec("quarantine_empty", "fact_store", WARN, "No extraction is waiting in quarantine.",
-              "memory-pipeline sync --profile {profile} (quarantined entries are retried, each alone)", start=9),
-    CheckSpec("extraction_latency", "extracted_facts", WARN,
-              "p95 seconds per extracted fact within the configured bound (default 10 s).", _EXTRACT_BENCH, in_run=True, start=10),
-    CheckSpec("extraction_json_valid", "extracted_facts", WARN,
-              "Share of model replies that failed validation within the configured bound.", _EXTRACT_BENCH, in_run=True, start=11),
+    CheckSpec(
+        "ledger_integrity",
+        "ledger_diff",
+        ERROR,
+        "Ledger rows well-formed (numeric fact ids, one version per entry, known sources, timestamps). "
+        "Blocking: no write happens on a bad ledger.",
+        "memory-pipeline audit --profile {profile} (a corrupt ledger is left for a person: `memory-pipeline ledger export -` shows it)",
+        blocking=True,
+        start=4,
+    ),
+    CheckSpec(
+        "fact_links",
+        "fact_store",
+        ERROR,
+        "No orphan ledger fact ids, no ghost pipeline facts, no near-copies, no dangling links.",
+        "memory-pipeline audit --profile {profile}",
+        start=0,
+    ),
+    CheckSpec(
+        "index_consistency",
+        "fts_index",
+        ERROR,
+        "facts_fts in step; every fact's HRR vector decodes (legacy float64 or HRR1 float32); banks match their vectors.",
+        _REPAIR,
+        start=5,
+    ),
+    CheckSpec(
+        "privacy_coverage",
+        "privacy_tags",
+        ERROR,
+        "Every fact matching the list or a detector carries private-person; no tag variants.",
+        _REPAIR,
+        start=2,
+    ),
+    CheckSpec(
+        "cap_usage",
+        "parsed_entries",
+        WARN,
+        "MEMORY.md and USER.md within 85% of their caps (over 100% is an error).",
+        "memory-pipeline compact --profile {profile}",
+        start=7,
+    ),
+    CheckSpec(
+        "format_parity",
+        "parsed_entries",
+        WARN,
+        "Hermes' own reader sees the same entries as the pipeline.",
+        "memory-pipeline entries --profile {profile}",
+        start=8,
+    ),
+    CheckSpec(
+        "pointers_resolve",
+        "fact_store",
+        WARN,
+        "Every fact_store#N pointer in the memory files names a fact.",
+        "memory-pipeline compact --profile {profile} (or edit the pointer in the memory file)",
+        start=6,
+    ),
+    CheckSpec(
+        "quarantine_empty",
+        "fact_store",
+        WARN,
+        "No extraction is waiting in quarantine.",
+        "memory-pipeline sync --profile {profile} (quarantined entries are retried, each alone)",
+        start=9,
+    ),
+    CheckSpec(
+        "extraction_latency",
+        "extracted_facts",
+        WARN,
+        "p95 seconds per extracted fact within the configured bound (default 10 s).",
+        _EXTRACT_BENCH,
+        in_run=True,
+        start=10,
+    ),
+    CheckSpec(
+        "extraction_json_valid",
+        "extracted_facts",
+        WARN,
+        "Share of model replies that failed validation within the configured bound.",
+        _EXTRACT_BENCH,
+        in_run=True,
+        start=11,
+    ),
 )
 CHECK_SPECS = {spec.name: spec for spec in CHECK_REGISTRY}
 

@@ -43,11 +43,13 @@ class Audit:
         self.loads_store = inputs.conn is not None and bool(wanted - _LEDGER_ONLY)
         if self.loads_store:
             self._store_frames = self._pool.submit(
-                on_own_connection, inputs.settings.db_path, lambda conn: store_frames(conn, inputs.settings.hrr_dim))
+                on_own_connection, inputs.settings.db_path, lambda conn: store_frames(conn, inputs.settings.hrr_dim)
+            )
         if inputs.conn is not None:
             for name in STORE_SIDE.keys() & wanted:
                 self._store_side[name] = self._pool.submit(
-                    on_own_connection, inputs.settings.db_path, partial(STORE_SIDE[name], settings=inputs.settings))
+                    on_own_connection, inputs.settings.db_path, partial(STORE_SIDE[name], settings=inputs.settings)
+                )
 
     def store_side(self, name: str):
         """The result of a store-side check: from its thread when started, else computed now (on
@@ -86,13 +88,16 @@ class Audit:
         db = duckdb.connect()
         # Tables, not views on the frames: a query scanning a frame converts its Python strings
         # again, and tables are what other threads' cursors see. Derived columns come along.
-        derived = {"ledger": f", substr(entry_sha256, 1, {SHORT_HASH_CHARS}) AS short_hash",
-                   "facts": " REPLACE (try(decode(CAST(content AS BLOB))) AS content, pipeline::BOOLEAN AS pipeline)"}
+        derived = {
+            "ledger": f", substr(entry_sha256, 1, {SHORT_HASH_CHARS}) AS short_hash",
+            "facts": " REPLACE (try(decode(CAST(content AS BLOB))) AS content, pipeline::BOOLEAN AS pipeline)",
+        }
         for name in list(store):  # popped: each frame is let go as soon as it is copied
             copy_frame(db, name, store.pop(name), derived.get(name, ""))
         unreadable = [r.source for r in self.inputs.readings if r.held]
-        db.execute("CREATE TABLE active AS SELECT * FROM ledger WHERE status = 'active' AND NOT list_contains(?::VARCHAR[], source)",
-                   [unreadable])
+        db.execute(
+            "CREATE TABLE active AS SELECT * FROM ledger WHERE status = 'active' AND NOT list_contains(?::VARCHAR[], source)", [unreadable]
+        )
         return db
 
     @cached_property

@@ -37,14 +37,17 @@ def extraction_checks(
     rate = invalid / len(calls)
     return [
         AuditResult(
-            "extraction_latency", not latencies or p95 <= latency_bound_s, WARN,
+            "extraction_latency",
+            not latencies or p95 <= latency_bound_s,
+            WARN,
             f"p95 {p95:.2f} s per fact over {len(latencies)} facts in {scope} (bound {latency_bound_s:g} s)",
             {"fact_latency_p95_s": round(p95, 6), "facts": float(len(latencies))},
         ),
         AuditResult(
-            "extraction_json_valid", rate <= failure_rate_bound, WARN,
-            f"{invalid} of {len(calls)} replies failed validation in {scope} ({100 * rate:.0f}%, bound "
-            f"{100 * failure_rate_bound:.0f}%)",
+            "extraction_json_valid",
+            rate <= failure_rate_bound,
+            WARN,
+            f"{invalid} of {len(calls)} replies failed validation in {scope} ({100 * rate:.0f}%, bound {100 * failure_rate_bound:.0f}%)",
             {"json_failures": float(invalid), "calls": float(len(calls)), "json_failure_rate": round(rate, 6)},
         ),
     ]
@@ -52,17 +55,36 @@ def extraction_checks(
 
 def record_calls(data_dir: Path, run_id: str, profile: str, extractor: str, model: str, calls: list[CallRecord]) -> None:
     now = utc_now()
-    append_rows(data_dir, "extraction_calls", [
-        (now, run_id, profile, extractor, model, c.batch, c.attempt, c.entries, c.facts, c.latency_s, c.outcome,
-         c.error, c.prompt_tokens, c.eval_tokens)
-        for c in calls
-    ])
+    append_rows(
+        data_dir,
+        "extraction_calls",
+        [
+            (
+                now,
+                run_id,
+                profile,
+                extractor,
+                model,
+                c.batch,
+                c.attempt,
+                c.entries,
+                c.facts,
+                c.latency_s,
+                c.outcome,
+                c.error,
+                c.prompt_tokens,
+                c.eval_tokens,
+            )
+            for c in calls
+        ],
+    )
 
 
 def last_recorded_calls(data_dir: Path, profile: str) -> list[CallRecord]:
     """The calls of the profile's most recent run that called a model, from the history."""
     rows = read_rows(
-        data_dir, "extraction_calls",
+        data_dir,
+        "extraction_calls",
         """SELECT batch, attempt, entries, facts, latency_s, outcome, error, prompt_tokens, eval_tokens
            FROM extraction_calls WHERE profile = ? AND run_id = (SELECT run_id FROM extraction_calls
                WHERE profile = ? ORDER BY called_at DESC, rowid DESC LIMIT 1)""",

@@ -13,10 +13,10 @@ import duckdb
 HISTORY_FILE = "history.duckdb"
 TABLES = {
     "audit_history": "checked_at TIMESTAMP, run_id VARCHAR, profile VARCHAR, name VARCHAR, passed BOOLEAN, "
-                     "severity VARCHAR, detail VARCHAR",
+    "severity VARCHAR, detail VARCHAR",
     "extraction_calls": "called_at TIMESTAMP, run_id VARCHAR, profile VARCHAR, extractor VARCHAR, model VARCHAR, "
-                        "batch INTEGER, attempt INTEGER, entries INTEGER, facts INTEGER, latency_s DOUBLE, "
-                        "outcome VARCHAR, error VARCHAR, prompt_tokens INTEGER, eval_tokens INTEGER",
+    "batch INTEGER, attempt INTEGER, entries INTEGER, facts INTEGER, latency_s DOUBLE, "
+    "outcome VARCHAR, error VARCHAR, prompt_tokens INTEGER, eval_tokens INTEGER",
 }
 _LOCK_ATTEMPTS = 20
 

@@ -54,7 +54,7 @@ def _facts_sql(dim: int) -> str:
     finding of `fact_links`."""
     return f"""SELECT fact_id, CAST(content AS BLOB), category,
         CASE WHEN tags LIKE '%person%' THEN tags END, CASE WHEN tags LIKE '%person%' THEN trust_score END,
-        {size_state_sql('hrr_vector', dim)}, {IS_PIPELINE_FACT_SQL} FROM facts"""
+        {size_state_sql("hrr_vector", dim)}, {IS_PIPELINE_FACT_SQL} FROM facts"""
 
 
 def entries_frame(readings: list[SourceReading]) -> pd.DataFrame:

@@ -27,8 +27,12 @@ def repair_indexes(conn: sqlite3.Connection, settings: HolographicSettings) -> l
             f"SELECT fact_id, content FROM facts WHERE NOT {decodable_sql('hrr_vector', settings.hrr_dim)} AND {IS_PIPELINE_FACT_SQL}"
         ).fetchall()
         for fact_id, content in bad:
-            names = [r[0] for r in conn.execute(
-                "SELECT e.name FROM fact_entities fe JOIN entities e USING (entity_id) WHERE fe.fact_id = ?", (fact_id,))]
+            names = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT e.name FROM fact_entities fe JOIN entities e USING (entity_id) WHERE fe.fact_id = ?", (fact_id,)
+                )
+            ]
             writes.relink(fact_id, content, writes.resolve(names))
         stale = banks_off(conn, settings.hrr_dim)
         writes.rebuild_banks_in_full(stale)
@@ -45,13 +49,21 @@ def repair_indexes(conn: sqlite3.Connection, settings: HolographicSettings) -> l
 def banks_off(conn: sqlite3.Connection, dim: int) -> set[str]:
     """Categories whose bank is not the bundle Hermes would keep: missing, left over, counting
     other than its decodable vectors, of another dim, or itself undecodable."""
-    counts = dict(conn.execute(
-        f"SELECT category, count(*) FROM facts WHERE {decodable_sql('hrr_vector', dim)} GROUP BY category").fetchall())
-    banks = {name[4:]: (count, bank_dim, state) for name, count, bank_dim, state in conn.execute(
-        f"SELECT bank_name, fact_count, dim, {state_sql('vector', dim)} FROM memory_banks WHERE bank_name LIKE 'cat:%'")}
+    counts = dict(
+        conn.execute(f"SELECT category, count(*) FROM facts WHERE {decodable_sql('hrr_vector', dim)} GROUP BY category").fetchall()
+    )
+    banks = {
+        name[4:]: (count, bank_dim, state)
+        for name, count, bank_dim, state in conn.execute(
+            f"SELECT bank_name, fact_count, dim, {state_sql('vector', dim)} FROM memory_banks WHERE bank_name LIKE 'cat:%'"
+        )
+    }
     off = {category for category in counts if category not in banks}
-    off |= {category for category, (count, bank_dim, state) in banks.items()
-            if count != counts.get(category, 0) or bank_dim != dim or state <= VectorState.MALFORMED}
+    off |= {
+        category
+        for category, (count, bank_dim, state) in banks.items()
+        if count != counts.get(category, 0) or bank_dim != dim or state <= VectorState.MALFORMED
+    }
     return off
 
 

@@ -23,9 +23,16 @@ def report_payload(profile: str, results: list[AuditResult]) -> dict:
 
 
 def markdown(profile: str, results: list[AuditResult], checked_at: str) -> str:
-    lines = [f"# Audit of profile `{profile}`", "", f"Checked {checked_at}. "
-             f"{sum(r.passed for r in results)} of {len(results)} checks pass; "
-             f"{len(failing_errors(results))} ERROR failures.", "", "| check | result | severity | detail |", "|---|---|---|---|"]
+    lines = [
+        f"# Audit of profile `{profile}`",
+        "",
+        f"Checked {checked_at}. "
+        f"{sum(r.passed for r in results)} of {len(results)} checks pass; "
+        f"{len(failing_errors(results))} ERROR failures.",
+        "",
+        "| check | result | severity | detail |",
+        "|---|---|---|---|",
+    ]
     lines += [f"| `{r.name}` | {'pass' if r.passed else 'FAIL'} | {r.severity} | {r.detail} |" for r in results]
     return "\n".join(lines) + "\n"
 
@@ -36,7 +43,9 @@ def write_reports(data_dir: Path, profile: str, run_id: str, results: list[Audit
     js.parent.mkdir(parents=True, exist_ok=True)
     md = js.with_suffix(".md")
     replace_file(md, markdown(profile, results, checked_at))
-    replace_file(js, json.dumps({**report_payload(profile, results), "checked_at": checked_at, "run_id": run_id},
-                                 ensure_ascii=False, indent=2) + "\n")
+    replace_file(
+        js,
+        json.dumps({**report_payload(profile, results), "checked_at": checked_at, "run_id": run_id}, ensure_ascii=False, indent=2) + "\n",
+    )
     append_rows(data_dir, "audit_history", [(checked_at, run_id, profile, r.name, r.passed, r.severity, r.detail) for r in results])
     return md, js

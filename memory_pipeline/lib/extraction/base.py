@@ -130,8 +130,7 @@ def entries_to_extract(diff: pd.DataFrame, conn: sqlite3.Connection | None) -> l
 
 def facts_frame(outcome: ExtractionOutcome) -> pd.DataFrame:
     frame = pd.DataFrame(
-        [(f.entry_id, f.content, f.category, ",".join(f.tags), f.entity, f.action, f.existing_fact_id, f.latency_s)
-         for f in outcome.facts],
+        [(f.entry_id, f.content, f.category, ",".join(f.tags), f.entity, f.action, f.existing_fact_id, f.latency_s) for f in outcome.facts],
         columns=FACT_COLUMNS,
     )
     return frame.astype({"existing_fact_id": "int64", "latency_s": "float64"})

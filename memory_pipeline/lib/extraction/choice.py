@@ -29,9 +29,11 @@ def choose_extractor(mode: str, settings: OllamaSettings) -> ExtractorChoice:
     problem = None
     if not is_local(settings.url) and not settings.allow_remote:
         # No request at all goes to a host off this machine: memory holds personal data.
-        problem = (f"Ollama host {settings.url} is not on this machine and remote hosts are refused "
-                   "(memory holds personal data; --allow-remote-ollama, or allow_remote_host on the extractor "
-                   "resource, allows one)")
+        problem = (
+            f"Ollama host {settings.url} is not on this machine and remote hosts are refused "
+            "(memory holds personal data; --allow-remote-ollama, or allow_remote_host on the extractor "
+            "resource, allows one)"
+        )
     else:
         status = server_status(settings.url, settings.model)
         if not status.reachable:
@@ -41,8 +43,10 @@ def choose_extractor(mode: str, settings: OllamaSettings) -> ExtractorChoice:
         elif not status.has(settings.model):
             problem = f"Ollama {status.version} at {settings.url} has no model {settings.model} (`ollama pull {settings.model}`)"
         elif not status.can_generate():
-            problem = (f"model {settings.model} cannot generate text (capabilities: "
-                       f"{', '.join(status.capabilities) or 'none'}); choose a chat model")
+            problem = (
+                f"model {settings.model} cannot generate text (capabilities: "
+                f"{', '.join(status.capabilities) or 'none'}); choose a chat model"
+            )
         else:
             return ExtractorChoice(OllamaExtractor(settings), f"Ollama {status.version} at {settings.url} has {settings.model}")
     if mode == "ollama":

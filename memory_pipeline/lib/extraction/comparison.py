@@ -45,8 +45,7 @@ def _facts_by_entry(outcome: ExtractionOutcome) -> dict[str, str]:
 def _agreement(entries: list[EntryToExtract], a: dict[str, str], b: dict[str, str]) -> float:
     if not entries:
         return 0.0
-    return sum(similarity(a[e.entry_id], b[e.entry_id]) if e.entry_id in a and e.entry_id in b else 0.0
-               for e in entries) / len(entries)
+    return sum(similarity(a[e.entry_id], b[e.entry_id]) if e.entry_id in a and e.entry_id in b else 0.0 for e in entries) / len(entries)
 
 
 def score(model: str, entries: list[EntryToExtract], outcome: ExtractionOutcome, reference: dict[str, str] | None) -> ModelScore:
@@ -78,9 +77,13 @@ def compare_models(entries: list[EntryToExtract], settings: list[OllamaSettings]
 
 def markdown_table(scores: list[ModelScore]) -> str:
     first = scores[0].model if scores else ""
-    lines = [f"| model | entries | calls | s/fact | JSON valid | facts/entry | quarantined | agreement with {first} |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| model | entries | calls | s/fact | JSON valid | facts/entry | quarantined | agreement with {first} |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for s in scores:
-        lines.append(f"| {s.model} | {s.entries} | {s.calls} | {s.seconds_per_fact:.2f} | {100 * s.json_valid_rate:.0f}% | "
-                     f"{s.facts_per_entry:.2f} | {s.quarantined} | {s.agreement:.2f} |")
+        lines.append(
+            f"| {s.model} | {s.entries} | {s.calls} | {s.seconds_per_fact:.2f} | {100 * s.json_valid_rate:.0f}% | "
+            f"{s.facts_per_entry:.2f} | {s.quarantined} | {s.agreement:.2f} |"
+        )
     return "\n".join(lines)

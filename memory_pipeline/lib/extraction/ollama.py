@@ -182,7 +182,12 @@ class OllamaExtractor:
 
     def _chat(self, messages: list[dict], schema: dict):
         return self._client.chat(
-            model=self.model, messages=messages, format=schema, think=False, stream=False, options={"temperature": 0},
+            model=self.model,
+            messages=messages,
+            format=schema,
+            think=False,
+            stream=False,
+            options={"temperature": 0},
         )
 
     def _call(self, index: int, attempt: int, batch: list[EntryToExtract], messages: list[dict], schema: dict):
@@ -234,9 +239,11 @@ class OllamaExtractor:
                 messages = [*base, {"role": "assistant", "content": answered}, retry_message(call.error)]
         prompt_hash = prompt_sha256(self.model, base, schema)
         error = calls[-1].error
-        return _BatchResult([], calls, [
-            QuarantineRecord(entry.entry_id, entry.source, self.model, prompt_hash, _kept_reply(reply), error) for entry in batch
-        ])
+        return _BatchResult(
+            [],
+            calls,
+            [QuarantineRecord(entry.entry_id, entry.source, self.model, prompt_hash, _kept_reply(reply), error) for entry in batch],
+        )
 
 
 def _kept_reply(reply: str) -> str:

@@ -93,8 +93,13 @@ def _fact(item: object, where: str, batch: dict[str, EntryToExtract], limits: Fa
     if action == "add" and existing != 0:
         raise ReplyInvalid(f"{where}: action add must have existing_fact_id 0, not {existing}")
     return ExtractedFact(
-        entry_id=entry.entry_id, content=content, category=category, tags=_tags(item.get("tags", []), where, limits),
-        entity=entity, action=action, existing_fact_id=existing,
+        entry_id=entry.entry_id,
+        content=content,
+        category=category,
+        tags=_tags(item.get("tags", []), where, limits),
+        entity=entity,
+        action=action,
+        existing_fact_id=existing,
     )
 
 

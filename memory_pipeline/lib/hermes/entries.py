@@ -12,16 +12,11 @@ HASHED_COLUMNS = PARSED_COLUMNS + ["entry_sha256", "short_hash", "entry_id"]
 
 
 def parsed_frame(profile_name: str, readings: list[SourceReading]) -> pd.DataFrame:
-    rows = [
-        (profile_name, r.source, position, text, len(text))
-        for r in readings
-        for position, text in enumerate(r.entries, start=1)
-    ]
+    rows = [(profile_name, r.source, position, text, len(text)) for r in readings for position, text in enumerate(r.entries, start=1)]
     return pd.DataFrame(rows, columns=PARSED_COLUMNS).astype({"position": "int64", "chars": "int64"})
 
 
 def hashed_frame(parsed: pd.DataFrame) -> pd.DataFrame:
     frame = parsed.copy()
-    frame["entry_sha256"], frame["short_hash"], frame["entry_id"] = entry_identities(
-        frame["source"].tolist(), frame["text"].tolist())
+    frame["entry_sha256"], frame["short_hash"], frame["entry_id"] = entry_identities(frame["source"].tolist(), frame["text"].tolist())
     return frame[HASHED_COLUMNS]

@@ -104,7 +104,7 @@ def read_source(path: Path, source: str, limit: int) -> SourceReading:
         return reading
     reading.exists = True
     had_bom = raw.startswith(codecs.BOM_UTF8)
-    body = raw[len(codecs.BOM_UTF8):] if had_bom else raw
+    body = raw[len(codecs.BOM_UTF8) :] if had_bom else raw
     try:
         decoded = body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -135,8 +135,11 @@ def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: b
     name = reading.path.name
 
     if had_bom:
-        add("bom", f"{name} starts with a UTF-8 byte-order mark: Hermes 0.19.0 keeps it inside the first entry; "
-                   "current Hermes strips it, as the pipeline does")
+        add(
+            "bom",
+            f"{name} starts with a UTF-8 byte-order mark: Hermes 0.19.0 keeps it inside the first entry; "
+            "current Hermes strips it, as the pipeline does",
+        )
     crlf = decoded.count("\r\n")
     lone_cr = decoded.count("\r") - crlf
     if crlf or lone_cr:
@@ -175,10 +178,15 @@ def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: b
     differing = {who: entries for who, entries in readers.items() if entries != reading.entries}
     if differing:
         agreeing = [who for who in readers if who not in differing]
-        add("hermes_parse_differs", "; ".join(
-            f"{who} reads {len(entries)} entries from {name}, the pipeline {len(reading.entries)}"
-            + ("" if len(entries) != len(reading.entries) else " (same count, different text)")
-            for who, entries in differing.items()) + (f"; {agreeing[0]} reads the pipeline's entries" if agreeing else ""))
+        add(
+            "hermes_parse_differs",
+            "; ".join(
+                f"{who} reads {len(entries)} entries from {name}, the pipeline {len(reading.entries)}"
+                + ("" if len(entries) != len(reading.entries) else " (same count, different text)")
+                for who, entries in differing.items()
+            )
+            + (f"; {agreeing[0]} reads the pipeline's entries" if agreeing else ""),
+        )
     return findings
 
 

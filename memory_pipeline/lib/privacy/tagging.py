@@ -88,8 +88,9 @@ def retag_store(conn: sqlite3.Connection, keywords: KeywordList, settings: Holog
     return report
 
 
-def tag_written(writes: FactWrites, fact_ids: list[int], keywords: KeywordList, settings: HolographicSettings,
-                policy: str = "tag") -> RetagReport:
+def tag_written(
+    writes: FactWrites, fact_ids: list[int], keywords: KeywordList, settings: HolographicSettings, policy: str = "tag"
+) -> RetagReport:
     """Tag the facts a sync just wrote, inside its transaction, so that no fact is ever visible
     untagged; `retag_store` still re-checks the whole store afterwards. The facts were just
     written for entries in the files, so every one of them is backed by an entry."""
@@ -107,8 +108,15 @@ def _backed_by_entries(conn: sqlite3.Connection) -> set[int]:
     return {r[0] for r in conn.execute(f"SELECT DISTINCT fact_id FROM {LEDGER_TABLE} WHERE status = 'active'")}
 
 
-def _apply(writes: FactWrites, fact_id: int, keywords: KeywordList, settings: HolographicSettings, policy: str,
-           report: RetagReport, backed: set[int]) -> None:
+def _apply(
+    writes: FactWrites,
+    fact_id: int,
+    keywords: KeywordList,
+    settings: HolographicSettings,
+    policy: str,
+    report: RetagReport,
+    backed: set[int],
+) -> None:
     row = writes.conn.execute("SELECT content, tags, category, trust_score FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
     if row is None:
         return

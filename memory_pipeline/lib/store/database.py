@@ -109,7 +109,8 @@ CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (
 
 # No CHECK constraints: rows written by older tools or imported ledgers may be bad, and the
 # ledger_integrity audit must be able to see (and block on) them rather than fail to read them.
-PIPELINE_SCHEMA = f"""
+PIPELINE_SCHEMA = (
+    f"""
 CREATE TABLE IF NOT EXISTS {LEDGER_TABLE} (
     entry_id       TEXT NOT NULL,
     source         TEXT NOT NULL,
@@ -130,12 +131,26 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
     sum_im      BLOB NOT NULL,
     bank_sha256 TEXT NOT NULL
 );
-""" + QUARANTINE_SCHEMA
+"""
+    + QUARANTINE_SCHEMA
+)
 
 _REQUIRED_OBJECTS = {
-    "facts", "entities", "fact_entities", "idx_facts_trust", "idx_facts_category", "idx_entities_name",
-    "facts_fts", "facts_ai", "facts_ad", "facts_au", "memory_banks",
-    LEDGER_TABLE, "idx_memory_pipeline_ledger_fact", "memory_pipeline_bank_sums", QUARANTINE_TABLE,
+    "facts",
+    "entities",
+    "fact_entities",
+    "idx_facts_trust",
+    "idx_facts_category",
+    "idx_entities_name",
+    "facts_fts",
+    "facts_ai",
+    "facts_ad",
+    "facts_au",
+    "memory_banks",
+    LEDGER_TABLE,
+    "idx_memory_pipeline_ledger_fact",
+    "memory_pipeline_bank_sums",
+    QUARANTINE_TABLE,
 }
 
 
@@ -217,8 +232,9 @@ def refuse_foreign_file(path: Path) -> None:
     except OSError as exc:
         raise StoreError(f"{path}: cannot open ({exc.strerror})") from None
     if header and header != _SQLITE_HEADER:
-        raise StoreError(f"{path}: is not a SQLite database (damaged, or the store path names another file); "
-                         f"nothing written ({_CONFIG_HINT})")
+        raise StoreError(
+            f"{path}: is not a SQLite database (damaged, or the store path names another file); nothing written ({_CONFIG_HINT})"
+        )
 
 
 def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:

@@ -69,11 +69,11 @@ def _aka_pairs(text: str) -> list[tuple[str, str]]:
         for i in range(1, len(words) - 1):
             if _AKA_WORD.fullmatch(words[i].group()):
                 best = (i - 1, i + 1)
-            elif i + 3 < len(words) and _ALSO_KNOWN_AS.fullmatch(run.group()[words[i].start():words[i + 2].end()]):
+            elif i + 3 < len(words) and _ALSO_KNOWN_AS.fullmatch(run.group()[words[i].start() : words[i + 2].end()]):
                 best = (i - 1, i + 3)
         if best is not None:
             left, right = best
-            pairs.append((run.group()[: words[left].end()], run.group()[words[right].start():]))
+            pairs.append((run.group()[: words[left].end()], run.group()[words[right].start() :]))
     return pairs
 
 

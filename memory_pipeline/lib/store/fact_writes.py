@@ -112,9 +112,7 @@ class FactWrites:
         the bank is rebuilt in full, streamed from every vector of its category."""
         for category in sorted(c for c in self.categories if c is not None):
             name = f"cat:{category}"
-            present = self.conn.execute(
-                f"SELECT count(*) FROM facts WHERE category = ? AND {self._decodable}", (category,)
-            ).fetchone()[0]
+            present = self.conn.execute(f"SELECT count(*) FROM facts WHERE category = ? AND {self._decodable}", (category,)).fetchone()[0]
             total = self._kept_sum(name, category, present)
             if total is None:
                 total = self._full_sum(category)
@@ -154,8 +152,7 @@ class FactWrites:
         """The sum over every decodable vector of the category, whichever dialect, streamed."""
         dim = self.settings.hrr_dim
         bank = hrr.BankAccumulator(dim)
-        cursor = self.conn.execute(
-            f"SELECT hrr_vector FROM facts WHERE category = ? AND {self._decodable} ORDER BY fact_id", (category,))
+        cursor = self.conn.execute(f"SELECT hrr_vector FROM facts WHERE category = ? AND {self._decodable} ORDER BY fact_id", (category,))
         while block := cursor.fetchmany(_BLOCK_ROWS):
             bank.add_rows(vector_codec.decode_rows((blob for (blob,) in block), dim))
         return bank.sum()

@@ -80,8 +80,10 @@ def holographic_fts_health(conn: sqlite3.Connection) -> HolographicFtsHealth:
     sample = {}
     for i in range(size):
         # As bytes: a content that is not UTF-8 (fact_links reports it) must not stop this check.
-        row = conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts WHERE fact_id >= ? ORDER BY fact_id LIMIT 1",
-                           (low + (high - low) * i // size,)).fetchone()
+        row = conn.execute(
+            "SELECT fact_id, CAST(content AS BLOB) FROM facts WHERE fact_id >= ? ORDER BY fact_id LIMIT 1",
+            (low + (high - low) * i // size,),
+        ).fetchone()
         if row is not None:  # Hermes may delete facts meanwhile: no transaction holds them here
             sample[row[0]] = row[1].decode("utf-8", errors="replace")
     for fact_id, content in sample.items():
@@ -118,9 +120,14 @@ def sync_search_index(conn: sqlite3.Connection) -> IndexSync:
     stale: list[tuple[int, str, bool]] = []
     gone: list[int] = []
     if present:
-        stale = [(i, c, m is not None) for i, c, m, indexed in conn.execute(
-            f"""SELECT f.fact_id, f.content, m.rowid, m.content FROM facts f LEFT JOIN {INDEX_TABLE} m ON m.rowid = f.fact_id
-                WHERE m.rowid IS NULL OR m.content IS NOT f.content""") if m is None or indexed != _indexed(c)]
+        stale = [
+            (i, c, m is not None)
+            for i, c, m, indexed in conn.execute(
+                f"""SELECT f.fact_id, f.content, m.rowid, m.content FROM facts f LEFT JOIN {INDEX_TABLE} m ON m.rowid = f.fact_id
+                WHERE m.rowid IS NULL OR m.content IS NOT f.content"""
+            )
+            if m is None or indexed != _indexed(c)
+        ]
         gone = [r[0] for r in conn.execute(f"SELECT rowid FROM {INDEX_TABLE} WHERE rowid NOT IN (SELECT fact_id FROM facts)")]
         if not stale and not gone:
             return result
@@ -129,8 +136,10 @@ def sync_search_index(conn: sqlite3.Connection) -> IndexSync:
             conn.execute(_SCHEMA)
             stale = [(i, c, False) for i, c in conn.execute("SELECT fact_id, content FROM facts")]
         conn.executemany(f"DELETE FROM {INDEX_TABLE} WHERE rowid = ?", [(i,) for i, _, known in stale if known] + [(i,) for i in gone])
-        conn.executemany(f"INSERT INTO {INDEX_TABLE} (rowid, content, pairs) VALUES (?, ?, ?)",
-                         [(i, _indexed(c), _pairs(_indexed(c))) for i, c, _ in stale])
+        conn.executemany(
+            f"INSERT INTO {INDEX_TABLE} (rowid, content, pairs) VALUES (?, ?, ?)",
+            [(i, _indexed(c), _pairs(_indexed(c))) for i, c, _ in stale],
+        )
     result.updated = sum(known for _, _, known in stale)
     result.added = len(stale) - result.updated
     result.removed = len(gone)
@@ -172,6 +181,8 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10, include_pri
     ).fetchall()
     shown = [r for r in rows if include_private or not r[5]]
     shown.sort(key=lambda r: (r[6], r[4], -r[0]))  # current before retired; bm25 lower-is-better; newest first
-    facts = [{"fact_id": int(i), "content": c, "category": cat, "tags": t or "", "score": float(-b), "retired": bool(retired)}
-             for i, c, cat, t, b, _, retired in shown[:limit]]
+    facts = [
+        {"fact_id": int(i), "content": c, "category": cat, "tags": t or "", "score": float(-b), "retired": bool(retired)}
+        for i, c, cat, t, b, _, retired in shown[:limit]
+    ]
     return SearchResults(facts, len(rows) - len(shown))

@@ -84,7 +84,7 @@ def decode_rows(blobs: Iterable[bytes], dim: int) -> np.ndarray:
     if legacy:
         parts.append(np.frombuffer(b"".join(legacy), dtype=np.float64).reshape(-1, dim))
     if hrr1:
-        payload = b"".join(bytes(blob[len(HRR1_PREFIX):]) for blob in hrr1)
+        payload = b"".join(bytes(blob[len(HRR1_PREFIX) :]) for blob in hrr1)
         parts.append(np.frombuffer(payload, dtype=np.float32).reshape(-1, dim).astype(np.float64))
     if not parts:
         return np.empty((0, dim), dtype=np.float64)
@@ -105,10 +105,13 @@ def state_sql(column: str, dim: int) -> str:
     """SQLite expression giving `VectorState` of `column` for `dim`: the same rules as `state`,
     evaluated while scanning, without reading past a blob's first four bytes."""
     dim = int(dim)
-    hrr1 = "" if _collides(dim) else (
-        f"WHEN length({column}) = {hrr1_size(dim)} AND substr({column}, 1, 4) = X'{HRR1_PREFIX.hex()}' THEN 2 ")
-    return (f"(CASE WHEN {column} IS NULL OR (typeof({column}) = 'blob' AND length({column}) = 0) THEN -1 "
-            f"WHEN typeof({column}) != 'blob' THEN 0 WHEN length({column}) = {legacy_size(dim)} THEN 1 {hrr1}ELSE 0 END)")
+    hrr1 = (
+        "" if _collides(dim) else (f"WHEN length({column}) = {hrr1_size(dim)} AND substr({column}, 1, 4) = X'{HRR1_PREFIX.hex()}' THEN 2 ")
+    )
+    return (
+        f"(CASE WHEN {column} IS NULL OR (typeof({column}) = 'blob' AND length({column}) = 0) THEN -1 "
+        f"WHEN typeof({column}) != 'blob' THEN 0 WHEN length({column}) = {legacy_size(dim)} THEN 1 {hrr1}ELSE 0 END)"
+    )
 
 
 def size_state_sql(column: str, dim: int) -> str:
@@ -117,8 +120,10 @@ def size_state_sql(column: str, dim: int) -> str:
     the HRR1-sized blobs that lack the prefix (only those blobs are read there)."""
     dim = int(dim)
     hrr1 = "" if _collides(dim) else f"WHEN length({column}) = {hrr1_size(dim)} THEN 2 "
-    return (f"(CASE WHEN {column} IS NULL OR (typeof({column}) = 'blob' AND length({column}) = 0) THEN -1 "
-            f"WHEN typeof({column}) != 'blob' THEN 0 WHEN length({column}) = {legacy_size(dim)} THEN 1 {hrr1}ELSE 0 END)")
+    return (
+        f"(CASE WHEN {column} IS NULL OR (typeof({column}) = 'blob' AND length({column}) = 0) THEN -1 "
+        f"WHEN typeof({column}) != 'blob' THEN 0 WHEN length({column}) = {legacy_size(dim)} THEN 1 {hrr1}ELSE 0 END)"
+    )
 
 
 def false_hrr1_sql(column: str, dim: int) -> str:
@@ -126,8 +131,7 @@ def false_hrr1_sql(column: str, dim: int) -> str:
     calls it HRR1)."""
     if _collides(dim):
         return "0"
-    return (f"(typeof({column}) = 'blob' AND length({column}) = {hrr1_size(int(dim))} "
-            f"AND substr({column}, 1, 4) != X'{HRR1_PREFIX.hex()}')")
+    return f"(typeof({column}) = 'blob' AND length({column}) = {hrr1_size(int(dim))} AND substr({column}, 1, 4) != X'{HRR1_PREFIX.hex()}')"
 
 
 def decodable_sql(column: str, dim: int) -> str:

@@ -17,8 +17,16 @@ from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
 DEFAULT_SIMILARITY_THRESHOLD = 0.5
 STATUSES = ("new", "changed", "compacted", "unchanged", "removed")
 DIFF_COLUMNS = [
-    "entry_id", "source", "position", "text", "entry_sha256", "short_hash",
-    "status", "matched_entry_id", "existing_fact_ids", "similarity",
+    "entry_id",
+    "source",
+    "position",
+    "text",
+    "entry_sha256",
+    "short_hash",
+    "status",
+    "matched_entry_id",
+    "existing_fact_ids",
+    "similarity",
 ]
 # Above this many (new entry, vanished entry) pairs the similarity search is skipped: such a
 # diff is a bulk rewrite, where pairing by likeness would be guesswork anyway.
@@ -72,9 +80,7 @@ def ledger_fingerprint(conn: sqlite3.Connection) -> str:
     """Digest of every ledger row: the writer refuses a diff made against another ledger."""
     digest = hashlib.sha256()
     if ledger_exists(conn):
-        for row in conn.execute(
-            f"SELECT entry_id, source, entry_sha256, fact_id, status FROM {LEDGER_TABLE} ORDER BY entry_id, fact_id"
-        ):
+        for row in conn.execute(f"SELECT entry_id, source, entry_sha256, fact_id, status FROM {LEDGER_TABLE} ORDER BY entry_id, fact_id"):
             digest.update(repr(row).encode())
     return digest.hexdigest()
 
@@ -103,8 +109,10 @@ _ROW_RULES = [
     ("NOT fact_id_valid", "rows whose fact_id is not a positive integer (content leaked into the fact_id column)"),
     ("status IS NULL OR status NOT IN ('active', 'retired')", "rows with an unknown status"),
     (f"source IS NULL OR source NOT IN ({_SOURCES_SQL})", "rows with an unknown source"),
-    ("entry_sha256 IS NULL OR length(entry_sha256) NOT IN (16, 64) OR regexp_matches(entry_sha256, '[^0-9a-f]')",
-     "rows whose entry hash is not 16 or 64 hex characters"),
+    (
+        "entry_sha256 IS NULL OR length(entry_sha256) NOT IN (16, 64) OR regexp_matches(entry_sha256, '[^0-9a-f]')",
+        "rows whose entry hash is not 16 or 64 hex characters",
+    ),
     ("NOT synced_at_valid", "rows whose timestamp does not parse"),
 ]
 
@@ -125,9 +133,7 @@ def ledger_problems(source: sqlite3.Connection | duckdb.DuckDBPyConnection) -> l
 
 def _problems_in(db: duckdb.DuckDBPyConnection) -> list[str]:
     # fetchall, not fetchone: a result left unfinished blocks the next register() on this connection.
-    (counts,) = db.execute(
-        "SELECT " + ", ".join(f"count(*) FILTER (WHERE {rule})" for rule, _ in _ROW_RULES) + " FROM ledger"
-    ).fetchall()
+    (counts,) = db.execute("SELECT " + ", ".join(f"count(*) FILTER (WHERE {rule})" for rule, _ in _ROW_RULES) + " FROM ledger").fetchall()
     # Active rows of one entry that disagree on its hash or source: the append-only drift.
     split = db.execute(
         """SELECT count(*) FROM (SELECT entry_id FROM ledger WHERE status = 'active' GROUP BY entry_id
@@ -166,13 +172,15 @@ def diff_entries(
     def emit(entry: dict, status: str, led: LedgerEntry | None, score: float) -> None:
         if led is not None:
             claimed.add(led.entry_id)
-        rows.append({
-            **entry,
-            "status": status,
-            "matched_entry_id": led.entry_id if led is not None else None,
-            "existing_fact_ids": list(led.fact_ids) if led is not None else [],
-            "similarity": score,
-        })
+        rows.append(
+            {
+                **entry,
+                "status": status,
+                "matched_entry_id": led.entry_id if led is not None else None,
+                "existing_fact_ids": list(led.fact_ids) if led is not None else [],
+                "similarity": score,
+            }
+        )
 
     for entry in entries[["entry_id", "source", "position", "text", "entry_sha256", "short_hash"]].to_dict("records"):
         led_id = by_key.get((entry["source"], entry["short_hash"]))
@@ -204,8 +212,14 @@ def diff_entries(
             by_fact.setdefault(fact_id, entry_id)
     not_compacted = []
     for entry in still_pending:
-        owner = next((by_fact[n] for n in fact_pointers(entry["text"]) if n in by_fact and vanished(by_fact[n])
-                      and ledger[by_fact[n]].source == entry["source"]), None)
+        owner = next(
+            (
+                by_fact[n]
+                for n in fact_pointers(entry["text"])
+                if n in by_fact and vanished(by_fact[n]) and ledger[by_fact[n]].source == entry["source"]
+            ),
+            None,
+        )
         if owner is not None:
             emit(entry, "compacted", ledger[owner], 0.0)
         else:
@@ -235,12 +249,21 @@ def diff_entries(
     for led_id in candidates:
         if vanished(led_id):
             led = ledger[led_id]
-            rows.append({
-                # The text as far as the store knows it (its facts): what a person is shown.
-                "entry_id": led.entry_id, "source": led.source, "position": 0, "text": led.text or None,
-                "entry_sha256": None, "short_hash": led.short_hash, "status": "removed",
-                "matched_entry_id": led.entry_id, "existing_fact_ids": list(led.fact_ids), "similarity": 0.0,
-            })
+            rows.append(
+                {
+                    # The text as far as the store knows it (its facts): what a person is shown.
+                    "entry_id": led.entry_id,
+                    "source": led.source,
+                    "position": 0,
+                    "text": led.text or None,
+                    "entry_sha256": None,
+                    "short_hash": led.short_hash,
+                    "status": "removed",
+                    "matched_entry_id": led.entry_id,
+                    "existing_fact_ids": list(led.fact_ids),
+                    "similarity": 0.0,
+                }
+            )
             claimed.add(led_id)
     frame = pd.DataFrame(rows, columns=DIFF_COLUMNS)
     return frame.astype({"position": "int64", "similarity": "float64"})

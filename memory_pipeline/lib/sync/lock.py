@@ -27,8 +27,7 @@ def lock_path(store_path: Path) -> Path:
 
 
 @contextmanager
-def profile_sync_lock(store_path: Path, *, wait_s: float = LOCK_WAIT_S,
-                      on_wait: Callable[[Path], None] | None = None) -> Iterator[Path]:
+def profile_sync_lock(store_path: Path, *, wait_s: float = LOCK_WAIT_S, on_wait: Callable[[Path], None] | None = None) -> Iterator[Path]:
     """Hold the profile's sync lock; `on_wait` is told once when another sync holds it."""
     if not (math.isfinite(wait_s) and wait_s >= 0):
         raise ValueError(f"the lock wait must be a finite number of seconds, not {wait_s}")

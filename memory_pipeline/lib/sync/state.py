@@ -37,8 +37,11 @@ def _store_counters(path: Path) -> list | None:
         return [st.st_dev, st.st_ino, "unusable"]
     try:
         facts = list(conn.execute("SELECT count(*), max(fact_id), max(updated_at), sum(trust_score) FROM facts").fetchone())
-        ledger = (list(conn.execute(f"SELECT count(*), max(synced_at) FROM {LEDGER_TABLE}").fetchone())
-                  if table_exists(conn, LEDGER_TABLE) else None)
+        ledger = (
+            list(conn.execute(f"SELECT count(*), max(synced_at) FROM {LEDGER_TABLE}").fetchone())
+            if table_exists(conn, LEDGER_TABLE)
+            else None
+        )
         return [st.st_dev, st.st_ino, facts, ledger]
     except sqlite3.Error:
         return [st.st_dev, st.st_ino, "unusable"]

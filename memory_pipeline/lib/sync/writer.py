@@ -14,18 +14,17 @@ from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import tag_written
 from memory_pipeline.lib.store.database import (
-    IS_PIPELINE_FACT_SQL,
     LEDGER_TABLE,
     PIPELINE_TAG,
     RETIRED_TAG,
     HolographicSettings,
     StoreError,
-    has_tag_sql,
     write_transaction,
 )
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.quarantine import quarantine, release, waiting_entries
 from memory_pipeline.lib.sync.ledger import ledger_exists, ledger_fingerprint, ledger_problems
+from memory_pipeline.lib.sync.retirement import merge_tags, retire, unbacked_facts_to_retire
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
 
 # Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
@@ -53,47 +52,6 @@ class SyncReport:
     tagged_private: int = 0  # written facts tagged private in the same transaction
     facts_total: int = 0
     wrote: bool = False
-
-
-def merge_tags(*groups) -> str:
-    """One comma-separated tag string, first spelling of each tag kept, empty parts dropped."""
-    seen: dict[str, None] = {}
-    for group in groups:
-        parts = group.split(",") if isinstance(group, str) else group
-        for tag in parts:
-            tag = tag.strip()
-            if tag:
-                seen.setdefault(tag, None)
-    return ",".join(seen)
-
-
-def retired_trust(settings: HolographicSettings) -> float:
-    """Trust just below the prefetch threshold, so a retired fact stops surfacing on its own."""
-    return max(0.0, round(settings.min_trust - 0.1, 6))
-
-
-def retire(conn: sqlite3.Connection, fact_id: int, settings: HolographicSettings) -> int:
-    """Tag a fact `retired` and drop its trust below the prefetch threshold (1 when it changed)."""
-    row = conn.execute("SELECT tags, trust_score FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
-    if row is None:
-        return 0
-    tags, trust = merge_tags(row[0] or "", [RETIRED_TAG]), min(row[1], retired_trust(settings))
-    if (tags, trust) == (row[0], row[1]):
-        return 0
-    conn.execute("UPDATE facts SET tags = ?, trust_score = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (tags, trust, fact_id))
-    return 1
-
-
-def unbacked_facts_to_retire(conn: sqlite3.Connection, settings: HolographicSettings) -> list[int]:
-    """The pipeline's facts no entry backs any more (only retired ledger rows) that are not yet
-    retired: what a store synced under `keep` (the old default) moves to on its next sync."""
-    return [r[0] for r in conn.execute(
-        f"""SELECT f.fact_id FROM facts f
-            WHERE {IS_PIPELINE_FACT_SQL}
-              AND EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'retired')
-              AND NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'active')
-              AND (NOT {has_tag_sql(RETIRED_TAG, "f.tags")} OR f.trust_score > ?)""",
-        (retired_trust(settings),))]
 
 
 class _Writer(FactWrites):
@@ -139,8 +97,17 @@ class _Writer(FactWrites):
             if clash:
                 return self.add(fact, source)  # the new text is already another fact: adopt it
         links = self.links_for(fact.content, fact.entity)
-        self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust,
-                      old_blob=old_blob, old_content=content)
+        self._rewrite(
+            fact_id,
+            fact,
+            source,
+            old_category=category,
+            old_tags=old_tags,
+            links=links,
+            trust=trust,
+            old_blob=old_blob,
+            old_content=content,
+        )
         self.report.updated += 1
         return fact_id
 
@@ -167,9 +134,10 @@ class _Writer(FactWrites):
     # --- removals ----------------------------------------------------------------------------
 
     def _backed_elsewhere(self, fact_id: int) -> bool:
-        return self.conn.execute(
-            f"SELECT 1 FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'active' LIMIT 1", (fact_id,)
-        ).fetchone() is not None
+        return (
+            self.conn.execute(f"SELECT 1 FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'active' LIMIT 1", (fact_id,)).fetchone()
+            is not None
+        )
 
     def release(self, fact_ids: list[int], policy: str) -> None:
         """Apply the removal policy to facts no entry backs any more."""
@@ -211,9 +179,7 @@ class _Writer(FactWrites):
 
     def identity(self, entry_id: str) -> tuple[str, str] | None:
         """(source, hash) the ledger holds for an entry id."""
-        return self.conn.execute(
-            f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? LIMIT 1", (entry_id,)
-        ).fetchone()
+        return self.conn.execute(f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
 
     def drop_rows(self, entry_id: str) -> None:
         self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ?", (entry_id,))

@@ -60,8 +60,11 @@ def heal_by_repair(capsys, home, profile):
 
 def test_column_leak_fails_ledger_integrity_only(work):
     home, profile = work
-    sql(profile, """INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, status)
-                    SELECT entry_id, source, entry_sha256, '18 条 facts 漏进来', 'active' FROM memory_pipeline_ledger LIMIT 1""")
+    sql(
+        profile,
+        """INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, status)
+                    SELECT entry_id, source, entry_sha256, '18 条 facts 漏进来', 'active' FROM memory_pipeline_ledger LIMIT 1""",
+    )
     assert failing(profile) == {"ledger_integrity"}
 
 
@@ -185,8 +188,9 @@ def test_format_parity(capsys, work):
     assert failing(profile) == {"format_parity"}
 
 
-@pytest.mark.parametrize("term", [r"re:\bAPI\s+约定", "re:(zzqq)\nre:(?i)api\\s+约定", "API 约定"],
-                         ids=["pattern", "patterns-each-their-own", "plain-term"])
+@pytest.mark.parametrize(
+    "term", [r"re:\bAPI\s+约定", "re:(zzqq)\nre:(?i)api\\s+约定", "API 约定"], ids=["pattern", "patterns-each-their-own", "plain-term"]
+)
 def test_keyword_only_fact_without_tag(tmp_path, work, term):
     """A fact only the keyword list makes private, untagged: found through DuckDB's RE2 pass over
     the list's own patterns, whatever other lines the list holds."""

@@ -9,8 +9,7 @@ from dataclasses import replace
 import pytest
 
 from memory_pipeline.lib.extraction import entries_to_extract
-from memory_pipeline.lib.extraction.choice import ExtractorUnavailable, choose_extractor
-from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings, is_local, ollama_url, plan_batches
+from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings, plan_batches
 from memory_pipeline.lib.extraction.prompt import SYSTEM_PROMPT, FactLimits, batch_schema
 from memory_pipeline.lib.extraction.rules import RulesExtractor
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
@@ -19,12 +18,15 @@ from memory_pipeline.lib.store.database import connect, holographic_settings
 from memory_pipeline.lib.sync.ledger import active_ledger, diff_entries, ledger_fingerprint
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance
 from memory_pipeline.lib.sync.writer import write_sync
-from memory_pipeline_tests.fake_ollama import FakeOllama, answer, dropped, edit, good, http_error, raw_body, slow
+from memory_pipeline_tests.fake_ollama import answer, dropped, edit, good, http_error, raw_body, slow
 from memory_pipeline_tests.store_helpers import consistency_problems, query, table_checksums, write_entries
 
 MODEL = "qwen3.6-nothink"
-MEMORY = ["**PR 铁律**: 标题不要用 fix 前缀，每个 PR 只做一件事", "Backups run nightly with restic to the NAS at 02:00",
-          "**写作**: 先给结论，再给理由"]
+MEMORY = [
+    "**PR 铁律**: 标题不要用 fix 前缀，每个 PR 只做一件事",
+    "Backups run nightly with restic to the NAS at 02:00",
+    "**写作**: 先给结论，再给理由",
+]
 USER = ["**称呼**: 叫我老王", "Prefers answers in Chinese with English code comments"]
 EDITED = MEMORY[0] + "，描述里写动机"
 NEW_MEMORY = ["Deploy window is Tuesday 14:00–16:00 UTC; never on Fridays", "`make test` must pass before every push"]
@@ -41,8 +43,12 @@ def _sync(profile: Profile, extractor):
         fingerprint = ledger_fingerprint(conn)
         work = entries_to_extract(diff, conn)
         outcome = extractor.extract(work)
-        report = write_sync(conn, EntryDiff(diff, fingerprint), Extraction.of(outcome, Provenance(
-            extractor.name, extractor.model, extractor.prompt_version)), settings=settings)
+        report = write_sync(
+            conn,
+            EntryDiff(diff, fingerprint),
+            Extraction.of(outcome, Provenance(extractor.name, extractor.model, extractor.prompt_version)),
+            settings=settings,
+        )
         return work, outcome, report
     finally:
         conn.close()
@@ -58,12 +64,6 @@ def profile(tmp_path):
     write_entries(profile.memory_file("memory"), [EDITED, *MEMORY[1:], *NEW_MEMORY])
     write_entries(profile.memory_file("user"), [*USER, *NEW_USER])
     return profile
-
-
-@pytest.fixture
-def server():
-    with FakeOllama() as fake:
-        yield fake
 
 
 def _extractor(server, **settings) -> OllamaExtractor:
@@ -89,8 +89,9 @@ def _assert_quarantined(profile, work, report, checksums_before):
     four entries in quarantine with the model, the prompt's hash and the raw reply."""
     db = _db(profile)
     after = table_checksums(db)
-    assert {t: d for t, d in after.items() if t != "memory_pipeline_quarantine"} == \
-        {t: d for t, d in checksums_before.items() if t != "memory_pipeline_quarantine"}
+    assert {t: d for t, d in after.items() if t != "memory_pipeline_quarantine"} == {
+        t: d for t, d in checksums_before.items() if t != "memory_pipeline_quarantine"
+    }
     assert (report.added, report.updated, report.quarantined) == (0, 0, 4)
     rows = query(db, "SELECT entry_id, model, prompt_sha256, error, attempts FROM memory_pipeline_quarantine")
     assert sorted(r[0] for r in rows) == sorted(e.entry_id for e in work)
@@ -135,7 +136,7 @@ WRITTEN = {
     "timeout, then good": [slow(2.5), good],
     "dropped connection, then good": [dropped, good],
     "truncated response body, then good": [raw_body('{"model": "x", "message": {"role": "assis'), good],
-    "body of another shape, then good": [raw_body('[1, 2]'), good],
+    "body of another shape, then good": [raw_body("[1, 2]"), good],
     "slow reply": [slow(0.3)],
 }
 
@@ -149,8 +150,11 @@ QUARANTINED = {
     "over-long fact": ([edit(_over_long)] * 2, "over the limit of 800", True),
     "HTTP 500 twice": ([http_error(500)] * 2, "HTTP 500 (ResponseError)", False),
     # An error page that echoes the batch: only its status and class are kept, never the body.
-    "HTTP 500 echoing the batch": ([lambda r: http_error(500, json.dumps(r.entries, ensure_ascii=False))(r)] * 2,
-                                   "HTTP 500 (ResponseError)", False),
+    "HTTP 500 echoing the batch": (
+        [lambda r: http_error(500, json.dumps(r.entries, ensure_ascii=False))(r)] * 2,
+        "HTTP 500 (ResponseError)",
+        False,
+    ),
     "truncated body twice": ([raw_body('{"model": "x", "mess')] * 2, "unreadable response body (JSONDecodeError)", False),
     "not a chat response twice": ([raw_body('{"foo": 1}')] * 2, "unreadable response body (ValidationError)", False),
     "timeout twice": ([slow(2.5)] * 2, "no reply within 1 s", False),
@@ -210,15 +214,15 @@ def test_the_request_is_schema_constrained_deterministic_and_carries_entries_as_
     data = json.loads(user["content"])["entries"]
     assert INJECTION in [e["text"] for e in data] and INJECTION not in system["content"]
     assert next(e for e in data if e["entry_id"] == changed.entry_id)["existing_facts"] == [
-        {"fact_id": changed.candidates[0][0], "content": MEMORY[0]}]
+        {"fact_id": changed.candidates[0][0], "content": MEMORY[0]}
+    ]
     # The injected text is stored as a fact, verbatim, like any other entry.
     assert query(_db(profile), "SELECT category FROM facts WHERE content = ?", (INJECTION,)) == [("user_pref",)]
     assert report.added == 4 and consistency_problems(_db(profile)) == []
 
 
 def test_update_rewrites_the_candidate_in_place(profile, server):
-    server.default = edit(lambda facts, request: {"facts": [
-        {**f, "content": f"{f['content']} (LLM)"} for f in facts]})
+    server.default = edit(lambda facts, request: {"facts": [{**f, "content": f"{f['content']} (LLM)"} for f in facts]})
     db = _db(profile)
     (fact_id,) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (MEMORY[0],))[0]
     facts_before = query(db, "SELECT count(*) FROM facts")[0][0]
@@ -226,8 +230,9 @@ def test_update_rewrites_the_candidate_in_place(profile, server):
     assert (report.updated, report.added) == (1, 3)
     assert query(db, "SELECT content FROM facts WHERE fact_id = ?", (fact_id,)) == [(EDITED + " (LLM)",)]
     assert query(db, "SELECT count(*) FROM facts")[0][0] == facts_before + 3
-    assert query(db, "SELECT extractor, model, prompt_version FROM memory_pipeline_ledger WHERE fact_id = ?",
-                 (fact_id,)) == [("ollama", MODEL, "ollama-1")]
+    assert query(db, "SELECT extractor, model, prompt_version FROM memory_pipeline_ledger WHERE fact_id = ?", (fact_id,)) == [
+        ("ollama", MODEL, "ollama-1")
+    ]
 
 
 def test_one_retry_sends_the_rejection_back(profile, server):
@@ -252,71 +257,6 @@ def test_quarantined_entries_go_alone():
     entries = [EntryToExtract(f"memory:{i}", "memory", f"t{i}", "new", quarantined=i in (1, 4)) for i in range(7)]
     batches = plan_batches(entries, 3)
     assert [[e.entry_id[-1] for e in b] for b in batches] == [["0", "2", "3"], ["5", "6"], ["1"], ["4"]]
-
-
-@pytest.mark.parametrize("host,url,local", [
-    ("", "http://127.0.0.1:11434", True),
-    ("localhost", "http://localhost:11434", True),
-    (":5000", "http://127.0.0.1:5000", True),
-    ("0.0.0.0", "http://0.0.0.0:11434", True),
-    ("http://[::1]:8080", "http://[::1]:8080", True),
-    ("127.8.9.10:80", "http://127.8.9.10:80", True),
-    ("192.168.1.20", "http://192.168.1.20:11434", False),
-    ("https://ollama.example.com", "https://ollama.example.com:443", False),
-    ("gpu-box:11434", "http://gpu-box:11434", False),
-])
-def test_hosts(monkeypatch, host, url, local):
-    monkeypatch.delenv("OLLAMA_HOST")
-    assert ollama_url(host) == url and is_local(url) is local
-    monkeypatch.setenv("OLLAMA_HOST", host)  # the environment is read the same way
-    assert ollama_url("") == url
-
-
-def _outside_address() -> str | None:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing interface
-            address = probe.getsockname()[0]
-        except OSError:
-            return None
-    return None if address.startswith("127.") else address
-
-
-def test_a_remote_host_is_refused_unless_allowed():
-    outside = _outside_address()
-    with FakeOllama(bind="0.0.0.0", host=outside or "192.0.2.1") as remote:
-        settings = OllamaSettings(url=remote.url, model=MODEL)
-        assert not is_local(remote.url)
-        with pytest.raises(ExtractorUnavailable, match="not on this machine"):
-            choose_extractor("ollama", settings)
-        fallback = choose_extractor("auto", settings)
-        assert fallback.extractor.name == "rules" and "remote hosts are refused" in fallback.reason
-        assert "--allow-remote-ollama" in fallback.reason  # the way out, named
-        assert remote.requests == [], "nothing may reach a refused host"
-        if outside:  # allowed explicitly, the same host is used
-            allowed = choose_extractor("ollama", replace(settings, allow_remote=True))
-            assert allowed.extractor.name == "ollama" and remote.requests
-
-
-def test_auto_uses_ollama_only_when_it_answers_and_has_the_model(server):
-    server.models = (f"{MODEL}:latest", "nomic-embed-text:latest")
-    chosen = choose_extractor("auto", OllamaSettings(url=server.url, model=MODEL))
-    assert chosen.extractor.name == "ollama" and "has qwen3.6-nothink" in chosen.reason
-    missing = choose_extractor("auto", OllamaSettings(url=server.url, model="llama3.2"))
-    assert missing.extractor.name == "rules" and "has no model llama3.2" in missing.reason
-    embedding = choose_extractor("auto", OllamaSettings(url=server.url, model="nomic-embed-text"))
-    assert embedding.extractor.name == "rules" and "cannot generate text (capabilities: embedding)" in embedding.reason
-    assert {path for path, _ in server.requests} == {"/api/version", "/api/tags", "/api/show"}
-    with pytest.raises(ExtractorUnavailable, match="not reachable"):
-        choose_extractor("ollama", OllamaSettings(url="http://127.0.0.1:9", model=MODEL))
-    assert server.chat_requests == []
-    # A server that answers, but /api/show not as Ollama does: said as such, not "not reachable".
-    server.show_raw = "<html>proxy error</html>"
-    odd = choose_extractor("auto", OllamaSettings(url=server.url, model=MODEL))
-    assert odd.extractor.name == "rules" and "not reachable" not in odd.reason
-    assert "answers, but unexpected /api/show answer for qwen3.6-nothink (JSONDecodeError)" in odd.reason
 
 
 def test_quarantine_keeps_at_most_64_kb_of_a_runaway_reply(profile, server):

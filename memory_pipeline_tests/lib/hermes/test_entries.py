@@ -11,7 +11,9 @@ def test_frames_of_a_profile(tmp_path):
     readings = read_profile(Profile("default", tmp_path))
     parsed = parsed_frame("default", readings)
     assert parsed[["source", "position", "text", "chars"]].values.tolist() == [
-        ["memory", 1, "alpha", 5], ["memory", 2, "中文", 2], ["user", 1, "likes tables", 12],
+        ["memory", 1, "alpha", 5],
+        ["memory", 2, "中文", 2],
+        ["user", 1, "likes tables", 12],
     ]
     hashed = hashed_frame(parsed)
     assert hashed.loc[1, "entry_sha256"] == entry_sha256("中文")

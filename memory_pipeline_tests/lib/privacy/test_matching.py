@@ -19,17 +19,43 @@ POSITIVES = {
     "ip_address": ["server 192.168.1.20 is ours", "vpn 10.8.0.1", "ipv6 2001:db8::1", "fe80::1ff:fe23:4567:890a"],
     "cn_resident_id": ["身份证 11010519491231002X", "id 320106198512121231"],
     "payment_card": ["卡号 4111 1111 1111 1111", "visa 4012-8888-8888-1881", "amex 378282246310005"],
-    "street_address": ["住在 北京市朝阳区建国路88号", "上海市徐汇区漕溪北路1200号", "office at 350 Fifth Avenue",
-                       "1600 Amphitheatre Parkway"],
-    "secret": ["key sk-abcdefghijklmnopqrstuvwx12", "ghp_" + "a" * 36, "AKIAIOSFODNN7EXAMPLE", "api_key = abcd1234efgh",
-               "password: hunter22", "-----BEGIN OPENSSH PRIVATE KEY-----"],
+    "street_address": [
+        "住在 北京市朝阳区建国路88号",
+        "上海市徐汇区漕溪北路1200号",
+        "office at 350 Fifth Avenue",
+        "1600 Amphitheatre Parkway",
+    ],
+    "secret": [
+        "key sk-abcdefghijklmnopqrstuvwx12",
+        "ghp_" + "a" * 36,
+        "AKIAIOSFODNN7EXAMPLE",
+        "api_key = abcd1234efgh",
+        "password: hunter22",
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+    ],
 }
 NEAR_MISSES = [
-    "version 1.2.3.4 is out", "v10.0.0.1 release", "bump to 1.2.3.4-rc1", "版本 2.4.1.0", "999.1.1.1", "OLLAMA_HOST=http://127.0.0.1:11434",
-    "订单号 20261202000123456", "order #13800138000", "ORD13800138000", "工单 1380013800012",
-    "身份证 110105194912310021", "编号 123456789012345678",
-    "卡号 4111 1111 1111 1112", "ref 1234567812345678", "时间 12:30:45", "ratio 3:2:1",
-    "not an email: a@b", "@mention in chat", "token budget is 2000", "password rules: long", "123 main ideas",
+    "version 1.2.3.4 is out",
+    "v10.0.0.1 release",
+    "bump to 1.2.3.4-rc1",
+    "版本 2.4.1.0",
+    "999.1.1.1",
+    "OLLAMA_HOST=http://127.0.0.1:11434",
+    "订单号 20261202000123456",
+    "order #13800138000",
+    "ORD13800138000",
+    "工单 1380013800012",
+    "身份证 110105194912310021",
+    "编号 123456789012345678",
+    "卡号 4111 1111 1111 1112",
+    "ref 1234567812345678",
+    "时间 12:30:45",
+    "ratio 3:2:1",
+    "not an email: a@b",
+    "@mention in chat",
+    "token budget is 2000",
+    "password rules: long",
+    "123 main ideas",
 ]
 
 
@@ -117,12 +143,15 @@ def test_each_pattern_keeps_its_own_meaning(tmp_path):
     assert keywords.matches("x PRIVWORDPRIVWORD y") and keywords.matches("a beta b") and not keywords.matches("zzq")
 
 
-@pytest.mark.parametrize("line,reason", [
-    ("re:(PrivWord)\\1", "back-references are not supported"),
-    ("re:(?<=秘密)x", "look-arounds are not supported"),
-    ("re:(?!秘密)x", "look-arounds are not supported"),
-    ("re:a{1000}{1000}", "not a regular expression RE2 can run (bad repetition operator)"),
-])
+@pytest.mark.parametrize(
+    "line,reason",
+    [
+        ("re:(PrivWord)\\1", "back-references are not supported"),
+        ("re:(?<=秘密)x", "look-arounds are not supported"),
+        ("re:(?!秘密)x", "look-arounds are not supported"),
+        ("re:a{1000}{1000}", "not a regular expression RE2 can run (bad repetition operator)"),
+    ],
+)
 def test_patterns_re2_cannot_run_are_refused_by_line_without_the_term(tmp_path, capfd, line, reason):
     path = tmp_path / "kw.txt"
     path.write_text(f"# list\nfine term\n{line}\n", encoding="utf-8")

@@ -51,8 +51,34 @@ def test_resolution_matches_holographic(tmp_path, holographic):
 
 # Holographic 0.19.0's alias regex, as its `add_fact` runs it: the reference the linear scan must equal.
 _HOLOGRAPHIC_AKA = re.compile(r"(\w+(?:\s+\w+)*)\s+(?:aka|also known as)\s+(\w+(?:\s+\w+)*)", re.IGNORECASE)
-_PIECES = ["aka", "AKA", "Aka", "a\u212aa", "also known as", "also  known as", "ALSO KNOWN AS", "x", "Guido", "张伟", "_",
-           "akas", "9", " ", "  ", "\n", "\t", ",", "-", ".", "'", '"', "(", "aka,", "known", "as"]
+_PIECES = [
+    "aka",
+    "AKA",
+    "Aka",
+    "a\u212aa",
+    "also known as",
+    "also  known as",
+    "ALSO KNOWN AS",
+    "x",
+    "Guido",
+    "张伟",
+    "_",
+    "akas",
+    "9",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    ",",
+    "-",
+    ".",
+    "'",
+    '"',
+    "(",
+    "aka,",
+    "known",
+    "as",
+]
 
 
 def _generated(seed: int, pieces: int) -> str:
@@ -75,6 +101,7 @@ def test_alias_pairs_equal_holographics_regex_on_the_corpus(text):
 def test_alias_scan_is_linear():
     """40,000 characters of words ending in a dangling "aka" (the regex's worst case): about twenty
     times the 2,000-character time, not four hundred times."""
+
     def seconds(chars: int) -> float:
         text = ("word " * (chars // 5))[:chars] + " aka"
         started = time.perf_counter()

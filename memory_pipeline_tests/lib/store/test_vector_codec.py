@@ -55,8 +55,18 @@ def test_dim_one_collision_writes_and_reads_legacy():
 
 @pytest.mark.parametrize("dim", [1, 3, 1024])
 def test_sql_state_agrees_with_python(dim):
-    blobs = [None, b"", "text", bytes(8 * dim), b"HRR1" + bytes(8 * dim - 4), b"HRR1" + bytes(4 * dim), bytes(4 + 4 * dim),
-             b"HRR1" + bytes(4 * dim + 1), bytes(8 * dim - 1), 7]
+    blobs = [
+        None,
+        b"",
+        "text",
+        bytes(8 * dim),
+        b"HRR1" + bytes(8 * dim - 4),
+        b"HRR1" + bytes(4 * dim),
+        bytes(4 + 4 * dim),
+        b"HRR1" + bytes(4 * dim + 1),
+        bytes(8 * dim - 1),
+        7,
+    ]
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE facts (fact_id INTEGER PRIMARY KEY, hrr_vector BLOB)")
     conn.executemany("INSERT INTO facts (hrr_vector) VALUES (?)", [(b,) for b in blobs])
@@ -80,8 +90,9 @@ def _store(*blobs_by_age):
     conn.executescript("""CREATE TABLE facts (fact_id INTEGER PRIMARY KEY, updated_at TIMESTAMP, hrr_vector BLOB);
                           CREATE TABLE memory_banks (bank_id INTEGER PRIMARY KEY, bank_name TEXT, vector BLOB, dim INT,
                                                      fact_count INT, updated_at TIMESTAMP);""")
-    conn.executemany("INSERT INTO facts (updated_at, hrr_vector) VALUES (?, ?)",
-                     [(f"2026-08-0{i + 1} 10:00:00", b) for i, b in enumerate(blobs_by_age)])
+    conn.executemany(
+        "INSERT INTO facts (updated_at, hrr_vector) VALUES (?, ?)", [(f"2026-08-0{i + 1} 10:00:00", b) for i, b in enumerate(blobs_by_age)]
+    )
     return conn
 
 

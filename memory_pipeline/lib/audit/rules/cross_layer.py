@@ -20,15 +20,23 @@ def layer_counts(audit: Audit) -> AuditResult:
     entries = count(db, "SELECT count(*) FROM entries")
     active = count(db, "SELECT count(DISTINCT entry_id) FROM active")
     facts = count(db, "SELECT count(*) FROM facts WHERE pipeline")
-    without_rows = count(db, """SELECT count(*) FROM entries e WHERE NOT EXISTS
-                                (SELECT 1 FROM active a WHERE a.source = e.source AND a.short_hash = e.short_hash)""")
-    without_entry = count(db, """SELECT count(DISTINCT entry_id) FROM active a WHERE NOT EXISTS
-                                 (SELECT 1 FROM entries e WHERE e.source = a.source AND e.short_hash = a.short_hash)""")
+    without_rows = count(
+        db,
+        """SELECT count(*) FROM entries e WHERE NOT EXISTS
+                                (SELECT 1 FROM active a WHERE a.source = e.source AND a.short_hash = e.short_hash)""",
+    )
+    without_entry = count(
+        db,
+        """SELECT count(DISTINCT entry_id) FROM active a WHERE NOT EXISTS
+                                 (SELECT 1 FROM entries e WHERE e.source = a.source AND e.short_hash = a.short_hash)""",
+    )
     # Entries still waiting for the ledger are hashes_fresh's concern; this one fails when the
     # ledger holds entries the files no longer have (a removal or edit not synced).
     passed = without_entry == 0
     return AuditResult(
-        "layer_counts", passed, ERROR,
+        "layer_counts",
+        passed,
+        ERROR,
         f"{entries} entries, {active} entries with active ledger rows, {facts} pipeline facts; "
         f"{without_rows} entries without ledger rows, {without_entry} active ledger entries without an entry",
         {"entries": float(entries), "active_ledger_entries": float(active), "pipeline_facts": float(facts)},
@@ -41,7 +49,9 @@ def hashes_fresh(audit: Audit) -> AuditResult:
                             (SELECT 1 FROM active a WHERE a.source = e.source AND a.short_hash = e.short_hash)""").fetchall()
     stuck = [p for (p,) in pending if p not in quarantined]
     return AuditResult(
-        "hashes_fresh", not stuck, ERROR,
+        "hashes_fresh",
+        not stuck,
+        ERROR,
         f"{len(stuck)} entries pending outside quarantine, {len(pending) - len(stuck)} quarantined",
         {"pending": float(len(stuck)), "quarantined": float(len(pending) - len(stuck))},
     )
@@ -54,8 +64,9 @@ def ledger_integrity(audit: Audit) -> AuditResult:
         problems = ledger_problems(audit.db)
     else:
         problems = ledger_problems(audit.inputs.conn) if audit.inputs.conn is not None else []
-    return AuditResult("ledger_integrity", not problems, ERROR, "; ".join(problems) or "ledger rows well-formed",
-                       {"problems": float(len(problems))})
+    return AuditResult(
+        "ledger_integrity", not problems, ERROR, "; ".join(problems) or "ledger rows well-formed", {"problems": float(len(problems))}
+    )
 
 
 def _without_white_space(column: str) -> str:
@@ -75,29 +86,45 @@ def dangling_links(conn: sqlite3.Connection, settings: HolographicSettings) -> i
 
 def fact_links(audit: Audit) -> AuditResult:
     db = audit.db
-    orphans = count(db, """SELECT count(*) FROM ledger l WHERE l.fact_id IS NOT NULL
-                           AND l.fact_id NOT IN (SELECT fact_id FROM facts)""")
-    ghosts = count(db, """SELECT count(*) FROM facts f WHERE pipeline AND f.fact_id NOT IN
-                          (SELECT fact_id FROM ledger WHERE fact_id IS NOT NULL)""")
+    orphans = count(
+        db,
+        """SELECT count(*) FROM ledger l WHERE l.fact_id IS NOT NULL
+                           AND l.fact_id NOT IN (SELECT fact_id FROM facts)""",
+    )
+    ghosts = count(
+        db,
+        """SELECT count(*) FROM facts f WHERE pipeline AND f.fact_id NOT IN
+                          (SELECT fact_id FROM ledger WHERE fact_id IS NOT NULL)""",
+    )
     # Contents are UNIQUE, so a duplicate is the seed's near-copy: equal once case and runs of
     # white space are folded. A cheap key without any white space finds the few candidates first;
     # only they get the exact folding.
     coarse_key = f"lower({_without_white_space('content')})"
     duplicates = 0
     if count(db, f"SELECT count(*) FROM (SELECT {coarse_key} AS k FROM facts GROUP BY k HAVING count(*) > 1)"):
-        duplicates = count(db, f"""WITH candidates AS (SELECT content FROM facts WHERE {coarse_key} IN
+        duplicates = count(
+            db,
+            f"""WITH candidates AS (SELECT content FROM facts WHERE {coarse_key} IN
                                        (SELECT {coarse_key} FROM facts GROUP BY 1 HAVING count(*) > 1))
                                    SELECT count(*) FROM (SELECT lower(regexp_replace(trim(content), '\\s+', ' ', 'g')) AS c
-                                   FROM candidates GROUP BY c HAVING count(*) > 1)""")
+                                   FROM candidates GROUP BY c HAVING count(*) > 1)""",
+        )
     undecodable = count(db, "SELECT count(*) FROM facts WHERE content IS NULL")
     dangling = audit.store_side("fact_links") if audit.inputs.conn is not None else 0
     passed = not (orphans or ghosts or duplicates or undecodable or dangling)
     return AuditResult(
-        "fact_links", passed, ERROR,
+        "fact_links",
+        passed,
+        ERROR,
         f"{orphans} ledger rows pointing at no fact, {ghosts} pipeline facts without a ledger row, "
         f"{duplicates} duplicated contents, {undecodable} contents that are not UTF-8 text, {dangling} dangling entity links",
-        {"orphans": float(orphans), "ghosts": float(ghosts), "duplicates": float(duplicates),
-         "undecodable_contents": float(undecodable), "dangling_links": float(dangling)},
+        {
+            "orphans": float(orphans),
+            "ghosts": float(ghosts),
+            "duplicates": float(duplicates),
+            "undecodable_contents": float(undecodable),
+            "dangling_links": float(dangling),
+        },
     )
 
 

@@ -21,7 +21,9 @@ def cap_usage(audit: Audit) -> AuditResult:
     usage = [(r, r.chars) for r in audit.inputs.readings]
     share = {r.source: chars / r.limit if r.limit > 0 else 0.0 for r, chars in usage}
     return AuditResult(
-        "cap_usage", all(s <= CAP_TARGET for s in share.values()), ERROR if any(s > 1.0 for s in share.values()) else WARN,
+        "cap_usage",
+        all(s <= CAP_TARGET for s in share.values()),
+        ERROR if any(s > 1.0 for s in share.values()) else WARN,
         "; ".join(f"{r.path.name} {chars}/{r.limit} chars ({100 * share[r.source]:.0f}%)" for r, chars in usage)
         + f"; target ≤ {100 * CAP_TARGET:.0f}%",
         {f"{source}_usage_pct": round(100.0 * s, 2) for source, s in share.items()},
@@ -33,7 +35,9 @@ def format_parity(audit: Audit) -> AuditResult:
     differs = [f.detail for r in readings for f in r.findings if f.code == "hermes_parse_differs"]
     unreadable = [r.path.name for r in readings if not r.readable]
     return AuditResult(
-        "format_parity", not differs and not unreadable, WARN,
+        "format_parity",
+        not differs and not unreadable,
+        WARN,
         ("; ".join(differs) if differs else "Hermes (0.19.0 and current) and the pipeline read the same entries")
         + (f"; unreadable: {', '.join(unreadable)}" if unreadable else ""),
         {"files_differing": float(len(differs)), "files_unreadable": float(len(unreadable))},
@@ -48,7 +52,9 @@ def pointers_resolve(audit: Audit) -> AuditResult:
         existing = {r[0] for r in audit.db.execute("SELECT fact_id FROM facts WHERE fact_id IN (SELECT fact_id FROM pointers)").fetchall()}
     dangling = sorted({p for p in pointers if p not in existing})
     return AuditResult(
-        "pointers_resolve", not dangling, WARN,
+        "pointers_resolve",
+        not dangling,
+        WARN,
         f"{len(pointers)} fact_store#N pointers in the memory files, {len(dangling)} name no fact"
         + (f" (#{', #'.join(map(str, dangling[:20]))})" if dangling else ""),
         {"pointers": float(len(pointers)), "dangling_pointers": float(len(dangling))},
@@ -57,8 +63,9 @@ def pointers_resolve(audit: Audit) -> AuditResult:
 
 def quarantine_empty(audit: Audit) -> AuditResult:
     quarantined = audit.quarantined
-    return AuditResult("quarantine_empty", not quarantined, WARN, f"{len(quarantined)} entries in quarantine",
-                       {"quarantined": float(len(quarantined))})
+    return AuditResult(
+        "quarantine_empty", not quarantined, WARN, f"{len(quarantined)} entries in quarantine", {"quarantined": float(len(quarantined))}
+    )
 
 
 def extraction_latency(audit: Audit) -> AuditResult:
@@ -69,6 +76,11 @@ def extraction_json_valid(audit: Audit) -> AuditResult:
     return audit.extraction["extraction_json_valid"]
 
 
-RULES = {"cap_usage": cap_usage, "format_parity": format_parity, "pointers_resolve": pointers_resolve,
-         "quarantine_empty": quarantine_empty, "extraction_latency": extraction_latency,
-         "extraction_json_valid": extraction_json_valid}
+RULES = {
+    "cap_usage": cap_usage,
+    "format_parity": format_parity,
+    "pointers_resolve": pointers_resolve,
+    "quarantine_empty": quarantine_empty,
+    "extraction_latency": extraction_latency,
+    "extraction_json_valid": extraction_json_valid,
+}

@@ -19,8 +19,11 @@ if TYPE_CHECKING:
 def index_store_side(conn: sqlite3.Connection, settings: HolographicSettings) -> tuple[HolographicFtsHealth, dict[str, int]]:
     """facts_fts's health, and per category the HRR1-sized vectors that lack the prefix (they
     decode in no dialect): reading those blobs is the costly part of classifying vectors."""
-    false_hrr1 = dict(conn.execute(
-        f"SELECT category, count(*) FROM facts WHERE {false_hrr1_sql('hrr_vector', settings.hrr_dim)} GROUP BY category").fetchall())
+    false_hrr1 = dict(
+        conn.execute(
+            f"SELECT category, count(*) FROM facts WHERE {false_hrr1_sql('hrr_vector', settings.hrr_dim)} GROUP BY category"
+        ).fetchall()
+    )
     return holographic_fts_health(conn), false_hrr1
 
 
@@ -41,26 +44,39 @@ def index_consistency(audit: Audit) -> AuditResult:
     bad_vectors = counts[VectorState.MISSING] + counts[VectorState.MALFORMED]
     # A bank is the bundle of its category's decodable vectors, whichever dialect, at the store's dim.
     false_rows = " UNION ALL ".join(f"SELECT {_sql_text(c)} AS category, {int(n)} AS n" for c, n in false_hrr1.items())
-    decodable = (f"""SELECT category, sum(n) AS n FROM (SELECT category, count(*) AS n FROM facts WHERE vector_state > 0
-                 GROUP BY category UNION ALL SELECT category, -n FROM ({false_rows})) GROUP BY category HAVING sum(n) > 0""" if false_rows
-                 else "SELECT category, count(*) AS n FROM facts WHERE vector_state > 0 GROUP BY category")
-    bank_off = count(db, f"""SELECT count(*) FROM (
+    decodable = (
+        f"""SELECT category, sum(n) AS n FROM (SELECT category, count(*) AS n FROM facts WHERE vector_state > 0
+                 GROUP BY category UNION ALL SELECT category, -n FROM ({false_rows})) GROUP BY category HAVING sum(n) > 0"""
+        if false_rows
+        else "SELECT category, count(*) AS n FROM facts WHERE vector_state > 0 GROUP BY category"
+    )
+    bank_off = count(
+        db,
+        f"""SELECT count(*) FROM (
             SELECT coalesce(b.bank_name, 'cat:' || v.category) AS name FROM banks b
             FULL OUTER JOIN ({decodable}) v
               ON b.bank_name = 'cat:' || v.category
-            WHERE b.fact_count IS DISTINCT FROM v.n OR b.dim IS DISTINCT FROM {int(dim)} OR b.vector_state <= 0)""")
+            WHERE b.fact_count IS DISTINCT FROM v.n OR b.dim IS DISTINCT FROM {int(dim)} OR b.vector_state <= 0)""",
+    )
     bank_dims = count(db, f"SELECT count(*) FROM banks WHERE dim IS DISTINCT FROM {int(dim)}")
     passed = health.healthy and bad_vectors == 0 and bank_off == 0
     return AuditResult(
-        "index_consistency", passed, ERROR,
+        "index_consistency",
+        passed,
+        ERROR,
         f"facts_fts {health.integrity}, {health.indexed} indexed for "
         f"{health.facts} facts, {health.probe_misses} of {health.probes} probes missed; HRR vectors at dim {dim}: "
         f"{counts[VectorState.LEGACY]} legacy float64, {counts[VectorState.HRR1]} HRR1 float32, "
         f"{counts[VectorState.MALFORMED]} malformed, {counts[VectorState.MISSING]} missing; "
         f"{bank_off} banks off (count, dim or vector), {bank_dims} of them of another dim",
-        {"fts_rows": float(health.indexed), "probe_misses": float(health.probe_misses),
-         "bad_vectors": float(bad_vectors), "banks_off": float(bank_off), "bank_dim_mismatch": float(bank_dims),
-         **{f"{kind.name.lower()}_vectors": float(n) for kind, n in counts.items()}},
+        {
+            "fts_rows": float(health.indexed),
+            "probe_misses": float(health.probe_misses),
+            "bad_vectors": float(bad_vectors),
+            "banks_off": float(bank_off),
+            "bank_dim_mismatch": float(bank_dims),
+            **{f"{kind.name.lower()}_vectors": float(n) for kind, n in counts.items()},
+        },
     )
 
 

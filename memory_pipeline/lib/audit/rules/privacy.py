@@ -44,11 +44,17 @@ def privacy_coverage(audit: Audit) -> AuditResult:
     private = sum(tagged.values())
     passed = untagged == 0 and variants == 0
     return AuditResult(
-        "privacy_coverage", passed, ERROR,
+        "privacy_coverage",
+        passed,
+        ERROR,
         f"{private} facts tagged `{PRIVATE_TAG}`, {untagged} untagged facts match the keyword list or a detector; "
         f"{variants} tag variants; {visible} private facts visible to prefetch (trust ≥ {inputs.settings.min_trust})",
-        {"private_facts": float(private), "untagged_private": float(untagged), "tag_variants": float(variants),
-         "private_visible_to_prefetch": float(visible)},
+        {
+            "private_facts": float(private),
+            "untagged_private": float(untagged),
+            "tag_variants": float(variants),
+            "private_visible_to_prefetch": float(visible),
+        },
     )
 
 
