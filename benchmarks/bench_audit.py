@@ -47,7 +47,8 @@ from memory_pipeline.lib.privacy.matching import (
     load_keywords,
     normalise_tags,
 )
-from memory_pipeline.lib.store.database import connect, holographic_settings
+from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.settings import holographic_settings
 
 NAIVE_CHECKS = ("layer_counts", "hashes_fresh", "ledger_integrity", "fact_links", "index_consistency", "privacy_coverage")
 

@@ -14,8 +14,9 @@ sys.path.insert(0, str(ROOT))
 
 from memory_pipeline.lib.choices import VectorFormat  # noqa: E402
 from memory_pipeline.lib.store import vector_codec  # noqa: E402
-from memory_pipeline.lib.store.database import connect, holographic_settings, write_transaction  # noqa: E402
+from memory_pipeline.lib.store.database import connect, write_transaction  # noqa: E402
 from memory_pipeline.lib.store.fact_writes import FactWrites  # noqa: E402
+from memory_pipeline.lib.store.settings import holographic_settings
 
 
 def half_hrr1_copy(home: Path, target: Path) -> Path:

@@ -58,10 +58,10 @@ def sync_job() -> dg.JobDefinition:
     return defs.resolve_job_def(SYNC_JOB)
 
 
-def _failure_message(result, evaluations) -> str:
+def _failure_message(events: list[dg.DagsterEvent], evaluations) -> str:
     """One line: a `Failure`'s description, else the innermost error's first line; a blocking
     check's failure (Dagster's message ends at a colon) gets that check's own detail."""
-    message = _step_failure(result)
+    message = _step_failure(events)
     if message.endswith(":"):
         details = [
             f"{e.check_name}: {e.description}" for e in evaluations if not e.passed and e.severity.value == "ERROR" and e.description
@@ -70,8 +70,8 @@ def _failure_message(result, evaluations) -> str:
     return message
 
 
-def _step_failure(result) -> str:
-    for event in result.all_events:
+def _step_failure(events: list[dg.DagsterEvent]) -> str:
+    for event in events:
         if not (event.is_step_failure and event.step_failure_data):
             continue
         data = event.step_failure_data
@@ -97,6 +97,40 @@ def _changes(instance: dg.DagsterInstance, profile: str) -> list[dict]:
         return []
     columns = ["entry_id", "source", "status", "text", "matched_entry_id"]
     return diff.loc[diff["status"] != "unchanged", columns].to_dict("records")
+
+
+def _resources_config(hermes_home: Path, resource_config: dict[str, dict] | None) -> dict:
+    return {
+        "resources": {
+            "hermes": {"config": {"hermes_home": str(hermes_home)}},
+            **{key: {"config": config} for key, config in (resource_config or {}).items()},
+        }
+    }
+
+
+def profile_run(
+    instance: dg.DagsterInstance, run_id: str, profile: str, success: bool, duration_s: float, *, with_changes: bool = False
+) -> ProfileRun:
+    """What a finished run of one profile did, read back from its event log (whoever ran it: this
+    process, or the daemon for a backfill)."""
+    events = [entry.dagster_event for entry in instance.all_logs(run_id) if entry.dagster_event is not None]
+    metadata = {
+        event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
+        for event in events
+        if event.is_step_materialization
+    }
+    evaluations = [event.event_specific_data for event in events if event.event_type_value == "ASSET_CHECK_EVALUATION"]
+    return ProfileRun(
+        profile=profile,
+        success=success,
+        run_id=run_id,
+        duration_s=duration_s,
+        metadata=metadata,
+        checks=[(e.check_name, e.passed, e.severity.value) for e in evaluations],
+        error=None if success else _failure_message(events, evaluations),
+        changes=_changes(instance, profile) if with_changes and success else [],
+        details={e.check_name: e.description or "" for e in evaluations if not e.passed},
+    )
 
 
 def _alive(pid: int) -> bool:
@@ -145,10 +179,7 @@ def run_sync(
         instance.add_dynamic_partitions(hermes_profiles.name, missing)
     job = dg.reconstructable(sync_job)
     run_config = {
-        "resources": {
-            "hermes": {"config": {"hermes_home": str(hermes_home)}},
-            **{key: {"config": config} for key, config in (resource_config or {}).items()},
-        },
+        **_resources_config(hermes_home, resource_config),
         # The CLI speaks for itself; Dagster's event log stays in the instance for the UI.
         "loggers": {"console": {"config": {"log_level": "CRITICAL"}}},
     }
@@ -165,25 +196,63 @@ def run_sync(
             asset_selection=selection,
             tags={"dagster/partition": profile, PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
         ) as result:
-            metadata = {
-                event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
-                for event in result.get_asset_materialization_events()
-            }
-            evaluations = [event.event_specific_data for event in result.all_events if event.event_type_value == "ASSET_CHECK_EVALUATION"]
-            checks = [(e.check_name, e.passed, e.severity.value) for e in evaluations]
             runs.append(
-                ProfileRun(
-                    profile=profile,
-                    success=result.success,
-                    run_id=result.run_id,
-                    duration_s=time.perf_counter() - started,
-                    metadata=metadata,
-                    checks=checks,
-                    error=None if result.success else _failure_message(result, evaluations),
-                    changes=_changes(instance, profile) if with_changes and result.success else [],
-                    details={e.check_name: e.description or "" for e in evaluations if not e.passed},
-                )
+                profile_run(instance, result.run_id, profile, result.success, time.perf_counter() - started, with_changes=with_changes)
             )
         if on_done is not None:
             on_done(runs[-1])
     return runs
+
+
+class BackfillNotFinished(Exception):
+    """The daemon stopped, or took too long, before a submitted backfill ended. One line."""
+
+
+_BACKFILL_ENDED = {"COMPLETED", "COMPLETED_SUCCESS", "COMPLETED_FAILED", "FAILED", "CANCELED"}
+_BACKFILL_ID_TAG = "dagster/backfill"  # Dagster's own tag on every run a backfill launches
+
+
+def daemon_runs_backfills(instance: dg.DagsterInstance) -> bool:
+    """Whether a Dagster daemon (the UI's, or a server's) is alive on this instance to run a backfill."""
+    status = instance.get_daemon_statuses(["BACKFILL"]).get("BACKFILL")
+    return bool(status is not None and status.healthy)
+
+
+def run_retag_backfill(
+    instance: dg.DagsterInstance,
+    hermes_home: Path,
+    profiles: list[str],
+    keywords_sha256: str,
+    resource_config: dict[str, dict] | None = None,
+    *,
+    on_start: Callable[[str], None] | None = None,
+    on_done: Callable[[ProfileRun], None] | None = None,
+    timeout_s: float = 900.0,
+) -> tuple[str, list[ProfileRun]]:
+    """The re-tag as one backfill on the running daemon (what the keyword-list sensor launches),
+    waited for; its id and what each profile's run did."""
+    from memory_pipeline.defs.backfills import submit_retag_backfill
+
+    backfill_id = submit_retag_backfill(instance, profiles, keywords_sha256, _resources_config(hermes_home, resource_config))
+    for profile in profiles:
+        if on_start is not None:
+            on_start(profile)
+    deadline = time.monotonic() + timeout_s
+    while (status := instance.get_backfill(backfill_id).status.value) not in _BACKFILL_ENDED:
+        if time.monotonic() > deadline or not daemon_runs_backfills(instance):
+            raise BackfillNotFinished(
+                f"backfill {backfill_id} is still {status.lower()}: the Dagster daemon stopped or is slow; the UI's Backfills view shows it"
+            )
+        time.sleep(0.5)
+    runs = []
+    for profile in profiles:
+        found = instance.get_runs(filters=dg.RunsFilter(tags={_BACKFILL_ID_TAG: backfill_id, "dagster/partition": profile}), limit=1)
+        if not found:
+            runs.append(ProfileRun(profile, False, "", 0.0, error=f"backfill {backfill_id} ({status.lower()}) ran nothing for {profile}"))
+        else:
+            stats = instance.get_run_stats(found[0].run_id)
+            duration = (stats.end_time or 0.0) - (stats.start_time or 0.0)
+            runs.append(profile_run(instance, found[0].run_id, profile, found[0].status == dg.DagsterRunStatus.SUCCESS, duration))
+        if on_done is not None:
+            on_done(runs[-1])
+    return backfill_id, runs

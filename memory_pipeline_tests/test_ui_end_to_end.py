@@ -153,24 +153,27 @@ def _edit_keyword_list_after_its_first_look(graphql, home: Path) -> None:
     own.write_text((REPO_ROOT / "data" / "privacy_keywords.txt").read_text(encoding="utf-8") + "\natlas\n", encoding="utf-8")
 
 
-def _assert_one_retag_backfill_completed(graphql) -> None:
-    """One backfill (not a run per profile) over privacy_tags → fts_index → audit_report, each
-    profile materialized, its runs tagged with the backfill, read back as the Backfills view does."""
+def _assert_retag_backfills_completed(graphql, cli_backfill: str) -> None:
+    """Two backfills, one from the keyword sensor and one from `sync --retag` (not a run per
+    profile), each over privacy_tags → fts_index → audit_report, each profile materialized, its
+    runs tagged with the backfill: read back as the Backfills view does."""
 
     def finished():
         results = graphql(BACKFILLS)["partitionBackfillsOrError"]["results"]
-        return results if results and all(b["status"] not in ("REQUESTED", "CANCELING", "FAILING") for b in results) else None
+        ended = results and all(b["status"] not in ("REQUESTED", "CANCELING", "FAILING") for b in results)
+        return results if len(results) == 2 and ended else None
 
-    (backfill,) = _wait(finished, 150, "the re-tag backfill to finish")
-    assert backfill["status"] == "COMPLETED_SUCCESS" and backfill["isAssetBackfill"], backfill
-    assert "memory_pipeline/retag" in {t["key"] for t in backfill["tags"]}
-    assert sorted(a["path"][0] for a in backfill["assetSelection"]) == ["audit_report", "fts_index", "privacy_tags"]
-    statuses = {s["assetKey"]["path"][0]: s for s in backfill["assetBackfillData"]["assetBackfillStatuses"]}
-    assert {k: (s["numPartitionsTargeted"], s["numPartitionsMaterialized"], s["numPartitionsFailed"]) for k, s in statuses.items()} == {
-        k: (1, 1, 0) for k in ("privacy_tags", "fts_index", "audit_report")
-    }
-    assert backfill["runs"] and all(r["status"] == "SUCCESS" for r in backfill["runs"])
-    assert all({"key": "dagster/backfill", "value": backfill["id"]} in r["tags"] for r in backfill["runs"])
+    backfills = _wait(finished, 150, "the sensor's re-tag backfill to finish")
+    by = {next(t["value"] for t in b["tags"] if t["key"] == "memory_pipeline/retag_by"): b for b in backfills}
+    assert sorted(by) == ["cli", "sensor"] and by["cli"]["id"] == cli_backfill
+    for backfill in backfills:
+        assert backfill["status"] == "COMPLETED_SUCCESS" and backfill["isAssetBackfill"], backfill
+        assert sorted(a["path"][0] for a in backfill["assetSelection"]) == ["audit_report", "fts_index", "privacy_tags"]
+        statuses = {s["assetKey"]["path"][0]: s for s in backfill["assetBackfillData"]["assetBackfillStatuses"]}
+        counts = {k: (s["numPartitionsTargeted"], s["numPartitionsMaterialized"], s["numPartitionsFailed"]) for k, s in statuses.items()}
+        assert counts == {k: (1, 1, 0) for k in ("privacy_tags", "fts_index", "audit_report")}
+        assert backfill["runs"] and all(r["status"] == "SUCCESS" for r in backfill["runs"])
+        assert all({"key": "dagster/backfill", "value": backfill["id"]} in r["tags"] for r in backfill["runs"])
 
 
 def test_launch_a_sync_through_graphql_and_see_the_asset_graph(dagster_ui, tmp_path):
@@ -180,8 +183,15 @@ def test_launch_a_sync_through_graphql_and_see_the_asset_graph(dagster_ui, tmp_p
         "AddDynamicPartitionSuccess",
         "DuplicateDynamicPartitionError",
     )
-    # The backfill this starts runs while the rest of the test does: the profile's lock orders the runs.
+    # The backfills these start run while the rest of the test does: the run queue orders the runs.
     _edit_keyword_list_after_its_first_look(graphql, home)
+    retag = subprocess.Popen(
+        [sys.executable, "-m", "memory_pipeline.cli", "sync", "--retag", "--json", "--hermes-home", str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
     launched = graphql(
         LAUNCH,
         params={
@@ -227,4 +237,8 @@ def test_launch_a_sync_through_graphql_and_see_the_asset_graph(dagster_ui, tmp_p
     shot = _chromium("--virtual-time-budget=20000", f"--screenshot={screenshot}", page, user_data=tmp_path / "chromium-shot")
     assert shot.returncode == 0 and screenshot.stat().st_size > 20_000, shot.stderr[-2000:]
 
-    _assert_one_retag_backfill_completed(graphql)
+    out, err = retag.communicate(timeout=180)
+    assert retag.returncode == 0, err[-2000:]
+    result = json.loads(out)
+    assert result["ok"] and result["backfill"] and [p["profile"] for p in result["profiles"]] == ["default"]
+    _assert_retag_backfills_completed(graphql, result["backfill"])

@@ -18,7 +18,8 @@ from memory_pipeline.cli.common import (
 from memory_pipeline.lib.audit.checks import fix_command
 from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keywords
-from memory_pipeline.lib.store.database import StoreError, connect, holographic_settings
+from memory_pipeline.lib.store.database import StoreError, opened
+from memory_pipeline.lib.store.settings import holographic_settings
 
 if TYPE_CHECKING:
     from memory_pipeline.lib.audit.checks import AuditResult
@@ -46,14 +47,10 @@ def _audit(profile: Profile, home: Path, keywords: KeywordList) -> list[AuditRes
     from memory_pipeline.lib.audit.engine import AuditInputs, run_audits
 
     settings = holographic_settings(profile.home)
-    conn = connect(settings.db_path, create=False) if settings.db_path.exists() else None
-    try:
+    with opened(settings.db_path, create=False, missing_ok=True) as conn:
         return run_audits(
             AuditInputs(read_profile(profile), conn, settings, keywords, data_dir=pipeline_data_dir(home), profile=profile.name)
         )
-    finally:
-        if conn is not None:
-            conn.close()
 
 
 def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) -> tuple[list[str], list[str]]:
@@ -64,14 +61,11 @@ def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) ->
     done: list[str] = []
     failed: list[str] = []
     if failing & (_INDEX_CHECKS | _TAG_CHECKS) and settings.db_path.exists():
-        conn = connect(settings.db_path)
-        try:
+        with opened(settings.db_path) as conn:
             if failing & _INDEX_CHECKS:
                 done += repair_indexes(conn, settings)
             if failing & _TAG_CHECKS:
                 done += repair_tags(conn, keywords, settings)
-        finally:
-            conn.close()
     if failing & _SYNC_CHECKS:
         from memory_pipeline.instance import local_instance
         from memory_pipeline.runs import run_sync

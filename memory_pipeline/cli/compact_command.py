@@ -12,7 +12,8 @@ from memory_pipeline.cli.common import CommandError, add_home_argument, add_prof
 from memory_pipeline.lib.choices import COMPACT_TARGET
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
-from memory_pipeline.lib.store.database import StoreError, connect, holographic_settings
+from memory_pipeline.lib.store.database import StoreError, opened
+from memory_pipeline.lib.store.settings import holographic_settings
 
 if TYPE_CHECKING:
     from memory_pipeline.lib.hermes.compaction import Proposal
@@ -74,36 +75,33 @@ def _compact(args: argparse.Namespace, profile) -> int:
 
     settings = holographic_settings(profile.home)
     try:
-        conn = connect(settings.db_path, create=False)
+        with opened(settings.db_path, create=False) as conn:
+            ledger = active_ledger(conn)
+            proposals = []
+            limits = profile.char_limits()
+            for source in SOURCE_FILES:
+                reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
+                if not reading.exists or reading.cap_usage <= args.target:
+                    print(
+                        f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, "
+                        f"within the {100 * args.target:.0f}% target"
+                    )
+                    continue
+                try:
+                    proposal = propose(reading, raw, synced_facts(ledger), target=args.target)
+                except CompactionError as exc:
+                    raise CommandError(str(exc)) from None
+                _print_proposal(profile.name, proposal)
+                if proposal.rewrites:
+                    proposals.append(proposal)
+            if not args.apply or not proposals:
+                if proposals:
+                    print(f"\nnothing written; `memory-pipeline compact --profile {profile.name} --apply` writes it")
+                return 0
+            for proposal in proposals:
+                _confirm_facts(conn, proposal)
     except StoreError as exc:
         raise CommandError(str(exc)) from None
-    try:
-        ledger = active_ledger(conn)
-        proposals = []
-        limits = profile.char_limits()
-        for source in SOURCE_FILES:
-            reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
-            if not reading.exists or reading.cap_usage <= args.target:
-                print(
-                    f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, "
-                    f"within the {100 * args.target:.0f}% target"
-                )
-                continue
-            try:
-                proposal = propose(reading, raw, synced_facts(ledger), target=args.target)
-            except CompactionError as exc:
-                raise CommandError(str(exc)) from None
-            _print_proposal(profile.name, proposal)
-            if proposal.rewrites:
-                proposals.append(proposal)
-        if not args.apply or not proposals:
-            if proposals:
-                print(f"\nnothing written; `memory-pipeline compact --profile {profile.name} --apply` writes it")
-            return 0
-        for proposal in proposals:
-            _confirm_facts(conn, proposal)
-    finally:
-        conn.close()
     return _apply_all(args, profile, proposals)
 
 

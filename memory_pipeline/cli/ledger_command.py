@@ -13,7 +13,8 @@ from memory_pipeline.cli.common import CommandError, add_home_argument, add_prof
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
-from memory_pipeline.lib.store.database import StoreError, connect, holographic_settings
+from memory_pipeline.lib.store.database import StoreError, opened
+from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.ledger_tsv import export_rows, import_tsv
 
 STDIO = "-"
@@ -50,11 +51,8 @@ def _export(args: argparse.Namespace, profiles: list[Profile]) -> int:
         raise CommandError(f"no fact store yet for profile {', '.join(stores)} (run `memory-pipeline sync` first)")
     text, counts = io.StringIO(), []
     for profile in synced:
-        conn = connect(stores[profile.name], create=False)
-        try:
+        with opened(stores[profile.name], create=False) as conn:
             rows = export_rows(conn)
-        finally:
-            conn.close()
         text.write(f"# profile: {profile.name}\n")
         text.writelines(rows)
         counts.append(f"{len(rows)} of profile {profile.name}")
@@ -85,11 +83,8 @@ def _import(args: argparse.Namespace, profiles: list[Profile]) -> int:
     sources = [r.source for r in readings for _ in r.entries]
     hashes, shorts, ids = entry_identities(sources, [text for r in readings for text in r.entries])
     current = {(s, short): (entry, sha) for s, short, entry, sha in zip(sources, shorts, ids, hashes, strict=True)}
-    conn = connect(store_path)  # adds the pipeline's tables to a store Holographic made
-    try:
+    with opened(store_path) as conn:  # adds the pipeline's tables to a store Holographic made
         report = import_tsv(conn, text, current)
-    finally:
-        conn.close()
     print(
         f"imported {report.imported} ledger rows into profile {profile.name} "
         f"({report.matched_current} matched entries in the files now, {report.superseded} older history rows dropped)"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
-from memory_pipeline.lib.store.database import StoreError, connect, holographic_settings
+from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.search_index import SearchError, search, sync_search_index
+from memory_pipeline.lib.store.settings import holographic_settings
 
 
 def register(commands) -> None:
@@ -35,12 +36,9 @@ def run(args: argparse.Namespace) -> int:
         if profile.name in unsynced:
             continue
         try:
-            conn = connect(db, create=False)
-            try:
+            with opened(db, create=False) as conn:
                 sync_search_index(conn)  # facts Hermes wrote since the last sync become findable too
                 found = search(conn, args.query, limit=args.limit, include_private=args.include_private)
-            finally:
-                conn.close()
         except (StoreError, SearchError) as exc:
             raise CommandError(str(exc)) from None
         results += [{"profile": profile.name, **fact} for fact in found.facts]

@@ -14,13 +14,13 @@ from memory_pipeline.lib.store.database import (
     LEDGER_TABLE,
     RETIRED_TAG,
     StoreError,
-    connect,
     has_tag_sql,
-    holographic_settings,
+    opened,
     store_error,
     table_exists,
 )
 from memory_pipeline.lib.store.quarantine import quarantined_entries
+from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 
 
@@ -53,8 +53,7 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
     if not db.exists():
         return status
     try:
-        conn = connect(db, create=False)
-        try:
+        with opened(db, create=False) as conn:
             status["facts"], status["pipeline_facts"], status["retired_facts"] = conn.execute(
                 f"SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0), coalesce(sum({has_tag_sql(RETIRED_TAG)}), 0) FROM facts"
             ).fetchone()
@@ -67,8 +66,6 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
             status["vector_dialect"] = store_format(conn, settings.hrr_dim).value
             if table_exists(conn, LEDGER_TABLE):
                 status["last_write"] = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0]
-        finally:
-            conn.close()
     except StoreError as exc:
         status["store_error"] = str(exc)
     except sqlite3.DatabaseError as exc:

@@ -8,6 +8,7 @@ import sys
 import time
 
 from memory_pipeline.cli.common import (
+    CommandError,
     add_extractor_arguments,
     add_home_argument,
     add_profile_arguments,
@@ -21,8 +22,6 @@ from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, Priv
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
 from memory_pipeline.lib.privacy.matching import KeywordListError, keyword_list_path, load_keywords
 from memory_pipeline.lib.sync.state import fingerprint, forget, record, recorded
-
-RETAG_ASSETS = ["privacy_tags", "fts_index", "audit_report"]
 
 
 def register(commands) -> None:
@@ -90,9 +89,10 @@ def run(args: argparse.Namespace) -> int:
     )
     text = not (args.json or args.quiet)
     try:  # to name private entries by id only; a list that cannot load fails the run itself, with its line
-        names_keywords = load_keywords(keywords) if text else None
+        loaded = load_keywords(keywords) if text or args.retag else None
     except KeywordListError:
-        names_keywords = None  # the run fails before writing: there will be no entries to name
+        loaded = None  # the run fails before writing, with the list's one-line problem: nothing to name
+    names_keywords = loaded if text else None
     printer = Printer(tty=text and sys.stdout.isatty(), asked_extractor=args.extractor, keywords=names_keywords, retag=args.retag)
     summaries: dict[str, dict] = {name: skipped_summary(home, profiles[name]) for name in skipped}
     lines: list[str] = []
@@ -115,27 +115,49 @@ def run(args: argparse.Namespace) -> int:
             printer.done(profile_run, summaries[profile_run.profile])
 
     to_run = [name for name in profiles if name not in skipped]
+    backfill = None
     if to_run:
         # Dagster is imported only when a profile runs: a no-change sync and `entries` stay quick.
+        from memory_pipeline.defs.backfills import RETAG_ASSETS
         from memory_pipeline.instance import local_instance
-        from memory_pipeline.runs import run_sync
+        from memory_pipeline.runs import BackfillNotFinished, daemon_runs_backfills, run_retag_backfill, run_sync
 
-        run_sync(
-            local_instance(home),
-            home,
-            to_run,
-            resource_config=resource_config,
-            assets=RETAG_ASSETS if args.retag else None,
-            with_changes=not (args.json or args.quiet),
-            on_start=printer.starting if text else None,
-            on_done=done,
-        )
+        instance = local_instance(home)
+        if args.retag and loaded is not None and daemon_runs_backfills(instance):
+            # A daemon is running (the UI, a server): the re-tag is the same backfill the keyword
+            # sensor launches, shown in the Backfills view, and waited for here.
+            try:
+                backfill, _ = run_retag_backfill(
+                    instance, home, to_run, loaded.sha256, resource_config, on_start=printer.starting if text else None, on_done=done
+                )
+            except BackfillNotFinished as exc:
+                raise CommandError(str(exc)) from None
+        else:
+            run_sync(
+                instance,
+                home,
+                to_run,
+                resource_config=resource_config,
+                assets=[key.to_user_string() for key in RETAG_ASSETS] if args.retag else None,
+                with_changes=not (args.json or args.quiet),
+                on_start=printer.starting if text else None,
+                on_done=done,
+            )
+    if text and backfill:
+        print(f"re-tagged by Dagster backfill {backfill} on the running daemon (the UI's Backfills view shows it)")
     for line in lines:
         print(f"memory-pipeline: {line}", file=sys.stderr)
     ok = not lines
     ordered = [summaries[name] for name in profiles]
     if args.json:
-        print_json({"ok": ok, "duration_s": round(time.perf_counter() - started, 3), "profiles": ordered})
+        print_json(
+            {
+                "ok": ok,
+                "duration_s": round(time.perf_counter() - started, 3),
+                "profiles": ordered,
+                **({"backfill": backfill} if backfill else {}),
+            }
+        )
     elif args.quiet:
         # For cron: silent when all is well, one line when a check does not pass (errors went to stderr).
         findings = [f"{s['profile']}: {', '.join(s['failing_checks'])}" for s in ordered if s["failing_checks"] and not s["skipped"]]

@@ -10,7 +10,8 @@ from pathlib import Path
 from memory_pipeline.lib.audit.checks import fix_command, last_report
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
-from memory_pipeline.lib.store.database import PRIVATE_TAG, connect, has_tag_sql, holographic_settings
+from memory_pipeline.lib.store.database import PRIVATE_TAG, has_tag_sql, opened
+from memory_pipeline.lib.store.settings import holographic_settings
 
 _TITLE_CHARS = 60
 _NAMED = 25  # changed entries named per profile; a first sync of a large file says how many more
@@ -48,13 +49,10 @@ def skipped_summary(home: Path, profile: Profile) -> dict:
     checks = last_report(pipeline_data_dir(home), profile.name).get("checks", [])
     failing = sorted(c["name"] for c in checks if not c.get("passed"))
     store = holographic_settings(profile.home).db_path
-    conn = connect(store, create=False)
-    try:
+    with opened(store, create=False) as conn:
         facts, private = conn.execute(
             f"SELECT count(*), coalesce(sum({has_tag_sql(PRIVATE_TAG, case_sensitive=False)}), 0) FROM facts"
         ).fetchone()
-    finally:
-        conn.close()
     return {
         "profile": profile.name,
         "skipped": True,

@@ -1,20 +1,48 @@
 """The re-tag backfill: `privacy_tags` → `fts_index` → `audit_report` over a set of profiles, as
-one Dagster backfill (the Backfills view shows it with each profile's status)."""
+one Dagster backfill (the Backfills view shows it with each profile's status). The keyword-list
+sensor requests it; `memory-pipeline sync --retag` submits it when a daemon is there to run it."""
+
+import time
 
 import dagster as dg
 
-# Dagster 1.13 (pinned) has no public constructor for a sensor's backfill request: its own
-# automation sensor builds one this way. `test_sensors` pins the shape it relies on.
+# Dagster 1.13 (pinned) has no public constructor for a backfill of an asset subset: its own
+# automation sensor and `launchPartitionBackfill` build one from these. `test_sensors` and the UI
+# end-to-end test pin the shape relied on.
 from dagster._core.definitions.assets.graph.asset_graph_subset import AssetGraphSubset
+from dagster._core.execution.backfill import PartitionBackfill
+from dagster._core.utils import make_new_backfill_id
 
 from memory_pipeline.defs.partitions import hermes_profiles
 
 RETAG_ASSETS = [dg.AssetKey(name) for name in ("privacy_tags", "fts_index", "audit_report")]
 RETAG_TAG = "memory_pipeline/retag"  # the keyword list's short hash: which version a backfill applied
+RETAG_BY_TAG = "memory_pipeline/retag_by"  # `sensor` (the list changed) or `cli` (`sync --retag`)
+
+
+def _retag_subset(profiles: list[str]) -> AssetGraphSubset:
+    partitions = hermes_profiles.empty_subset().with_partition_keys(profiles)
+    return AssetGraphSubset(partitions_subsets_by_asset_key={key: partitions for key in RETAG_ASSETS}, non_partitioned_asset_keys=set())
 
 
 def retag_backfill(profiles: list[str], keywords_sha256: str) -> dg.RunRequest:
     """A request the sensor daemon turns into one backfill (not one run per profile)."""
-    partitions = hermes_profiles.empty_subset().with_partition_keys(profiles)
-    subset = AssetGraphSubset(partitions_subsets_by_asset_key={key: partitions for key in RETAG_ASSETS}, non_partitioned_asset_keys=set())
-    return dg.RunRequest.for_asset_graph_subset(subset, tags={RETAG_TAG: keywords_sha256[:16]})
+    return dg.RunRequest.for_asset_graph_subset(_retag_subset(profiles), tags={RETAG_TAG: keywords_sha256[:16], RETAG_BY_TAG: "sensor"})
+
+
+def submit_retag_backfill(instance: dg.DagsterInstance, profiles: list[str], keywords_sha256: str, run_config: dict) -> str:
+    """The same backfill, added to the instance for its daemon to run (as the UI's launch does); its id."""
+    backfill_id = make_new_backfill_id()
+    instance.add_backfill(
+        PartitionBackfill.from_asset_graph_subset(
+            backfill_id=backfill_id,
+            backfill_timestamp=time.time(),
+            tags={RETAG_TAG: keywords_sha256[:16], RETAG_BY_TAG: "cli"},
+            dynamic_partitions_store=instance,
+            asset_graph_subset=_retag_subset(profiles),
+            title=None,
+            description=None,
+            run_config=run_config,
+        )
+    )
+    return backfill_id

@@ -7,9 +7,10 @@ import sqlite3
 
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import retag_store
-from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, HolographicSettings, write_transaction
+from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, write_transaction
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
+from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import VectorState, decodable_sql, state_sql
 
 

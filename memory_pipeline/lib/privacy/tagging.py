@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from memory_pipeline.lib.choices import PRIVACY_POLICIES
 from memory_pipeline.lib.hermes.memory_files import title_entity
 from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, KeywordList, normalise_tags, private_reasons
-from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, HolographicSettings, table_exists, write_transaction
+from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, table_exists, write_transaction
 from memory_pipeline.lib.store.fact_writes import FactWrites
+from memory_pipeline.lib.store.settings import HolographicSettings
 
 
 @dataclass

@@ -12,8 +12,8 @@ import numpy as np
 
 from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.store import hrr, vector_codec
-from memory_pipeline.lib.store.database import HolographicSettings
 from memory_pipeline.lib.store.entities import EntityResolver, extract_entities
+from memory_pipeline.lib.store.settings import HolographicSettings
 
 BANK_SUMS = "memory_pipeline_bank_sums"
 _BLOCK_ROWS = 1024  # vectors decoded at once when a bank is summed in full: bounded memory

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, LEDGER_TABLE, RETIRED_TAG, HolographicSettings, has_tag_sql
+from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, LEDGER_TABLE, RETIRED_TAG, has_tag_sql
+from memory_pipeline.lib.store.settings import HolographicSettings
 
 
 def merge_tags(*groups) -> str:

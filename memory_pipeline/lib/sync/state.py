@@ -15,7 +15,8 @@ from pathlib import Path
 
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
-from memory_pipeline.lib.store.database import LEDGER_TABLE, StoreError, connect, holographic_settings, table_exists
+from memory_pipeline.lib.store.database import LEDGER_TABLE, StoreError, opened, table_exists
+from memory_pipeline.lib.store.settings import holographic_settings
 
 # Bumped when the pipeline changes what a sync writes, so an upgrade re-syncs every profile once.
 STATE_VERSION = 2
@@ -32,21 +33,16 @@ def _store_counters(path: Path) -> list | None:
     except FileNotFoundError:
         return None
     try:
-        conn = connect(path, create=False)
-    except StoreError:
+        with opened(path, create=False) as conn:
+            facts = list(conn.execute("SELECT count(*), max(fact_id), max(updated_at), sum(trust_score) FROM facts").fetchone())
+            ledger = (
+                list(conn.execute(f"SELECT count(*), max(synced_at) FROM {LEDGER_TABLE}").fetchone())
+                if table_exists(conn, LEDGER_TABLE)
+                else None
+            )
+            return [st.st_dev, st.st_ino, facts, ledger]
+    except (StoreError, sqlite3.Error):
         return [st.st_dev, st.st_ino, "unusable"]
-    try:
-        facts = list(conn.execute("SELECT count(*), max(fact_id), max(updated_at), sum(trust_score) FROM facts").fetchone())
-        ledger = (
-            list(conn.execute(f"SELECT count(*), max(synced_at) FROM {LEDGER_TABLE}").fetchone())
-            if table_exists(conn, LEDGER_TABLE)
-            else None
-        )
-        return [st.st_dev, st.st_ino, facts, ledger]
-    except sqlite3.Error:
-        return [st.st_dev, st.st_ino, "unusable"]
-    finally:
-        conn.close()
 
 
 def _file_digest(path: Path) -> str:

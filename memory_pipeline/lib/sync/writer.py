@@ -13,16 +13,10 @@ from memory_pipeline.lib.choices import REMOVAL_POLICIES
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import tag_written
-from memory_pipeline.lib.store.database import (
-    LEDGER_TABLE,
-    PIPELINE_TAG,
-    RETIRED_TAG,
-    HolographicSettings,
-    StoreError,
-    write_transaction,
-)
+from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG, StoreError, write_transaction
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.quarantine import quarantine, release, waiting_entries
+from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.sync.ledger import ledger_exists, ledger_fingerprint, ledger_problems
 from memory_pipeline.lib.sync.retirement import merge_tags, retire, unbacked_facts_to_retire
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction

@@ -10,8 +10,8 @@ from memory_pipeline.lib.audit.engine import CHECKS, Audit, AuditInputs, run_aud
 from memory_pipeline.lib.extraction.base import QuarantineRecord
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
 from memory_pipeline.lib.privacy.matching import DEMO_KEYWORDS, load_keywords
-from memory_pipeline.lib.store.database import holographic_settings
 from memory_pipeline.lib.store.quarantine import quarantine
+from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.hermes_oracle import holographic_store
 from memory_pipeline_tests.store_helpers import read_entries, sync_json, write_entries
 

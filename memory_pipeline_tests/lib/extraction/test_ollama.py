@@ -14,7 +14,8 @@ from memory_pipeline.lib.extraction.prompt import SYSTEM_PROMPT, FactLimits, bat
 from memory_pipeline.lib.extraction.rules import RulesExtractor
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.store.database import connect, holographic_settings
+from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.ledger import active_ledger, diff_entries, ledger_fingerprint
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance
 from memory_pipeline.lib.sync.writer import write_sync

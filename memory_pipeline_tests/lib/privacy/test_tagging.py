@@ -5,7 +5,8 @@ import pytest
 
 from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.privacy.tagging import retag_store
-from memory_pipeline.lib.store.database import connect, holographic_settings
+from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.hermes_oracle import holographic_store
 from memory_pipeline_tests.store_helpers import query, sync_json, table_checksums
 

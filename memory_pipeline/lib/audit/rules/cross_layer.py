@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.audit.checks import ERROR, AuditResult
 from memory_pipeline.lib.audit.layers import count
-from memory_pipeline.lib.store.database import HolographicSettings
+from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.sync.ledger import ledger_problems
 
 if TYPE_CHECKING:

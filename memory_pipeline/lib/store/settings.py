@@ -1,0 +1,55 @@
+"""The Holographic provider's settings for one profile, read from its `config.yaml` as the
+provider reads them (`plugins.hermes-memory-store`), with its defaults on any trouble."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from memory_pipeline.lib.choices import VectorFormat
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
+
+DEFAULT_DIM = 1024  # Holographic's `hrr_dim` when its config sets none
+
+
+@dataclass(frozen=True)
+class HolographicSettings:
+    """The Holographic provider's settings for one profile (`plugins.hermes-memory-store`)."""
+
+    db_path: Path
+    hrr_dim: int = DEFAULT_DIM
+    default_trust: float = 0.5
+    min_trust: float = 0.3  # prefetch ignores facts below this trust
+    vector_format: VectorFormat = VectorFormat.AUTO  # the dialect vectors are written in (auto: the store's)
+
+
+def holographic_settings(profile_home: Path) -> HolographicSettings:
+    """Read as the provider reads it: `$HERMES_HOME/config.yaml`, defaults on any trouble."""
+    default_db = profile_home / "memory_store.db"
+    try:
+        config = yaml.safe_load(read_text_file(profile_home / "config.yaml") or "") or {}
+        plugin = ((config.get("plugins") or {}).get("hermes-memory-store") or {}) if isinstance(config, dict) else {}
+    except (UnreadableFile, yaml.YAMLError, AttributeError):
+        plugin = {}
+    if not isinstance(plugin, dict):
+        plugin = {}
+    db_path = default_db
+    if isinstance(plugin.get("db_path"), str) and plugin["db_path"].strip():
+        raw = plugin["db_path"].replace("${HERMES_HOME}", str(profile_home)).replace("$HERMES_HOME", str(profile_home))
+        db_path = Path(raw).expanduser()
+    return HolographicSettings(
+        db_path=db_path,
+        hrr_dim=_positive(plugin.get("hrr_dim"), int, DEFAULT_DIM),
+        default_trust=min(1.0, max(0.0, _positive(plugin.get("default_trust"), float, 0.5))),
+        min_trust=_positive(plugin.get("min_trust_threshold"), float, 0.3),
+    )
+
+
+def _positive(value, kind, default):
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        return default
+    return number if number > 0 else default
