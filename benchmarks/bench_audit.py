@@ -47,7 +47,7 @@ from memory_pipeline.lib.privacy.matching import (
     load_keywords,
     normalise_tags,
 )
-from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
 
 NAIVE_CHECKS = ("layer_counts", "hashes_fresh", "ledger_integrity", "fact_links", "index_consistency", "privacy_coverage")
@@ -189,12 +189,9 @@ def main() -> None:
         entries = sum(len(r.entries) for r in readings)
 
         def ours(names=None, settings=settings):
-            conn = connect(settings.db_path, create=False)
-            try:
+            with opened(settings.db_path, create=False) as conn:
                 with Audit(AuditInputs(readings, conn, settings, keywords), names) as audit:
                     return audit.run_many(names or CHECKS)
-            finally:
-                conn.close()
 
         ours(), ours(settings=mixed_settings)  # warm the page cache for every side alike
         # Side by side: each round times every side within seconds of the others, so the ratios

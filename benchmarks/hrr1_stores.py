@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 
 from memory_pipeline.lib.choices import VectorFormat  # noqa: E402
 from memory_pipeline.lib.store import vector_codec  # noqa: E402
-from memory_pipeline.lib.store.database import connect, write_transaction  # noqa: E402
+from memory_pipeline.lib.store.database import opened, write_transaction  # noqa: E402
 from memory_pipeline.lib.store.fact_writes import FactWrites  # noqa: E402
 from memory_pipeline.lib.store.settings import holographic_settings
 
@@ -25,8 +25,7 @@ def half_hrr1_copy(home: Path, target: Path) -> Path:
     shutil.copytree(home, target)
     settings = holographic_settings(target)
     dim = settings.hrr_dim
-    conn = connect(settings.db_path, create=False)
-    try:
+    with opened(settings.db_path, create=False) as conn:
         with write_transaction(conn):
             rows = conn.execute("SELECT fact_id, hrr_vector FROM facts WHERE fact_id % 2 = 0").fetchall()
             conn.executemany(
@@ -36,8 +35,6 @@ def half_hrr1_copy(home: Path, target: Path) -> Path:
             categories = {c for (c,) in conn.execute("SELECT DISTINCT category FROM facts")}
             FactWrites(conn, replace(settings, vector_format=VectorFormat.HRR1)).rebuild_banks_in_full(categories)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        conn.close()
     return target
 
 

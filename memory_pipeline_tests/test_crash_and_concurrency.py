@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.database import connect, opened
 from memory_pipeline.lib.sync.ledger import ledger_problems
 from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.primed_sync import go, primed_sync
@@ -25,11 +25,8 @@ SYNC_STAGES = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_fac
 
 def _assert_in_step(home: Path, db: Path, memory: list[str], user: list[str]) -> None:
     assert consistency_problems(db) == []
-    conn = connect(db, create=False)
-    try:
+    with opened(db, create=False) as conn:
         assert ledger_problems(conn) == []
-    finally:
-        conn.close()
     active = query(
         db,
         """SELECT l.source, f.content FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)

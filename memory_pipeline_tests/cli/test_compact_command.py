@@ -12,7 +12,7 @@ from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.compaction import propose
 from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, canonical_chars, fact_pointers
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
-from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.sync.ledger import active_ledger, synced_facts
 from memory_pipeline_tests.hermes_oracle import hermes_home_env, hermes_loaded_entries
 
@@ -24,11 +24,8 @@ def _memory(home):
 def _proposal(home):
     profile = get_profile(home, "default")
     reading = read_profile(profile)[0]
-    conn = connect(home / "memory_store.db", create=False)
-    try:
+    with opened(home / "memory_store.db", create=False) as conn:
         return propose(reading, _memory(home).read_bytes(), synced_facts(active_ledger(conn)), target=0.8)
-    finally:
-        conn.close()
 
 
 def _facts(home):

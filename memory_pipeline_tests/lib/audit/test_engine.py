@@ -96,32 +96,30 @@ def test_near_duplicate_fact(work):
     assert failing(profile) == {"fact_links"}
 
 
-def test_fts_out_of_step(capsys, work):
+# Damage done by hand, the one check that must catch it, and `audit --repair` healing it.
+REPAIRABLE = {
+    "fts_out_of_step": (
+        ["DROP TRIGGER facts_au", "UPDATE facts SET content = 'rewritten by hand, behind the index' WHERE fact_id = 2"],
+        "index_consistency",
+    ),
+    "short_hrr_vector": (["UPDATE facts SET hrr_vector = substr(hrr_vector, 1, 100) WHERE fact_id = 3"], "index_consistency"),
+    "bank_count_off": (
+        ["UPDATE memory_banks SET fact_count = fact_count + 1 WHERE bank_name = 'cat:user_pref'"],
+        "index_consistency",
+    ),
+    "pii_fact_without_tag": (
+        ["UPDATE facts SET tags = 'synced-from-memory,user' WHERE tags LIKE '%private-person%'"],
+        "privacy_coverage",
+    ),
+}
+
+
+@pytest.mark.parametrize("statements,check", REPAIRABLE.values(), ids=REPAIRABLE.keys())
+def test_damage_is_caught_and_repaired(capsys, work, statements, check):
     home, profile = work
-    sql(profile, "DROP TRIGGER facts_au")
-    sql(profile, "UPDATE facts SET content = 'rewritten by hand, behind the index' WHERE fact_id = 2")
-    assert failing(profile) == {"index_consistency"}
-    heal_by_repair(capsys, home, profile)
-
-
-def test_short_hrr_vector(capsys, work):
-    home, profile = work
-    sql(profile, "UPDATE facts SET hrr_vector = substr(hrr_vector, 1, 100) WHERE fact_id = 3")
-    assert failing(profile) == {"index_consistency"}
-    heal_by_repair(capsys, home, profile)
-
-
-def test_bank_count_off(capsys, work):
-    home, profile = work
-    sql(profile, "UPDATE memory_banks SET fact_count = fact_count + 1 WHERE bank_name = 'cat:user_pref'")
-    assert failing(profile) == {"index_consistency"}
-    heal_by_repair(capsys, home, profile)
-
-
-def test_pii_fact_without_tag(capsys, work):
-    home, profile = work
-    sql(profile, "UPDATE facts SET tags = 'synced-from-memory,user' WHERE tags LIKE '%private-person%'")
-    assert failing(profile) == {"privacy_coverage"}
+    for statement in statements:
+        sql(profile, statement)
+    assert failing(profile) == {check}
     heal_by_repair(capsys, home, profile)
 
 

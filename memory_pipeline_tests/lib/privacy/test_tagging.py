@@ -5,7 +5,7 @@ import pytest
 
 from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.privacy.tagging import retag_store
-from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.hermes_oracle import holographic_store
 from memory_pipeline_tests.store_helpers import query, sync_json, table_checksums
@@ -33,22 +33,18 @@ def test_detector_tagging_happened_in_the_sync(store):
 
 def test_hide_policy_and_back(store, tmp_path):
     db, settings = store
-    conn = connect(db)
-    try:
+    with opened(db) as conn:
         report = retag_store(conn, _keywords(tmp_path, "restic"), settings, policy="hide")
         assert (report.tagged, report.hidden) == (1, 2)  # restic fact newly, contact fact already tagged
         assert query(db, "SELECT count(*) FROM facts WHERE trust_score < 0.3") == [(2,)]
         report = retag_store(conn, _keywords(tmp_path, "# none"), settings, policy="hide")
         assert (report.untagged, report.unhidden) == (1, 1)
         assert query(db, "SELECT trust_score FROM facts WHERE content LIKE '%restic%'") == [(0.5,)]
-    finally:
-        conn.close()
 
 
 def test_variants_are_folded_and_nothing_else_is_written(store, tmp_path):
     db, settings = store
-    conn = connect(db)
-    try:
+    with opened(db) as conn:
         conn.execute("UPDATE facts SET tags = tags || ',Private_Person' WHERE fact_id = 21")
         before = table_checksums(db)
         report = retag_store(conn, _keywords(tmp_path, "# none"), settings)
@@ -58,17 +54,12 @@ def test_variants_are_folded_and_nothing_else_is_written(store, tmp_path):
         written = {"facts", "facts_fts", "facts_fts_data", "facts_fts_idx", "facts_fts_docsize"}
         assert {t for t in before if before[t] != after[t]} <= written
         assert retag_store(conn, _keywords(tmp_path, "# none"), settings).wrote is False
-    finally:
-        conn.close()
 
 
 def test_vectors_after_tagging_are_what_holographic_computes(store, tmp_path):
     db, settings = store
-    conn = connect(db)
-    try:
+    with opened(db) as conn:
         retag_store(conn, _keywords(tmp_path, "atlas", "qwen"), settings)
-    finally:
-        conn.close()
     copy = tmp_path / "copy.db"
     shutil.copyfile(db, copy)
     mine = dict(query(db, "SELECT fact_id, hrr_vector FROM facts"))

@@ -2,7 +2,7 @@ import shutil
 
 import pytest
 
-from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.search_index import (
     SearchError,
     holographic_fts_health,
@@ -24,8 +24,7 @@ def _titles(results):
 
 
 def test_labelled_queries_all_answered(demo_store):
-    conn = connect(demo_store)
-    try:
+    with opened(demo_store) as conn:
         for query, titles in LABELLED_QUERIES.items():
             assert _titles(search(conn, query, limit=50).facts) == sorted(titles), query
         query, titles = PRIVATE_QUERY
@@ -33,8 +32,6 @@ def test_labelled_queries_all_answered(demo_store):
         assert hidden.facts == [] and hidden.hidden_private == len(titles)
         shown = search(conn, query, include_private=True)
         assert _titles(shown.facts) == titles and shown.hidden_private == 0
-    finally:
-        conn.close()
 
 
 def holographic_answered(db) -> int:
@@ -64,8 +61,7 @@ def test_index_follows_facts_hermes_writes(demo_store):
         fact_id = store.add_fact("会议纪要：新的部署窗口改到周三", category="project")
     finally:
         store.close()
-    conn = connect(demo_store)
-    try:
+    with opened(demo_store) as conn:
         assert fact_id not in [r["fact_id"] for r in search(conn, "部署窗口").facts]
         assert sync_search_index(conn).added == 1
         assert [r["fact_id"] for r in search(conn, "部署窗口").facts] == [fact_id]
@@ -73,23 +69,17 @@ def test_index_follows_facts_hermes_writes(demo_store):
         assert sync_search_index(conn).removed == 1
         assert search(conn, "部署窗口").facts == []
         assert sync_search_index(conn).changed == 0
-    finally:
-        conn.close()
 
 
 def test_short_query_is_refused(demo_store):
-    conn = connect(demo_store)
-    try:
+    with opened(demo_store) as conn:
         with pytest.raises(SearchError, match="at least 2 characters"):
             search(conn, " 部 ")
         assert search(conn, 'a"b').facts == []  # quotes are data, never FTS syntax
-    finally:
-        conn.close()
 
 
 def test_holographic_fts_out_of_step_is_detected_and_rebuilt(demo_store):
-    conn = connect(demo_store)
-    try:
+    with opened(demo_store) as conn:
         assert holographic_fts_health(conn).healthy
         # The seed's pitfall: a direct UPDATE with the triggers gone leaves facts_fts stale.
         conn.execute("DROP TRIGGER facts_au")
@@ -100,16 +90,11 @@ def test_holographic_fts_out_of_step_is_detected_and_rebuilt(demo_store):
         assert holographic_fts_health(conn).healthy
         hit = conn.execute("SELECT rowid FROM facts_fts WHERE facts_fts MATCH 'zebra'").fetchall()
         assert hit == [(1,)]
-    finally:
-        conn.close()
 
 
 def test_text_after_a_nul_byte_is_found_and_the_index_stays_in_step(demo_store):
-    conn = connect(demo_store)
-    try:
+    with opened(demo_store) as conn:
         conn.execute("INSERT INTO facts (content, category) VALUES (?, 'general')", ("before\x00after the byte findme",))
         assert sync_search_index(conn).added == 1
         assert [r["content"] for r in search(conn, "findme").facts] == ["before\x00after the byte findme"]
         assert sync_search_index(conn).changed == 0  # indexed once, not rewritten on every sync
-    finally:
-        conn.close()
