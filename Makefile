@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: demo test lint ui browser clean
+.PHONY: demo test lint ui browser postgres clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,12 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian's chromium for the UI test"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# The team-server test needs PostgreSQL's initdb and pg_ctl: installed when missing, like chromium.
+postgres:
+	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  echo "installing Debian's postgresql for the team-server test"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
+
 # The linter and the formatter, pinned in the dev extra and configured in pyproject.toml.
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
@@ -39,7 +45,7 @@ lint: $(VENV)/.installed-dev
 
 # The whole suite, a worker per core, each test file on one worker; pytest's "no tests collected"
 # (exit 5) is not a failure of the suite.
-test: $(VENV)/.installed-dev browser
+test: $(VENV)/.installed-dev browser postgres
 	$(BIN)/python -m pytest -n auto --dist loadfile; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 clean:

@@ -90,7 +90,12 @@ def synced_home(_synced_demo_template, tmp_path) -> Path:
 
 # The slowest files first: on two workers they then overlap the many quick ones instead of one
 # of them running alone at the end (pytest-xdist hands out files in collection order).
-SLOWEST_FIRST = ("test_ui_end_to_end.py", "test_crash_and_concurrency.py", "test_concurrent_syncs.py")
+SLOWEST_FIRST = (
+    "test_ui_end_to_end.py",
+    "test_team_server.py",
+    "test_crash_and_concurrency.py",
+    "test_concurrent_syncs.py",
+)
 
 
 def pytest_collection_modifyitems(items):

@@ -5,10 +5,8 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -17,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.lib.hermes.profiles import REPO_ROOT
+from memory_pipeline_tests.servers import REPOSITORY, GraphQL, free_port, wait_for
 
 ASSETS = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store", "privacy_tags", "fts_index", "audit_report"]
 CHECKS = {
@@ -45,39 +44,6 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--window-size=1600,1000",
 ]
-REPOSITORY = {"repositoryLocationName": "memory_pipeline", "repositoryName": "__repository__"}
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class GraphQL:
-    def __init__(self, url: str):
-        self.url = url
-
-    def __call__(self, query: str, **variables) -> dict:
-        request = urllib.request.Request(
-            f"{self.url}/graphql",
-            data=json.dumps({"query": query, "variables": variables}).encode(),
-            headers={"Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=30) as response:
-            payload = json.loads(response.read())
-        assert "errors" not in payload, payload["errors"]
-        return payload["data"]
-
-
-def _wait(condition, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        result = condition()
-        if result:
-            return result
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
 
 
 @pytest.fixture
@@ -85,7 +51,7 @@ def dagster_ui(demo_home, tmp_path):
     """`memory-pipeline ui` on a free loopback port, in its own process group: `dagster dev` and the
     processes it starts ignore SIGTERM here, so the whole group is SIGKILLed at the end."""
     shutil.rmtree(demo_home / "profiles")  # one profile: the daemon's first-look sync stays short
-    port = _free_port()
+    port = free_port()
     log = (tmp_path / "dagster-dev.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "memory_pipeline.cli", "ui", "--hermes-home", str(demo_home), "--port", str(port)],
@@ -107,7 +73,7 @@ def dagster_ui(demo_home, tmp_path):
         return data["repositoriesOrError"].get("nodes")
 
     try:
-        _wait(location_loaded, 120, "the webserver's GraphQL endpoint and the code location")
+        wait_for(location_loaded, 120, "the webserver's GraphQL endpoint and the code location")
         yield url, graphql, demo_home
     finally:
         os.killpg(process.pid, signal.SIGKILL)
@@ -143,7 +109,7 @@ def _edit_keyword_list_after_its_first_look(graphql, home: Path) -> None:
     """Once the daemon's keyword sensor has recorded the list (its first tick holds a cursor), the
     user adds a term: the sensor's next tick must launch one re-tag backfill."""
     selector = {**REPOSITORY, "sensorName": "privacy_keywords_sensor"}
-    _wait(
+    wait_for(
         lambda: any(t["cursor"] for t in graphql(SENSOR_TICKS, selector=selector)["sensorOrError"]["sensorState"]["ticks"]),
         60,
         "the keyword sensor's first look at the list",
@@ -163,7 +129,7 @@ def _assert_retag_backfills_completed(graphql, cli_backfill: str) -> None:
         ended = results and all(b["status"] not in ("REQUESTED", "CANCELING", "FAILING") for b in results)
         return results if len(results) == 2 and ended else None
 
-    backfills = _wait(finished, 150, "the sensor's re-tag backfill to finish")
+    backfills = wait_for(finished, 150, "the sensor's re-tag backfill to finish")
     by = {next(t["value"] for t in b["tags"] if t["key"] == "memory_pipeline/retag_by"): b for b in backfills}
     assert sorted(by) == ["cli", "sensor"] and by["cli"]["id"] == cli_backfill
     for backfill in backfills:
@@ -201,7 +167,7 @@ def test_launch_a_sync_through_graphql_and_see_the_asset_graph(dagster_ui, tmp_p
     )["launchRun"]
     assert launched["__typename"] == "LaunchRunSuccess", launched
     run_id = launched["run"]["runId"]
-    status = _wait(
+    status = wait_for(
         lambda: (
             graphql(RUN_STATUS, id=run_id)["runOrError"]["status"] in ("SUCCESS", "FAILURE", "CANCELED")
             and graphql(RUN_STATUS, id=run_id)["runOrError"]["status"]

@@ -19,6 +19,7 @@ DEPLOY_ENV = {
     "DAGSTER_POSTGRES_USER": "dagster",
     "DAGSTER_POSTGRES_PASSWORD": "secret",
     "DAGSTER_POSTGRES_DB": "dagster",
+    "DAGSTER_POSTGRES_PORT": "5432",
     "MEMORY_PIPELINE_IMAGE": "memory-pipeline:latest",
 }
 

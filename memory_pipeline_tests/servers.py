@@ -1,0 +1,41 @@
+"""Talking to Dagster servers a test started: a free loopback port, the webserver's GraphQL, and
+waiting for a condition with a deadline that names what was awaited."""
+
+import json
+import socket
+import time
+import urllib.request
+
+REPOSITORY = {"repositoryLocationName": "memory_pipeline", "repositoryName": "__repository__"}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class GraphQL:
+    def __init__(self, url: str):
+        self.url = url
+
+    def __call__(self, query: str, **variables) -> dict:
+        request = urllib.request.Request(
+            f"{self.url}/graphql",
+            data=json.dumps({"query": query, "variables": variables}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            payload = json.loads(response.read())
+        assert "errors" not in payload, payload["errors"]
+        return payload["data"]
+
+
+def wait_for(condition, timeout_s: float, what: str):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        result = condition()
+        if result:
+            return result
+        time.sleep(0.5)
+    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
