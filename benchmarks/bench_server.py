@@ -1,7 +1,7 @@
 """How many profiles one team server keeps in step: the deployment from `deploy/` against the
 local SQLite instance, side by side in one run.
 
-    .venv/bin/python benchmarks/bench_server.py [--profiles 50 200] [--entries 30]
+    .venv/bin/python benchmarks/bench_server.py [--profiles 50 200] [--queues 1 2 4] [--entries 30]
 
 For each N: a Hermes home of N synthetic profiles (a few dozen entries each), synced once. Then,
 per configuration, one entry of every profile is edited (a tick's worth of change) and every
@@ -106,6 +106,7 @@ def postgres_server(home: Path, names: list[str], workdir: Path, pg_env: dict, c
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profiles", type=int, nargs="+", default=[50, 200])
+    parser.add_argument("--queues", type=int, nargs="+", default=list(CONCURRENCY), help="runs at once on the server")
     parser.add_argument("--entries", type=int, default=30)
     args = parser.parse_args()
     for name in ("DAGSTER_HOME", "HERMES_HOME", "MEMORY_PIPELINE_DATA_DIR", "MEMORY_PIPELINE_PRIVACY_KEYWORDS"):
@@ -122,7 +123,7 @@ def main() -> None:
             local_s = sqlite_in_process(home)
             rows.append((n, "local SQLite instance, in process, one at a time", local_s, [local_s / n] * n))
             print(f"N={n}: local {local_s:.1f} s", flush=True)
-            for tick, concurrency in enumerate(CONCURRENCY, start=2):
+            for tick, concurrency in enumerate(args.queues, start=2):
                 edit_one_entry_each(home, names, tick=tick)
                 seconds, per_run = postgres_server(home, names, Path(tmp) / f"server-{n}", pg_env, concurrency)
                 rows.append((n, f"Postgres instance, a subprocess per run, {concurrency} at once", seconds, per_run))
