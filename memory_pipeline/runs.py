@@ -109,11 +109,17 @@ def _resources_config(hermes_home: Path, resource_config: dict[str, dict] | None
 
 
 def profile_run(
-    instance: dg.DagsterInstance, run_id: str, profile: str, success: bool, duration_s: float, *, with_changes: bool = False
+    instance: dg.DagsterInstance,
+    events: list[dg.DagsterEvent],
+    run_id: str,
+    profile: str,
+    success: bool,
+    duration_s: float,
+    *,
+    with_changes: bool = False,
 ) -> ProfileRun:
-    """What a finished run of one profile did, read back from its event log (whoever ran it: this
-    process, or the daemon for a backfill)."""
-    events = [entry.dagster_event for entry in instance.all_logs(run_id) if entry.dagster_event is not None]
+    """What a finished run of one profile did, from its events: the result's own for a run this
+    process executed, the event log's for one the daemon ran (a backfill)."""
     metadata = {
         event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
         for event in events
@@ -197,7 +203,15 @@ def run_sync(
             tags={"dagster/partition": profile, PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
         ) as result:
             runs.append(
-                profile_run(instance, result.run_id, profile, result.success, time.perf_counter() - started, with_changes=with_changes)
+                profile_run(
+                    instance,
+                    result.all_events,
+                    result.run_id,
+                    profile,
+                    result.success,
+                    time.perf_counter() - started,
+                    with_changes=with_changes,
+                )
             )
         if on_done is not None:
             on_done(runs[-1])
@@ -250,9 +264,11 @@ def run_retag_backfill(
         if not found:
             runs.append(ProfileRun(profile, False, "", 0.0, error=f"backfill {backfill_id} ({status.lower()}) ran nothing for {profile}"))
         else:
-            stats = instance.get_run_stats(found[0].run_id)
-            duration = (stats.end_time or 0.0) - (stats.start_time or 0.0)
-            runs.append(profile_run(instance, found[0].run_id, profile, found[0].status == dg.DagsterRunStatus.SUCCESS, duration))
+            run_id = found[0].run_id
+            stats = instance.get_run_stats(run_id)
+            events = [entry.dagster_event for entry in instance.all_logs(run_id) if entry.dagster_event is not None]
+            success = found[0].status == dg.DagsterRunStatus.SUCCESS
+            runs.append(profile_run(instance, events, run_id, profile, success, (stats.end_time or 0.0) - (stats.start_time or 0.0)))
         if on_done is not None:
             on_done(runs[-1])
     return backfill_id, runs

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 
 from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.lib.audit.checks import last_report
@@ -16,7 +15,6 @@ from memory_pipeline.lib.store.database import (
     StoreError,
     has_tag_sql,
     opened,
-    store_error,
     table_exists,
 )
 from memory_pipeline.lib.store.quarantine import quarantined_entries
@@ -68,8 +66,6 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
                 status["last_write"] = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0]
     except StoreError as exc:
         status["store_error"] = str(exc)
-    except sqlite3.DatabaseError as exc:
-        status["store_error"] = str(store_error(db, exc))
     return status
 
 

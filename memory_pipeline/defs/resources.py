@@ -13,7 +13,7 @@ from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, 
 from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, resolve_hermes_home
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keywords
-from memory_pipeline.lib.store.database import StoreError, opened, store_error
+from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
 from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
 
@@ -88,14 +88,11 @@ class FactStoreResource(dg.ConfigurableResource):
         """The store's connection, closed afterwards; None when reading a store that does not
         exist yet (reading never creates it). A store problem fails the step with one line naming
         the file."""
-        path = settings.db_path
         try:
-            with opened(path, create=create, missing_ok=True) as conn:
+            with opened(settings.db_path, create=create, missing_ok=True) as conn:
                 yield conn
         except StoreError as exc:
             raise dg.Failure(description=str(exc)) from None
-        except sqlite3.DatabaseError as exc:
-            raise dg.Failure(description=str(store_error(path, exc))) from None
 
 
 class ExtractorResource(dg.ConfigurableResource):

@@ -41,19 +41,16 @@ def privacy_keywords_sensor(
     ]
     if context.cursor is None:
         # First look: every sync run tags against the current list anyway; only later edits need a re-tag.
-        return dg.SensorResult(
-            skip_reason="privacy keyword list recorded", asset_events=observed, cursor=json.dumps({"sha256": digest, "generation": 0})
-        )
+        return dg.SensorResult(skip_reason="privacy keyword list recorded", asset_events=observed, cursor=json.dumps({"sha256": digest}))
     seen = json.loads(context.cursor)
     if digest == seen["sha256"]:
         return dg.SkipReason("privacy keyword list unchanged")
-    generation = seen["generation"] + 1
     profiles = context.instance.get_dynamic_partitions(hermes_profiles.name)
     return dg.SensorResult(
         run_requests=[retag_backfill(profiles, digest)] if profiles else [],
         skip_reason=None if profiles else "no profiles to re-tag",
         asset_events=observed,
-        cursor=json.dumps({"sha256": digest, "generation": generation}),
+        cursor=json.dumps({"sha256": digest}),
     )
 
 

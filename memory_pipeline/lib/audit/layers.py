@@ -16,7 +16,7 @@ import pandas as pd
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.privacy.matching import KeywordList
-from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, opened, store_error
+from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, opened
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import size_state_sql, state_sql
 from memory_pipeline.lib.sync.ledger import LEDGER_ROW_COLUMNS, ledger_rows
@@ -92,9 +92,6 @@ def count(db: duckdb.DuckDBPyConnection, sql: str) -> int:
 
 def on_own_connection(path: Path, fn: Callable[[sqlite3.Connection], T]) -> T:
     """`fn` on a connection of its own (a thread's: sqlite3 connections belong to one thread); a
-    table missing or damaged fails with one line naming the file."""
-    try:
-        with opened(path, create=False) as conn:
-            return fn(conn)
-    except sqlite3.DatabaseError as exc:
-        raise store_error(path, exc) from None
+    table missing or damaged fails with one line naming the file (`opened`)."""
+    with opened(path, create=False) as conn:
+        return fn(conn)

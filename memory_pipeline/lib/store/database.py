@@ -241,14 +241,18 @@ def _statements(script: str) -> list[str]:
 
 @contextmanager
 def opened(path: Path, *, create: bool = True, missing_ok: bool = False) -> Iterator[sqlite3.Connection | None]:
-    """`connect`, and the connection closed when the block ends, however it ends. With
-    `missing_ok`, a store that does not exist yet gives None (reading never creates one)."""
+    """`connect`, and the connection closed when the block ends, however it ends. A SQLite error
+    inside the block (a table missing, a damaged page) leaves it as a `StoreError`: one line
+    naming the file. With `missing_ok`, a store that does not exist yet gives None (reading
+    never creates one)."""
     if missing_ok and not create and not path.exists():
         yield None
         return
     conn = connect(path, create=create)
     try:
         yield conn
+    except sqlite3.DatabaseError as exc:
+        raise store_error(path, exc) from None
     finally:
         conn.close()
 
