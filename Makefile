@@ -43,10 +43,11 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The whole suite, a worker per core, each test file on one worker; pytest's "no tests collected"
+# The whole suite, a worker per core, each test file on one worker, in the order conftest gives
+# (the slowest files first, so they do not end the run alone); pytest's "no tests collected"
 # (exit 5) is not a failure of the suite.
 test: $(VENV)/.installed-dev browser postgres
-	$(BIN)/python -m pytest -n auto --dist loadfile; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 clean:
 	rm -rf $(VENV) data/hermes_home/memory-pipeline data/hermes_home/memory_store.db* data/hermes_home/profiles/*/memory_store.db* data/hermes_home/profiles/*/memory-pipeline

@@ -89,7 +89,8 @@ def synced_home(_synced_demo_template, tmp_path) -> Path:
 
 
 # The slowest files first: on two workers they then overlap the many quick ones instead of one
-# of them running alone at the end (pytest-xdist hands out files in collection order).
+# of them running alone at the end (pytest-xdist hands out files in collection order when told
+# `--no-loadscope-reorder`, as `make test` does; by default it puts the files with most tests first).
 SLOWEST_FIRST = (
     "test_ui_end_to_end.py",
     "test_team_server.py",

@@ -3,19 +3,28 @@ event and schedule storage, the instance from `deploy/dagster.yaml` with only th
 swapped for Dagster's default (each run a subprocess of the code server: container images cannot
 be built here), the code server from `deploy/workspace.yaml`, and the daemon and the webserver as
 processes of their own. The file sensor syncs four profiles; a second request for one profile
-waits for the first (the queue's per-profile limit); the daemon is SIGKILLed while runs are in
-flight and started again; everything is read back from Postgres and through GraphQL."""
+waits for the first (the queue's per-profile limit); one run's worker is SIGKILLed (the run is
+marked failed and retried); the daemon is SIGKILLed while runs are in flight, a memory file is
+edited and a schedule tick passes while it is down, and it is started again (the missed tick's
+runs sync the edit); everything is read back from Postgres and through GraphQL."""
 
 import os
+import re
 import shutil
+import signal
+from datetime import UTC, datetime
 
 import dagster as dg
 import pytest
 import yaml
+from dagster._core.scheduler.instigation import InstigatorType, ScheduleInstigatorData
 
 from memory_pipeline.cli import main
 from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER
+from memory_pipeline.lib.hermes.profiles import get_profile
 from memory_pipeline_tests.servers import REPOSITORY, GraphQL, free_port, wait_for
+from memory_pipeline_tests.store_helpers import query
 from memory_pipeline_tests.team_server import DEPLOY, PostgresMissing, Server, deployment_files, postgres_cluster
 
 PROFILES = ["default", "work", "ops", "research"]
@@ -24,7 +33,8 @@ CHECKS = 12
 ENDED = (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED)
 LAUNCH = """mutation($params: ExecutionParams!) { launchRun(executionParams: $params) { __typename
     ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }"""
-RUNS = "{ runsOrError { ... on Runs { results { runId status tags { key value } } } } }"
+RUNS = "{ runsOrError { ... on Runs { results { runId status } } } }"
+MISSED_ENTRY = "The ops profile pages the on-call engineer through the team's incident channel."
 
 
 @pytest.fixture
@@ -70,47 +80,108 @@ def _overlapping(records) -> int:
     return most
 
 
-def test_the_deployment_syncs_profiles_at_once_one_run_per_profile_and_survives_a_killed_daemon(team_server):
+def _worker_mid_run(instance, profile: str) -> tuple[str, int] | None:
+    """The first run of `profile` and its worker's pid, once the worker is executing a step."""
+    runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": profile}), ascending=True)
+    if not runs or not instance.all_logs(runs[0].run_id, of_type=dg.DagsterEventType.STEP_START):
+        return None
+    for entry in instance.all_logs(runs[0].run_id, of_type=dg.DagsterEventType.ENGINE_EVENT):
+        if found := re.search(r"Started process for run \(pid: (\d+)\)", entry.message):
+            return runs[0].run_id, int(found[1])
+    return None
+
+
+def _move_schedule_back(instance) -> datetime:
+    """The schedule's stored state moved to just before its latest :00/:30 tick, as if the daemon
+    had been down since then (waiting for a real tick would take up to 30 minutes); that tick."""
+
+    def stored():
+        states = instance.all_instigator_state(instigator_type=InstigatorType.SCHEDULE)
+        return next((state for state in states if state.instigator_name == "memory_sync_schedule"), None)
+
+    state = wait_for(stored, 30, "the schedule's stored state")
+    now = datetime.now(UTC)
+    missed = now.replace(minute=now.minute - now.minute % 30, second=0, microsecond=0)
+    before = missed.timestamp() - 60
+    data = ScheduleInstigatorData(state.instigator_data.cron_schedule, start_timestamp=before, last_iteration_timestamp=before)
+    instance.update_instigator_state(state.with_data(data))
+    return missed
+
+
+def _synced(home, profile: str, entry: str) -> bool:
+    """Whether `entry` is an active fact of the profile's store."""
+    db = get_profile(home, profile).home / "memory_store.db"
+    sql = "SELECT f.content FROM memory_pipeline_ledger l JOIN facts f USING (fact_id) WHERE l.status = 'active'"
+    return db.exists() and (entry,) in query(db, sql)
+
+
+def test_the_deployment_syncs_profiles_at_once_one_run_per_profile_and_survives_killed_workers_and_daemon(team_server):
     instance, server, graphql, home = team_server
     # The file sensor's first look requests one run per profile; one more request for `default`
-    # comes in while its first is queued or running.
-    wait_for(lambda: instance.get_runs_count(), 60, f"the file sensor's first runs: {server.log('daemon')}")
+    # comes in through GraphQL while its first is queued or running.
+    wait_for(lambda: instance.get_runs_count() >= len(PROFILES), 60, f"the file sensor's first runs: {server.log('daemon')}")
     launched = graphql(LAUNCH, params={
         "selector": {**REPOSITORY, "jobName": "memory_sync_job"},
         "executionMetadata": {"tags": [{"key": "dagster/partition", "value": "default"}]},
     })["launchRun"]  # fmt: skip
     assert launched["__typename"] == "LaunchRunSuccess", launched
 
-    # The daemon dies with runs in flight, and comes back.
+    # `work`'s run worker dies mid-run: the run must end failed, not stay "started", and be retried.
+    killed_run, pid = wait_for(lambda: _worker_mid_run(instance, "work"), 60, "`work`'s run worker")
+    os.kill(pid, signal.SIGKILL)
+
+    # The daemon dies with runs in flight. While it is down, `ops`'s MEMORY.md gains an entry and
+    # a schedule tick passes; then it comes back.
     wait_for(lambda: instance.get_runs_count(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED])), 60, "a run in flight")
     server.kill("daemon")
+    ops_memory = get_profile(home, "ops").memory_file("memory")
+    ops_memory.write_text(ops_memory.read_text(encoding="utf-8") + ENTRY_DELIMITER + MISSED_ENTRY, encoding="utf-8")
+    missed = _move_schedule_back(instance)
     server.start_daemon()
 
     def all_ended():
         records = instance.get_run_records()
-        return records if len(records) >= len(PROFILES) + 1 and all(r.dagster_run.status in ENDED for r in records) else None
+        scheduled = [r for r in records if r.dagster_run.tags.get("dagster/schedule_name")]
+        ended = all(r.dagster_run.status in ENDED for r in records)
+        return records if len(scheduled) >= len(PROFILES) and ended and _synced(home, "ops", MISSED_ENTRY) else None
 
-    records = wait_for(all_ended, 120, f"every run to end: {server.log('daemon')}")
+    records = wait_for(all_ended, 150, f"every run to end: {server.log('daemon')}")
+    runs = {r.dagster_run.run_id: r.dagster_run for r in records}
     by_profile: dict[str, list] = {}
     for record in records:
         by_profile.setdefault(record.dagster_run.tags["dagster/partition"], []).append(record)
     assert sorted(by_profile) == sorted(PROFILES)
-    assert [r.dagster_run.status for r in records] == [dg.DagsterRunStatus.SUCCESS] * len(records), server.log("daemon")
 
-    # Several profiles at once, never more than the queue allows, never two of one profile.
+    # The killed run was marked failed and retried once, re-running every step; every other run succeeded.
+    (retry,) = [run for run in runs.values() if run.parent_run_id == killed_run]
+    assert runs[killed_run].status == dg.DagsterRunStatus.FAILURE
+    assert retry.status == dg.DagsterRunStatus.SUCCESS and retry.tags["dagster/partition"] == "work"
+    others = [run.status for run in runs.values() if run.run_id != killed_run]
+    assert others == [dg.DagsterRunStatus.SUCCESS] * len(others), server.log("daemon")
+
+    # The tick missed while the daemon was down ran for every profile once it was back.
+    tick = missed.strftime("%Y%m%dT%H%M")
+    scheduled = [
+        run.tags["dagster/partition"] for run in runs.values() if run.tags.get("dagster/run_key", "").startswith(f"schedule-{tick}-")
+    ]
+    assert sorted(scheduled) == sorted(PROFILES)
+
+    # Several profiles at once, never more than the queue allows, never two runs of one profile.
     assert 1 < _overlapping(records) <= yaml.safe_load((DEPLOY / "dagster.yaml").read_text())["run_queue"]["max_concurrent_runs"]
+    for profile, profile_records in by_profile.items():
+        ordered = sorted(profile_records, key=lambda r: r.start_time)
+        assert all(b.start_time >= a.end_time for a, b in zip(ordered, ordered[1:], strict=False)), f"two runs of {profile} overlapped"
     first, second = sorted(by_profile["default"], key=lambda r: r.create_timestamp.timestamp())[:2]
     assert second.create_timestamp.timestamp() < first.end_time, "the two requests for `default` overlapped in time"
-    assert second.start_time >= first.end_time, "…but its runs did not"
 
-    # Every run's materializations and check results are in Postgres, and the UI's GraphQL shows every run.
-    for record in records:
-        run_id = record.dagster_run.run_id
-        assert len(instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)) == ASSETS
-        assert len(instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)) == CHECKS
+    # Every successful run's materializations and check results are in Postgres, and the UI's GraphQL shows every run.
+    for run in runs.values():
+        if run.status == dg.DagsterRunStatus.SUCCESS:
+            assert len(instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)) == ASSETS
+            assert len(instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)) == CHECKS
     shown = {r["runId"]: r["status"] for r in graphql(RUNS)["runsOrError"]["results"]}
-    assert shown == {r.dagster_run.run_id: "SUCCESS" for r in records}
+    assert {run_id: shown.get(run_id) for run_id in runs} == {run_id: run.status.value for run_id, run in runs.items()}
 
-    # Every profile's store passes its audits afterwards.
+    # Every profile's store passes its audits afterwards, the one whose worker was killed too.
     for profile in PROFILES:
         assert main(["audit", "--hermes-home", str(home), "--profile", profile, "--json"]) == 0, profile
