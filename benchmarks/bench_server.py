@@ -22,7 +22,6 @@ import os
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from statistics import median
 
@@ -36,7 +35,7 @@ from memory_pipeline.defs.partitions import hermes_profiles  # noqa: E402
 from memory_pipeline_tests.servers import free_port, wait_for  # noqa: E402
 from memory_pipeline_tests.store_helpers import read_entries, write_entries  # noqa: E402
 from memory_pipeline_tests.synthetic import synthetic_entries  # noqa: E402
-from memory_pipeline_tests.team_server import Server, deployment_files, postgres_cluster  # noqa: E402
+from memory_pipeline_tests.team_server import Server, create_database, deployment_files, postgres_cluster  # noqa: E402
 
 CONCURRENCY = (1, 2, 4)
 SCHEDULE_MIN = 30
@@ -69,28 +68,28 @@ def sqlite_in_process(home: Path) -> float:
 
 
 def postgres_server(home: Path, names: list[str], workdir: Path, pg_env: dict, concurrency: int) -> tuple[float, list[float]]:
-    """Seconds from the first run requested to the last run ended, and each run's own seconds."""
+    """Seconds from the first run requested to the last run ended, and each run's own seconds.
+    Each configuration gets a database of its own and the schedule stopped: a :00 or :30 tick
+    inside a measurement, or a run left over from the one before, would add runs to the queue."""
     code_port = free_port()
     directory = workdir / f"queue-{concurrency}"
     directory.mkdir(parents=True)
     dagster_home = deployment_files(directory, code_port, max_concurrent_runs=concurrency)
+    pg_env = {**pg_env, "DAGSTER_POSTGRES_DB": create_database(pg_env, f"bench_{len(names)}_{concurrency}")}
     env = {**os.environ, **pg_env, "DAGSTER_HOME": str(dagster_home), "HERMES_HOME": str(home)}
     os.environ.update(pg_env)
     instance = dg.DagsterInstance.from_config(str(dagster_home))
-    known = set(instance.get_dynamic_partitions(hermes_profiles.name))
-    instance.add_dynamic_partitions(hermes_profiles.name, [n for n in names if n not in known])
+    instance.add_dynamic_partitions(hermes_profiles.name, names)
     server = Server(directory, env)
     try:
         server.start_code_server(code_port)
-        since = time.time()
+        server.run("dagster", "schedule", "stop", "memory_sync_schedule", "-w", "workspace.yaml")
         server.start_daemon()  # its file sensor's first look requests every changed profile
 
         def ended():
-            records = instance.get_run_records(
-                dg.RunsFilter(tags={"dagster/sensor_name": "memory_files_sensor"}, created_after=datetime.fromtimestamp(since, tz=UTC))
-            )
+            records = instance.get_run_records()
             done = [r for r in records if r.dagster_run.is_finished and r.end_time]
-            return records if len(done) == len(names) else None
+            return records if len(done) >= len(names) and len(done) == len(records) else None
 
         records = wait_for(ended, 3600, f"{len(names)} runs at concurrency {concurrency}: {server.log('daemon')}")
     finally:
@@ -99,6 +98,9 @@ def postgres_server(home: Path, names: list[str], workdir: Path, pg_env: dict, c
     failed = [r.dagster_run.run_id for r in records if r.dagster_run.status != dg.DagsterRunStatus.SUCCESS]
     if failed:
         raise SystemExit(f"runs failed at concurrency {concurrency}: {failed[:5]}")
+    others = [r.dagster_run.run_id for r in records if r.dagster_run.tags.get("dagster/sensor_name") != "memory_files_sensor"]
+    if others or len(records) != len(names):
+        raise SystemExit(f"{len(records)} runs at concurrency {concurrency}, {len(others)} not the file sensor's: not a clean measurement")
     first = min(r.create_timestamp.timestamp() for r in records)
     return max(r.end_time for r in records) - first, [r.end_time - r.start_time for r in records]
 

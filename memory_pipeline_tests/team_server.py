@@ -67,6 +67,14 @@ def postgres_cluster():
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def create_database(pg_env: dict[str, str], name: str) -> str:
+    """A new, empty database in the cluster `postgres_cluster` started; its name."""
+    host, port, user = pg_env["DAGSTER_POSTGRES_HOST"], pg_env["DAGSTER_POSTGRES_PORT"], pg_env["DAGSTER_POSTGRES_USER"]
+    command = [_postgres_tool("psql"), "-h", host, "-p", port, "-U", user, "-d", "postgres", "-c", f"CREATE DATABASE {name}"]
+    subprocess.run(command, check=True, capture_output=True)
+    return name
+
+
 def deployment_files(directory: Path, code_port: int, *, max_concurrent_runs: int | None = None) -> Path:
     """`dagster_home/dagster.yaml` and `workspace.yaml` under `directory`, from `deploy/`: only the
     run launcher swapped (and, for the benchmark, the queue's size); the DAGSTER_HOME."""
@@ -99,6 +107,10 @@ class Server:
         self.processes[name] = subprocess.Popen(
             command, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=self.directory
         )
+
+    def run(self, tool: str, *arguments: str) -> None:
+        """One Dagster command line tool against the deployment, to completion."""
+        subprocess.run([str(BIN / tool), *arguments], env=self.env, cwd=self.directory, check=True, capture_output=True)
 
     def start_code_server(self, port: int) -> None:
         self.start("code-server", str(BIN / "dagster"), "code-server", "start", "-m", "memory_pipeline.definitions", "-a", "defs",
