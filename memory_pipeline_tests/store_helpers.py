@@ -55,6 +55,11 @@ def query(db: Path, sql: str, params=()) -> list[tuple]:
         conn.close()
 
 
+def active_facts(db: Path) -> list[tuple[str, str]]:
+    """(source, content) of every fact the ledger holds active."""
+    return query(db, "SELECT l.source, f.content FROM memory_pipeline_ledger l JOIN facts f USING (fact_id) WHERE l.status = 'active'")
+
+
 def consistency_problems(db: Path) -> list[str]:
     """What a sync must never leave behind, however it ended."""
     problems = []

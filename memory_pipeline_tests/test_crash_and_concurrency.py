@@ -15,7 +15,7 @@ from memory_pipeline.lib.store.database import connect, opened
 from memory_pipeline.lib.sync.ledger import ledger_problems
 from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.primed_sync import go, primed_sync
-from memory_pipeline_tests.store_helpers import consistency_problems, query, write_entries
+from memory_pipeline_tests.store_helpers import active_facts, consistency_problems, query, write_entries
 from memory_pipeline_tests.synthetic import mutate, synthetic_entries
 
 TRIALS = 8
@@ -27,12 +27,7 @@ def _assert_in_step(home: Path, db: Path, memory: list[str], user: list[str]) ->
     assert consistency_problems(db) == []
     with opened(db, create=False) as conn:
         assert ledger_problems(conn) == []
-    active = query(
-        db,
-        """SELECT l.source, f.content FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)
-                          WHERE l.status = 'active'""",
-    )
-    assert sorted(active) == sorted([("memory", e) for e in memory] + [("user", e) for e in user])
+    assert sorted(active_facts(db)) == sorted([("memory", e) for e in memory] + [("user", e) for e in user])
 
 
 def test_sigkill_at_random_points_never_breaks_the_store(tmp_path):

@@ -21,10 +21,9 @@ from dagster._core.scheduler.instigation import InstigatorType, ScheduleInstigat
 
 from memory_pipeline.cli import main
 from memory_pipeline.defs.partitions import hermes_profiles
-from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER
 from memory_pipeline.lib.hermes.profiles import get_profile
 from memory_pipeline_tests.servers import REPOSITORY, GraphQL, free_port, wait_for
-from memory_pipeline_tests.store_helpers import query
+from memory_pipeline_tests.store_helpers import active_facts, read_entries, write_entries
 from memory_pipeline_tests.team_server import DEPLOY, PostgresMissing, Server, deployment_files, postgres_cluster
 
 PROFILES = ["default", "work", "ops", "research"]
@@ -111,8 +110,7 @@ def _move_schedule_back(instance) -> datetime:
 def _synced(home, profile: str, entry: str) -> bool:
     """Whether `entry` is an active fact of the profile's store."""
     db = get_profile(home, profile).home / "memory_store.db"
-    sql = "SELECT f.content FROM memory_pipeline_ledger l JOIN facts f USING (fact_id) WHERE l.status = 'active'"
-    return db.exists() and (entry,) in query(db, sql)
+    return db.exists() and entry in [content for _, content in active_facts(db)]
 
 
 def test_the_deployment_syncs_profiles_at_once_one_run_per_profile_and_survives_killed_workers_and_daemon(team_server):
@@ -135,7 +133,7 @@ def test_the_deployment_syncs_profiles_at_once_one_run_per_profile_and_survives_
     wait_for(lambda: instance.get_runs_count(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED])), 60, "a run in flight")
     server.kill("daemon")
     ops_memory = get_profile(home, "ops").memory_file("memory")
-    ops_memory.write_text(ops_memory.read_text(encoding="utf-8") + ENTRY_DELIMITER + MISSED_ENTRY, encoding="utf-8")
+    write_entries(ops_memory, [*read_entries(ops_memory), MISSED_ENTRY])
     missed = _move_schedule_back(instance)
     server.start_daemon()
 
