@@ -22,6 +22,7 @@ from dagster._core.scheduler.instigation import InstigatorType, ScheduleInstigat
 from memory_pipeline.cli import main
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.hermes.profiles import get_profile
+from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.servers import REPOSITORY, GraphQL, free_port, wait_for
 from memory_pipeline_tests.store_helpers import active_facts, read_entries, write_entries
 from memory_pipeline_tests.team_server import DEPLOY, PostgresMissing, Server, deployment_files, postgres_cluster
@@ -82,10 +83,15 @@ def _overlapping(records) -> int:
 def _worker_mid_run(instance, profile: str) -> tuple[str, int] | None:
     """The first run of `profile` and its worker's pid, once the worker is executing a step."""
     runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": profile}), ascending=True)
-    if not runs or not instance.all_logs(runs[0].run_id, of_type=dg.DagsterEventType.STEP_START):
+    if not runs:
         return None
-    for entry in instance.all_logs(runs[0].run_id, of_type=dg.DagsterEventType.ENGINE_EVENT):
-        if found := re.search(r"Started process for run \(pid: (\d+)\)", entry.message):
+    logs = instance.all_logs(runs[0].run_id)  # one read of the event log per look
+    if not any(entry.dagster_event_type == dg.DagsterEventType.STEP_START for entry in logs):
+        return None
+    for entry in logs:
+        if entry.dagster_event_type == dg.DagsterEventType.ENGINE_EVENT and (
+            found := re.search(r"Started process for run \(pid: (\d+)\)", entry.message)
+        ):
             return runs[0].run_id, int(found[1])
     return None
 
@@ -109,7 +115,7 @@ def _move_schedule_back(instance) -> datetime:
 
 def _synced(home, profile: str, entry: str) -> bool:
     """Whether `entry` is an active fact of the profile's store."""
-    db = get_profile(home, profile).home / "memory_store.db"
+    db = holographic_settings(get_profile(home, profile).home).db_path  # the store Hermes reads
     return db.exists() and entry in [content for _, content in active_facts(db)]
 
 
