@@ -19,6 +19,7 @@ from pathlib import Path
 import dagster as dg
 
 from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.lib.sync.state import RunInputs
 
 SYNC_JOB = "memory_sync_job"
 # Which process runs a CLI run: a run whose process died (SIGKILL, power cut) is found by them.
@@ -45,6 +46,14 @@ class ProfileRun:
     @property
     def failing_warnings(self) -> list[str]:
         return [name for name, passed, severity in self.checks if not passed and severity == "WARN"]
+
+    def inputs_read(self) -> RunInputs | None:
+        """What the run read of the files, the store and the keyword list; None unless it read
+        all three and no other writer changed the store while it ran."""
+        parsed, audit, tags = (self.metadata.get(asset, {}) for asset in ("parsed_entries", "audit_report", "privacy_tags"))
+        if not (parsed.get("files_sha256") and audit.get("store_in_step") is True and tags.get("keyword_list_sha256")):
+            return None
+        return RunInputs(str(parsed["files_sha256"]), str(audit["store_watermark"]), str(tags["keyword_list_sha256"]))
 
 
 def _plain(value: object) -> object:

@@ -21,7 +21,7 @@ from memory_pipeline.cli.sync_output import Printer, problems, profile_summary, 
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
 from memory_pipeline.lib.privacy.matching import KeywordListError, keyword_list_path, load_keywords
-from memory_pipeline.lib.sync.state import fingerprint, forget, record, recorded
+from memory_pipeline.lib.sync.state import config_digest, current_state, forget, record, recorded, state_of_run
 
 
 def register(commands) -> None:
@@ -77,16 +77,17 @@ def run(args: argparse.Namespace) -> int:
     }
     settings = {"resources": resource_config, "retag": args.retag}
     # Nothing to do where the files, the store, the keyword list and the settings are exactly as
-    # the last clean sync left them: no Dagster run, not even its import.
+    # the last clean sync read them: no Dagster run, not even its import.
     skipped = (
         []
         if args.force or args.retag
         else [
             name
             for name, profile in profiles.items()
-            if (digest := fingerprint(profile, keywords, settings)) is not None and digest == recorded(data_dir, name)
+            if (now := current_state(profile, keywords, settings)) is not None and now == recorded(data_dir, name)
         ]
     )
+    configs = {name: config_digest(profile) for name, profile in profiles.items() if name not in skipped}
     text = not (args.json or args.quiet)
     try:  # to name private entries by id only; a list that cannot load fails the run itself, with its line
         loaded = load_keywords(keywords) if text or args.retag else None
@@ -106,10 +107,13 @@ def run(args: argparse.Namespace) -> int:
         pending = int(profile_run.metadata.get("fact_store", {}).get("quarantined", 0))
         if found or pending or not profile_run.success:  # pending entries are retried by the next sync
             forget(data_dir, profile_run.profile)
-        else:  # clean: what the store and files look like now is what the next sync compares with
-            digest = fingerprint(profiles[profile_run.profile], keywords, settings)
-            if digest is not None:
-                record(data_dir, profile_run.profile, digest, profile_run.run_id)
+        else:  # clean: what the run read is what the next sync compares with
+            read = profile_run.inputs_read()
+            state = read and state_of_run(profiles[profile_run.profile], keywords, settings, read, configs[profile_run.profile])
+            if state:
+                record(data_dir, profile_run.profile, state, profile_run.run_id)
+            else:  # a re-tag (no files read), or another writer wrote during the run: the next sync runs
+                forget(data_dir, profile_run.profile)
         lines.extend(found)
         if text:
             printer.done(profile_run, summaries[profile_run.profile])

@@ -14,21 +14,23 @@ from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS, ERROR, AuditResult, AuditRun
 from memory_pipeline.lib.audit.engine import Audit, AuditInputs
 from memory_pipeline.lib.audit.history import history_path
-from memory_pipeline.lib.audit.report import failing_errors, write_reports
+from memory_pipeline.lib.audit.report import changed_during_run, failing_errors, write_reports
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, read_profile
 
 
 @contextmanager
 def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource, names=None):
-    """One profile's three layers, for the checks named (all when None): only what they need is read."""
+    """One profile's three layers, for the checks named (all when None): only what they need is
+    read. The files as this run read them when it did (what it synced), else as they are now."""
     profile = hermes.profile(profile_name)
+    readings = hermes.run_readings(profile.name) or read_profile(profile)
     settings = store.settings(profile)
     # Only privacy_coverage reads the keyword list: a list that cannot be loaded is its failure
     # (and fact_store's), never the ledger check's.
     keywords = privacy.keywords_for_step(hermes.path()) if names is None or "privacy_coverage" in names else None
     with store.connected(settings, create=False) as conn:
         inputs = AuditInputs(
-            read_profile(profile), conn, settings, keywords, data_dir=pipeline_data_dir(hermes.path()), profile=profile.name
+            readings, conn, settings, keywords, data_dir=pipeline_data_dir(hermes.path()), profile=profile.name
         )
         with Audit(inputs, names) as audit:
             yield audit
@@ -54,6 +56,12 @@ def audit_report(
     with profile_audit(context.partition_key, hermes, store, privacy) as audit:
         results = audit.run_all()
         loads = audit.loads
+    chain = store.watermarks
+    if audit.watermark is not None:
+        chain.saw(audit.watermark)
+    if chain.broken:  # another writer (Hermes, most often) wrote while the run worked
+        context.log.warning("the store changed during the run; the next sync picks the change up")
+        results = changed_during_run(results)
     data_dir = pipeline_data_dir(hermes.path())
     markdown_path, json_path = write_reports(data_dir, context.partition_key, context.run.run_id, results)
     errors = failing_errors(results)
@@ -66,6 +74,9 @@ def audit_report(
             "warn_failures": float(sum(not r.passed for r in results) - len(errors)),
             "failing": ", ".join(r.name for r in results if not r.passed) or "none",
             "layer_loads": float(loads),
+            # What a skipped sync compares the store with: a digest, never content.
+            "store_watermark": chain.last or "",
+            "store_in_step": chain.in_step,
             "report": dg.MetadataValue.path(str(markdown_path)),
             "report_json": dg.MetadataValue.path(str(json_path)),
             "history": dg.MetadataValue.path(str(history_path(data_dir))),

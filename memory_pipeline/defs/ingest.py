@@ -6,7 +6,7 @@ from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.hermes.profiles import read_profile
+from memory_pipeline.lib.hermes.profiles import readings_digest
 from memory_pipeline.lib.sync.stages import Entries, held_sources
 
 
@@ -42,7 +42,7 @@ def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource
     treated as empty. The files are only read.
     """
     profile = hermes.profile(context.partition_key)
-    readings = read_profile(profile)
+    readings = hermes.read(profile.name)
     for reading in readings:
         if not reading.readable:
             context.log.error(reading.error)
@@ -51,6 +51,8 @@ def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource
     for reading in readings:
         metadata.update(_reading_metadata(reading))
     metadata["unreadable_files"] = float(sum(not r.readable for r in readings))
+    # The bytes this run read (never their content): what a skipped sync compares the files with.
+    metadata["files_sha256"] = readings_digest(readings)
     # Paths and the problem only (never content): what the CLI names when it reports the skip.
     metadata["unreadable"] = "; ".join(r.error for r in readings if not r.readable)
     metadata["missing"] = ", ".join(str(r.path) for r in readings if not r.exists)

@@ -56,7 +56,7 @@ def privacy_tags(
     settings = store.settings(profile)
     keywords = privacy.keywords_for_step(hermes.path())
     with store.connected(settings, create=True) as conn:
-        report = retag_store(conn, keywords, settings, policy=privacy.private_policy())
+        report = retag_store(conn, keywords, settings, policy=privacy.private_policy(), watermarks=store.watermarks)
     metadata = {
         "facts": float(report.facts),
         "private_facts": float(report.private),
@@ -95,7 +95,7 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
             )
             rebuild_holographic_fts(conn)
         after = holographic_fts_health(conn) if not before.healthy else before
-        synced = sync_search_index(conn)
+        synced = sync_search_index(conn, watermarks=store.watermarks)
         vectors = vector_counts(conn, settings.hrr_dim)
         dialect = store_format(conn, settings.hrr_dim)
     return dg.MaterializeResult(

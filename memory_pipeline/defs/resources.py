@@ -5,16 +5,19 @@ from dataclasses import replace
 from pathlib import Path
 
 import dagster as dg
+from pydantic import PrivateAttr
 
 from memory_pipeline.lib.audit.extraction_health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url
 from memory_pipeline.lib.extraction.prompt import FactLimits
-from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, resolve_hermes_home
+from memory_pipeline.lib.hermes.memory_files import SourceReading
+from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, read_profile, resolve_hermes_home
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keywords
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
+from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
 
 
@@ -25,12 +28,24 @@ class HermesHomeResource(dg.ConfigurableResource):
     """
 
     hermes_home: str = ""
+    # The memory files as this run read them (the in-process executor keeps one resource per run):
+    # the audit judges what the run synced, not a file Hermes rewrote a moment later.
+    _readings: dict[str, list[SourceReading]] = PrivateAttr(default_factory=dict)
 
     def path(self) -> Path:
         return resolve_hermes_home(self.hermes_home or None)
 
     def profile(self, name: str) -> Profile:
         return get_profile(self.path(), name)
+
+    def read(self, name: str) -> list[SourceReading]:
+        """Both memory files of the profile, read now and kept as this run's reading."""
+        readings = self._readings[name] = read_profile(self.profile(name))
+        return readings
+
+    def run_readings(self, name: str) -> list[SourceReading] | None:
+        """What this run read of the profile's files, when it read them."""
+        return self._readings.get(name)
 
     @contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext):
@@ -75,6 +90,12 @@ class FactStoreResource(dg.ConfigurableResource):
     removal_policy: RemovalPolicy = RemovalPolicy.RETIRE
     similarity_threshold: float = 0.5
     vector_format: VectorFormat = VectorFormat.AUTO
+    _watermarks: WatermarkChain = PrivateAttr(default_factory=WatermarkChain)
+
+    @property
+    def watermarks(self) -> WatermarkChain:
+        """The store as each step of this run found and left it (one chain per run)."""
+        return self._watermarks
 
     def removal(self) -> str:
         """The removal policy as the writer takes it (`retire`, `keep`, `delete`)."""

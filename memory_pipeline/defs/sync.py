@@ -2,6 +2,7 @@
 changed, and the store upserted in one transaction."""
 
 import warnings
+from contextlib import nullcontext
 
 import dagster as dg
 
@@ -13,6 +14,7 @@ from memory_pipeline.lib.audit.metrics import latency_summary
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
+from memory_pipeline.lib.store.database import read_snapshot
 from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
 from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction, Provenance
 from memory_pipeline.lib.sync.writer import write_sync
@@ -37,7 +39,9 @@ def ledger_diff(
     """
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
-    with store.connected(settings, create=False) as conn:
+    with store.connected(settings, create=False) as conn, read_snapshot(conn) if conn else nullcontext():
+        if conn:
+            store.watermarks.observe(conn)
         ledger = active_ledger(conn) if conn else {}
         fingerprint = ledger_fingerprint(conn) if conn else EMPTY_LEDGER
     unreadable = hashed_entries.held
@@ -166,6 +170,7 @@ def fact_store(
             settings=settings,
             removal_policy=store.removal(),
             privacy=(keywords, privacy.private_policy()),
+            watermarks=store.watermarks,
         )
     if report.removed:
         context.log.info(f"{report.removed} entries left the files; policy {store.removal()!r} applied to their facts")

@@ -54,6 +54,8 @@ class CheckSpec:
     start: int  # when the audit runs several at once, lower starts first (its longest DuckDB scans first)
     blocking: bool = False  # fails the run before any write
     in_run: bool = False  # judged by its asset's own step (the extraction checks), not the audit step
+    # A write by another process during a run (Hermes adding a fact) can fail it until the next sync.
+    moves_with_writers: bool = False
 
 
 _REPAIR = "memory-pipeline audit --repair --profile {profile}"
@@ -61,8 +63,8 @@ _EXTRACT_BENCH = "memory-pipeline extract-bench --model A --model B --profile {p
 
 # In the order the report, the CLI and the README list them.
 CHECK_REGISTRY: tuple[CheckSpec, ...] = (
-    CheckSpec("layer_counts", "fact_store", ERROR, "Every active ledger entry still has its entry in the files.", _REPAIR, start=1),
-    CheckSpec("hashes_fresh", "fact_store", ERROR, "Every entry's hash is in the ledger; only quarantined entries wait.", _REPAIR, start=3),
+    CheckSpec("layer_counts", "fact_store", ERROR, "Every active ledger entry still has its entry in the files.", _REPAIR, start=1, moves_with_writers=True),
+    CheckSpec("hashes_fresh", "fact_store", ERROR, "Every entry's hash is in the ledger; only quarantined entries wait.", _REPAIR, start=3, moves_with_writers=True),
     CheckSpec(
         "ledger_integrity",
         "ledger_diff",
@@ -80,6 +82,7 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         "No orphan ledger fact ids, no ghost pipeline facts, no near-copies, no dangling links.",
         "memory-pipeline audit --profile {profile}",
         start=0,
+        moves_with_writers=True,
     ),
     CheckSpec(
         "index_consistency",
@@ -88,6 +91,7 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         "facts_fts in step; every fact's HRR vector decodes (legacy float64 or HRR1 float32); banks match their vectors.",
         _REPAIR,
         start=5,
+        moves_with_writers=True,
     ),
     CheckSpec(
         "privacy_coverage",
@@ -96,6 +100,7 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         "Every fact matching the list or a detector carries private-person; no tag variants.",
         _REPAIR,
         start=2,
+        moves_with_writers=True,
     ),
     CheckSpec(
         "cap_usage",

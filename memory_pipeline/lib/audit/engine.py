@@ -38,6 +38,7 @@ class Audit:
         self._entries_loaded = False
         self._cursors = threading.local()
         self.loads = 0  # how many times the store's layers were read: once at most
+        self.watermark: str | None = None  # the store as the audit's snapshot found it (once loaded)
         wanted = set(CHECKS if names is None else names)
         # Whether the store's frames are read: for every check but the blocking one alone.
         self.loads_store = inputs.conn is not None and bool(wanted - _LEDGER_ONLY)
@@ -81,7 +82,7 @@ class Audit:
         return db
 
     def _load_store(self) -> duckdb.DuckDBPyConnection:
-        store = self._store_frames.result() if self._store_frames is not None else store_frames(None)
+        store, self.watermark = self._store_frames.result() if self._store_frames is not None else store_frames(None)
         self.loads += 1
         # Once copied, the frames' Python objects (about 100 MB at 100k facts) are let go.
         self._store_frames = None

@@ -16,9 +16,10 @@ import pandas as pd
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.privacy.matching import KeywordList
-from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, opened
+from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, opened, read_snapshot
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import size_state_sql, state_sql
+from memory_pipeline.lib.store.watermark import store_watermark
 from memory_pipeline.lib.sync.ledger import LEDGER_ROW_COLUMNS, ledger_rows
 
 T = TypeVar("T")
@@ -64,18 +65,17 @@ def entries_frame(readings: list[SourceReading]) -> pd.DataFrame:
     return pd.DataFrame({"source": pd.Series(sources, dtype=object), "short_hash": pd.Series(shorts, dtype=object)})
 
 
-def store_frames(conn: sqlite3.Connection | None, hrr_dim: int = 0) -> dict[str, pd.DataFrame]:
-    """Ledger, facts and banks, read in one transaction: one snapshot even while Hermes writes."""
+def store_frames(conn: sqlite3.Connection | None, hrr_dim: int = 0) -> tuple[dict[str, pd.DataFrame], str | None]:
+    """Ledger, facts and banks, read in one transaction: one snapshot even while Hermes writes;
+    and that snapshot's watermark (None without a store)."""
     if conn is None:
-        return {name: pd.DataFrame(columns=columns) for name, columns in _EMPTY_STORE.items()}
-    conn.execute("BEGIN")
-    try:
+        return {name: pd.DataFrame(columns=columns) for name, columns in _EMPTY_STORE.items()}, None
+    with read_snapshot(conn):
+        watermark = store_watermark(conn)
         ledger = ledger_rows(conn)
         facts = _table(conn, _facts_sql(hrr_dim), _FACT_COLUMNS)
         banks = _table(conn, f"SELECT bank_name, dim, fact_count, {state_sql('vector', hrr_dim)} FROM memory_banks", _BANK_COLUMNS)
-    finally:
-        conn.execute("COMMIT")
-    return {"ledger": ledger, "facts": facts, "banks": banks}
+    return {"ledger": ledger, "facts": facts, "banks": banks}, watermark
 
 
 def copy_frame(db: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, derived: str = "") -> None:

@@ -4,15 +4,27 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
-from memory_pipeline.lib.audit.checks import ERROR, AuditResult, report_path
+from memory_pipeline.lib.audit.checks import CHECK_SPECS, ERROR, WARN, AuditResult, report_path
 from memory_pipeline.lib.audit.history import append_rows, utc_now
 from memory_pipeline.lib.hermes.safe_files import replace_file
 
 
 def failing_errors(results: list[AuditResult]) -> list[AuditResult]:
     return [r for r in results if not r.passed and r.severity == ERROR]
+
+
+def changed_during_run(results: list[AuditResult]) -> list[AuditResult]:
+    """The results of a run during which another writer changed the store: a failure of a check
+    that such a write can cause for a moment is a WARN that the next sync settles, not an ERROR
+    whose repair would repair nothing."""
+    note = "the store changed during the run (another writer, e.g. Hermes); the next sync picks it up"
+    return [
+        replace(r, severity=WARN, detail=f"{r.detail}; {note}") if not r.passed and r.severity == ERROR and CHECK_SPECS[r.name].moves_with_writers else r
+        for r in results
+    ]
 
 
 def report_payload(profile: str, results: list[AuditResult]) -> dict:

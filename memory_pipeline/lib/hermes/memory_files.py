@@ -6,6 +6,7 @@ The pipeline only reads these files; it never rewrites them.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,7 @@ class SourceReading:
     current_hermes_entries: list[str] = field(default_factory=list)  # as Hermes' main branch reads them
     findings: list[Finding] = field(default_factory=list)
     error: str | None = None
+    digest: str = "missing"  # what was read: the bytes' SHA-256 (`content_digest`)
 
     @property
     def readable(self) -> bool:
@@ -93,16 +95,26 @@ def _dedupe(parts) -> list[str]:
     return list(dict.fromkeys(p for p in parts if p))
 
 
+def content_digest(raw: bytes | None, error: str | None = None) -> str:
+    """What a read of a memory file found, as the skip state compares it: the bytes' SHA-256,
+    `missing`, or the reason it could not be read (content, not mtime: a touch is no change)."""
+    if error is not None:
+        return f"unreadable: {error}"
+    return "missing" if raw is None else hashlib.sha256(raw).hexdigest()
+
+
 def read_source(path: Path, source: str, limit: int) -> SourceReading:
     """Read one memory file. Never raises for bad content: an unreadable file is a finding."""
     reading = SourceReading(source=source, path=path, limit=limit)
     try:
         raw = read_regular_file(path)
     except UnreadableFile as exc:
+        reading.digest = content_digest(None, str(exc))
         return _unreadable(reading, str(exc), exists=True)
     if raw is None:
         return reading
     reading.exists = True
+    reading.digest = content_digest(raw)
     had_bom = raw.startswith(codecs.BOM_UTF8)
     body = raw[len(codecs.BOM_UTF8) :] if had_bom else raw
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from memory_pipeline.lib.hermes.memory_files import DEFAULT_CHAR_LIMITS, SOURCE_FILES, SourceReading, read_source
+from memory_pipeline.lib.hermes.memory_files import DEFAULT_CHAR_LIMITS, SOURCE_FILES, SourceReading, content_digest, read_source
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, read_text_file
 
 DEFAULT_PROFILE = "default"
@@ -97,18 +97,29 @@ def _profile_dirs(hermes_home: Path) -> list[Path]:
     return sorted(profiles_dir.iterdir()) if profiles_dir.is_dir() and not profiles_dir.is_symlink() else []
 
 
-def memory_files_digest(profile: Profile) -> str:
-    """SHA-256 over both memory files' bytes (content, not mtime: a touch is no change)."""
+def files_digest(digests: dict[str, str]) -> str:
+    """One digest over both memory files' `content_digest`s."""
     digest = hashlib.sha256()
     for source in SOURCE_FILES:
-        digest.update(f"{source}\0".encode())
-        try:
-            data = read_regular_file(profile.memory_file(source))
-        except UnreadableFile as exc:  # a FIFO, a device, a huge file: never read, never waited on
-            data = f"\0unreadable {exc}".encode()
-        digest.update(b"\0missing" if data is None else data)
-        digest.update(b"\0")
+        digest.update(f"{source}\0{digests.get(source, 'missing')}\0".encode())
     return digest.hexdigest()
+
+
+def readings_digest(readings: list[SourceReading]) -> str:
+    """The files as a run read them (what its skip state records)."""
+    return files_digest({r.source: r.digest for r in readings})
+
+
+def memory_files_digest(profile: Profile) -> str:
+    """The files as they are now, read the way `read_source` reads them (a FIFO, a device, a
+    huge file: never read, never waited on)."""
+    digests = {}
+    for source in SOURCE_FILES:
+        try:
+            digests[source] = content_digest(read_regular_file(profile.memory_file(source)))
+        except UnreadableFile as exc:
+            digests[source] = content_digest(None, str(exc))
+    return files_digest(digests)
 
 
 def get_profile(hermes_home: Path, name: str) -> Profile:

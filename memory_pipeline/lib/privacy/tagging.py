@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from memory_pipeline.lib.choices import PRIVACY_POLICIES
 from memory_pipeline.lib.hermes.memory_files import title_entity
 from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, KeywordList, normalise_tags, private_reasons
-from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, table_exists, write_transaction
+from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, read_snapshot, table_exists, write_transaction
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.watermark import WatermarkChain
 
 
 @dataclass
@@ -57,10 +58,36 @@ def _target(content: str, normal_tags: str, keywords: KeywordList, report: Retag
     return _Target(bool(reasons), ",".join(parts))
 
 
-def retag_store(conn: sqlite3.Connection, keywords: KeywordList, settings: HolographicSettings, policy: str = "tag") -> RetagReport:
-    """Scan without a lock, then write only the facts that must change, re-checked under the lock."""
+def retag_store(
+    conn: sqlite3.Connection,
+    keywords: KeywordList,
+    settings: HolographicSettings,
+    policy: str = "tag",
+    watermarks: WatermarkChain | None = None,
+) -> RetagReport:
+    """Scan without a lock (one snapshot), then write only the facts that must change, re-checked
+    under the lock. `watermarks` hears how the store was found and left."""
     if policy not in PRIVACY_POLICIES:
         raise ValueError(f"privacy policy must be one of {', '.join(PRIVACY_POLICIES)}, not {policy!r}")
+    watermarks = watermarks if watermarks is not None else WatermarkChain()
+    with read_snapshot(conn):
+        watermarks.observe(conn)
+        report, candidates = _scan(conn, keywords, settings, policy)
+    if not candidates:
+        return report
+    with write_transaction(conn):
+        watermarks.observe(conn)
+        writes = FactWrites(conn, settings)
+        backed = _backed_by_entries(conn)
+        for fact_id in candidates:
+            _apply(writes, fact_id, keywords, settings, policy, report, backed)
+        writes.rebuild_banks()
+        watermarks.wrote(conn)
+    return report
+
+
+def _scan(conn: sqlite3.Connection, keywords: KeywordList, settings: HolographicSettings, policy: str) -> tuple[RetagReport, list[int]]:
+    """Every fact judged against the list: the counts, and the facts whose tags, links or trust must change."""
     report = RetagReport()
     private_entity = conn.execute("SELECT entity_id FROM entities WHERE name = ? ORDER BY entity_id", (PRIVATE_ENTITY,)).fetchone()
     private_links = {
@@ -78,15 +105,7 @@ def retag_store(conn: sqlite3.Connection, keywords: KeywordList, settings: Holog
         was_private = PRIVATE_TAG in normal.split(",")
         if target.tags != (tags or "") or not links_right or not trust_right or (was_private and not target.private):
             candidates.append(fact_id)
-    if not candidates:
-        return report
-    with write_transaction(conn):
-        writes = FactWrites(conn, settings)
-        backed = _backed_by_entries(conn)
-        for fact_id in candidates:
-            _apply(writes, fact_id, keywords, settings, policy, report, backed)
-        writes.rebuild_banks()
-    return report
+    return report, candidates
 
 
 def tag_written(

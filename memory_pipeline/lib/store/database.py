@@ -265,6 +265,28 @@ def write_transaction(conn: sqlite3.Connection):
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     conn.execute("COMMIT")
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back what is still open. SQLite rolls a transaction back by itself on some errors (a
+    full disk among them): a ROLLBACK then fails with "no transaction is active", which must not
+    hide the error that caused it."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # the error being raised says what went wrong; SQLite has given up the transaction
+
+
+@contextmanager
+def read_snapshot(conn: sqlite3.Connection):
+    """BEGIN … COMMIT around reads: every query in the block sees one state of the store, even
+    while Hermes writes (WAL readers are never blocked)."""
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        _rollback(conn)

@@ -14,7 +14,8 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from memory_pipeline.lib.store.database import PRIVATE_TAG, RETIRED_TAG, has_tag_sql, table_exists, write_transaction
+from memory_pipeline.lib.store.database import PRIVATE_TAG, RETIRED_TAG, has_tag_sql, read_snapshot, table_exists, write_transaction
+from memory_pipeline.lib.store.watermark import WatermarkChain
 
 INDEX_TABLE = "memory_pipeline_fts"
 _SEP = "\x1f"
@@ -113,25 +114,22 @@ class IndexSync:
         return self.added + self.updated + self.removed
 
 
-def sync_search_index(conn: sqlite3.Connection) -> IndexSync:
-    """Bring `memory_pipeline_fts` in step with `facts`; writes only what differs."""
+def sync_search_index(conn: sqlite3.Connection, watermarks: WatermarkChain | None = None) -> IndexSync:
+    """Bring `memory_pipeline_fts` in step with `facts`; writes only what differs. `watermarks`
+    hears how the store was found (the index itself is not part of a watermark)."""
+    watermarks = watermarks if watermarks is not None else WatermarkChain()
     present = table_exists(conn, INDEX_TABLE)
     result = IndexSync()
     stale: list[tuple[int, str, bool]] = []
     gone: list[int] = []
     if present:
-        stale = [
-            (i, c, m is not None)
-            for i, c, m, indexed in conn.execute(
-                f"""SELECT f.fact_id, f.content, m.rowid, m.content FROM facts f LEFT JOIN {INDEX_TABLE} m ON m.rowid = f.fact_id
-                WHERE m.rowid IS NULL OR m.content IS NOT f.content"""
-            )
-            if m is None or indexed != _indexed(c)
-        ]
-        gone = [r[0] for r in conn.execute(f"SELECT rowid FROM {INDEX_TABLE} WHERE rowid NOT IN (SELECT fact_id FROM facts)")]
+        with read_snapshot(conn):
+            watermarks.observe(conn)
+            stale, gone = _out_of_step(conn)
         if not stale and not gone:
             return result
     with write_transaction(conn):
+        watermarks.observe(conn)
         if not present:
             conn.execute(_SCHEMA)
             stale = [(i, c, False) for i, c in conn.execute("SELECT fact_id, content FROM facts")]
@@ -144,6 +142,20 @@ def sync_search_index(conn: sqlite3.Connection) -> IndexSync:
     result.added = len(stale) - result.updated
     result.removed = len(gone)
     return result
+
+
+def _out_of_step(conn: sqlite3.Connection) -> tuple[list[tuple[int, str, bool]], list[int]]:
+    """(fact id, content, already indexed) for facts the index has wrong or not at all; rows of facts that are gone."""
+    stale = [
+        (i, c, m is not None)
+        for i, c, m, indexed in conn.execute(
+            f"""SELECT f.fact_id, f.content, m.rowid, m.content FROM facts f LEFT JOIN {INDEX_TABLE} m ON m.rowid = f.fact_id
+            WHERE m.rowid IS NULL OR m.content IS NOT f.content"""
+        )
+        if m is None or indexed != _indexed(c)
+    ]
+    gone = [r[0] for r in conn.execute(f"SELECT rowid FROM {INDEX_TABLE} WHERE rowid NOT IN (SELECT fact_id FROM facts)")]
+    return stale, gone
 
 
 def _match_expression(query: str) -> tuple[str, str]:

@@ -1,8 +1,10 @@
-"""What a profile looked like after its last successful sync from the command line, so the next
+"""What a profile looked like to its last successful sync from the command line, so the next
 `memory-pipeline sync` can skip it when nothing can have changed: the memory files' bytes, the
-store's identity and Hermes-side change counters, the privacy keyword list, and the run's own
-settings. Anything that differs (an edit, an `add_fact` by Hermes, a keyword-list edit, another
-flag) makes the profile run again. Written atomically, one small JSON file per profile.
+store's identity and watermark, the privacy keyword list, config.yaml and the run's own settings.
+Each is recorded as the run itself read it, never re-read afterwards, so a change made at any
+moment, during the run included, differs from the record and makes the next sync run. Anything
+that differs (an edit, an `add_fact` by Hermes, a keyword-list edit, another flag) makes the
+profile run again. Written atomically, one small JSON file per profile.
 """
 
 from __future__ import annotations
@@ -11,36 +13,43 @@ import hashlib
 import json
 import os
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
-from memory_pipeline.lib.store.database import LEDGER_TABLE, StoreError, opened, table_exists
+from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.watermark import store_watermark
 
 # Bumped when the pipeline changes what a sync writes, so an upgrade re-syncs every profile once.
-STATE_VERSION = 2
+STATE_VERSION = 3
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """What one run read, in its own steps: the files' digest its parse saw, the store's watermark
+    its audit's snapshot found (only when no other writer wrote during the run) and the SHA-256
+    of the keyword list it tagged with."""
+
+    files: str
+    store_watermark: str
+    keywords_sha256: str
 
 
 def state_path(data_dir: Path, profile: str) -> Path:
     return data_dir / "last_sync" / f"{profile}.json"
 
 
-def _store_counters(path: Path) -> list | None:
-    """The store file's identity and what changes whenever Hermes or a sync writes a fact."""
+def _store_now(path: Path) -> list | None:
+    """The store file's identity and watermark as they are now; None without a store."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
         return None
     try:
         with opened(path, create=False) as conn:
-            facts = list(conn.execute("SELECT count(*), max(fact_id), max(updated_at), sum(trust_score) FROM facts").fetchone())
-            ledger = (
-                list(conn.execute(f"SELECT count(*), max(synced_at) FROM {LEDGER_TABLE}").fetchone())
-                if table_exists(conn, LEDGER_TABLE)
-                else None
-            )
-            return [st.st_dev, st.st_ino, facts, ledger]
+            return [st.st_dev, st.st_ino, store_watermark(conn)]
     except (StoreError, sqlite3.Error):
         return [st.st_dev, st.st_ino, "unusable"]
 
@@ -53,34 +62,60 @@ def _file_digest(path: Path) -> str:
     return "missing" if data is None else hashlib.sha256(data).hexdigest()
 
 
-def fingerprint(profile: Profile, keywords: Path, settings: dict) -> str | None:
-    """One digest of everything a sync of this profile depends on; None when it cannot be told."""
-    store = holographic_settings(profile.home).db_path
-    counters = _store_counters(store)
-    if counters is not None and "unusable" in counters:
-        return None  # never skip a store that cannot be read: the run says what is wrong with it
-    parts = {
+def _state(profile: Profile, keywords: Path, settings: dict, *, files: str, store: list | None, keywords_sha256: str, config: str) -> dict:
+    return {
         "version": STATE_VERSION,
-        "files": memory_files_digest(profile),
-        "config": _file_digest(profile.home / "config.yaml"),
-        "store": [str(store), counters],
-        "keywords": [str(keywords), _file_digest(keywords)],
+        "files": files,
+        "config": config,
+        "store": [str(holographic_settings(profile.home).db_path), store],
+        "keywords": [str(keywords), keywords_sha256],
         "settings": settings,
     }
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def recorded(data_dir: Path, profile: str) -> str | None:
-    try:
-        return json.loads(state_path(data_dir, profile).read_text(encoding="utf-8")).get("fingerprint")
-    except (OSError, ValueError, AttributeError):
+def config_digest(profile: Profile) -> str:
+    """The profile's config.yaml as it is now (taken before a run: a later edit makes the next run)."""
+    return _file_digest(profile.home / "config.yaml")
+
+
+def current_state(profile: Profile, keywords: Path, settings: dict) -> dict | None:
+    """Everything a sync of this profile depends on, as it is now; None when it cannot be told."""
+    store = _store_now(holographic_settings(profile.home).db_path)
+    if store is not None and "unusable" in store:
+        return None  # never skip a store that cannot be read: the run says what is wrong with it
+    return _state(
+        profile,
+        keywords,
+        settings,
+        files=memory_files_digest(profile),
+        store=store,
+        keywords_sha256=_file_digest(keywords),
+        config=config_digest(profile),
+    )
+
+
+def state_of_run(profile: Profile, keywords: Path, settings: dict, read: RunInputs, config: str) -> dict | None:
+    """The same, as the run saw it (never re-read after it: a change made meanwhile must not be
+    taken as synced); `config` is the digest taken before the run started."""
+    store = _store_now(holographic_settings(profile.home).db_path)
+    if store is None or "unusable" in store:
         return None
+    store[2] = read.store_watermark
+    return _state(profile, keywords, settings, files=read.files, store=store, keywords_sha256=read.keywords_sha256, config=config)
 
 
-def record(data_dir: Path, profile: str, digest: str, run_id: str) -> None:
+def recorded(data_dir: Path, profile: str) -> dict | None:
+    try:
+        state = json.loads(state_path(data_dir, profile).read_text(encoding="utf-8")).get("state")
+    except (OSError, ValueError, AttributeError):
+        return None  # missing or damaged: the profile simply runs, and the run records it afresh
+    return state if isinstance(state, dict) else None
+
+
+def record(data_dir: Path, profile: str, state: dict, run_id: str) -> None:
     path = state_path(data_dir, profile)
     path.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(path, json.dumps({"fingerprint": digest, "run_id": run_id}))
+    replace_file(path, json.dumps({"state": state, "run_id": run_id}))
 
 
 def forget(data_dir: Path, profile: str) -> None:

@@ -17,6 +17,7 @@ from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIR
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.quarantine import quarantine, release, waiting_entries
 from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.ledger import ledger_exists, ledger_fingerprint, ledger_problems
 from memory_pipeline.lib.sync.retirement import merge_tags, retire, unbacked_facts_to_retire
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
@@ -187,12 +188,15 @@ def write_sync(
     settings: HolographicSettings,
     removal_policy: str = "retire",
     privacy: tuple[KeywordList, str] | None = None,
+    watermarks: WatermarkChain | None = None,
 ) -> SyncReport:
     """Apply a diff and its extracted facts. Entries without facts (quarantined or left out by the
     extractor) stay pending: their ledger rows are not touched, so the next run retries them.
     The quarantine table moves in the same transaction: failed entries in, written or vanished
     entries out. With `privacy` (the keyword list and policy), every fact written is tagged in
-    that transaction too, so none is ever visible untagged."""
+    that transaction too, so none is ever visible untagged. `watermarks` hears how the store was
+    found and left."""
+    watermarks = watermarks if watermarks is not None else WatermarkChain()
     if removal_policy not in REMOVAL_POLICIES:
         raise ValueError(f"removal policy must be one of {', '.join(REMOVAL_POLICIES)}, not {removal_policy!r}")
     diff, held, provenance = entry_diff.frame, entry_diff.held, extraction.provenance
@@ -213,9 +217,11 @@ def write_sync(
     to_retire = unbacked_facts_to_retire(conn, settings) if removal_policy == "retire" and ledger_exists(conn) else []
     if ready.empty and removed.empty and compacted.empty and not failed and not releasable and not to_retire:
         report.facts_total = _count_facts(conn)
+        watermarks.observe(conn)
         return report  # nothing to write: not even a transaction is opened
 
     with write_transaction(conn):
+        watermarks.observe(conn)
         if ledger_fingerprint(conn) != entry_diff.ledger_fingerprint:
             raise StaleDiff(f"{_db_path(conn)}: the ledger changed since the diff was made; run the sync again")
         problems = ledger_problems(conn)
@@ -260,6 +266,7 @@ def write_sync(
         writer.rebuild_banks()
         report.facts_total = _count_facts(conn)
         report.wrote = True
+        watermarks.wrote(conn)
     return report
 
 

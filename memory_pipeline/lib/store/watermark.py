@@ -1,0 +1,66 @@
+"""What a store holds, as one short digest that any write to a fact or a ledger row changes,
+whoever makes it (Hermes' `add_fact` / `update_fact` / `remove_fact`, a sync, a ledger import).
+
+Clock-free by design: a sum of a checksum per row (its id, content, category, tags and trust),
+with the row count and the highest id, so an `updated_at` from a clock that once ran ahead hides
+nothing. SQLite's own counters do not serve: `PRAGMA data_version` only means something within
+one connection, and the header's change counter is not kept up in WAL mode.
+
+`WatermarkChain` follows one run through its steps: each step says what it saw when it read the
+store and what it left when it wrote; a step that sees anything but what the previous one left
+means another writer (Hermes, most often) wrote during the run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import zlib
+
+from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
+
+_ROW_CHECKSUM = "memory_pipeline_row_crc"
+
+
+def _row_crc(*values: object) -> int:
+    return zlib.crc32("\x1f".join("\x00" if v is None else str(v) for v in values).encode("utf-8", "surrogatepass"))
+
+
+def store_watermark(conn: sqlite3.Connection) -> str:
+    """The digest of every fact and ledger row (read in the caller's transaction, if any)."""
+    conn.create_function(_ROW_CHECKSUM, -1, _row_crc, deterministic=True)
+    facts = conn.execute(
+        f"SELECT count(*), max(fact_id), total({_ROW_CHECKSUM}(fact_id, content, category, tags, trust_score)) FROM facts"
+    ).fetchone()
+    ledger = (
+        conn.execute(f"SELECT count(*), total({_ROW_CHECKSUM}(entry_id, source, entry_sha256, fact_id, status)) FROM {LEDGER_TABLE}").fetchone()
+        if table_exists(conn, LEDGER_TABLE)
+        else None
+    )
+    return hashlib.sha256(repr((tuple(facts), None if ledger is None else tuple(ledger))).encode()).hexdigest()[:32]
+
+
+class WatermarkChain:
+    """One run's view of its store: in step while every step found the store as the last left it."""
+
+    def __init__(self) -> None:
+        self.last: str | None = None
+        self.broken = False
+
+    def saw(self, watermark: str) -> None:
+        """A step read the store and found it so."""
+        if self.last is not None and watermark != self.last:
+            self.broken = True
+        self.last = watermark
+
+    def observe(self, conn: sqlite3.Connection) -> None:
+        self.saw(store_watermark(conn))
+
+    def wrote(self, conn: sqlite3.Connection) -> None:
+        """A step's own writes, read before its transaction commits (nobody else can write then)."""
+        self.last = store_watermark(conn)
+
+    @property
+    def in_step(self) -> bool:
+        """Nothing but the run itself wrote the store between its first read and its last."""
+        return self.last is not None and not self.broken

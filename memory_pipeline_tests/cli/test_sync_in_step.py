@@ -1,0 +1,129 @@
+"""A change made at any moment of a sync, during the run included, is either in that run or makes
+the next plain `sync` run: the skip state records what the run itself read. Each change is made
+from a hook at the exact moment (no sleep race), by Hermes' own Holographic store where Hermes
+writes."""
+
+import sqlite3
+
+import pytest
+
+from memory_pipeline import runs
+from memory_pipeline.defs import privacy as privacy_defs
+from memory_pipeline.defs import resources
+from memory_pipeline_tests.hermes_oracle import holographic_store
+from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, sync_json, write_entries
+
+PRIVATE_FACT = "Lunch with Zhang Wei every Friday"  # a name on the demo keyword list
+
+
+def _append(path, entry: str) -> None:
+    write_entries(path, read_entries(path) + [entry])
+
+
+def _hermes_add_fact(db, content: str) -> int:
+    store = holographic_store(db)
+    try:
+        return store.add_fact(content, category="general")
+    finally:
+        store.close()
+
+
+def _tags(db, content: str) -> str:
+    return query(db, "SELECT tags FROM facts WHERE content = ?", (content,))[0][0] or ""
+
+
+@pytest.fixture
+def after_the_run(monkeypatch):
+    """Calls `change` once, when a run has finished and before the CLI records what it read."""
+    calls = []
+
+    def hook(change):
+        real = runs.profile_run
+
+        def profile_run(*args, **kwargs):
+            result = real(*args, **kwargs)
+            if not calls:
+                calls.append(change())
+            return result
+
+        monkeypatch.setattr(runs, "profile_run", profile_run)
+        return calls
+
+    return hook
+
+
+def test_an_entry_appended_after_the_run_read_the_files_is_synced_by_the_next_sync(capsys, synced_home, after_the_run):
+    memory = synced_home / "memories" / "MEMORY.md"
+    sync_json(capsys, synced_home, "--profile", "default")  # this copy's first sync: its skip state
+    made = after_the_run(lambda: _append(memory, "**Late entry**: written while the sync finished"))
+    assert profile_result(sync_json(capsys, synced_home, "--profile", "default", "--force"))["skipped"] is False
+    assert made, "the hook ran"
+    later = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    assert (later["skipped"], later["added"]) == (False, 1)
+    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is True
+
+
+def test_an_entry_appended_during_the_run_is_synced_by_the_next_sync(capsys, synced_home, monkeypatch):
+    memory = synced_home / "memories" / "MEMORY.md"
+    real = resources.HermesHomeResource.read
+
+    def read_then_edit(self, name):
+        readings = real(self, name)
+        _append(memory, "**Mid-run entry**: written just after the run read the file")
+        monkeypatch.setattr(resources.HermesHomeResource, "read", real)
+        return readings
+
+    monkeypatch.setattr(resources.HermesHomeResource, "read", read_then_edit)
+    payload = sync_json(capsys, synced_home, "--profile", "default", "--force")
+    # The audit judged the files as the run read them: no false alarm.
+    assert payload["ok"] is True and profile_result(payload)["added"] == 0
+    later = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    assert (later["skipped"], later["added"]) == (False, 1)
+
+
+def test_a_private_fact_hermes_adds_after_the_run_is_tagged_by_the_next_sync(capsys, synced_home, after_the_run):
+    db = synced_home / "memory_store.db"
+    sync_json(capsys, synced_home, "--profile", "default")
+    after_the_run(lambda: _hermes_add_fact(db, PRIVATE_FACT))
+    sync_json(capsys, synced_home, "--profile", "default", "--force")
+    assert "private-person" not in _tags(db, PRIVATE_FACT)
+    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is False
+    assert "private-person" in _tags(db, PRIVATE_FACT)
+
+
+def test_a_private_fact_hermes_adds_between_tagging_and_the_audit_is_a_warning_then_tagged(capsys, synced_home, monkeypatch):
+    db = synced_home / "memory_store.db"
+    real = privacy_defs.retag_store
+
+    def retag_then_hermes_writes(*args, **kwargs):
+        report = real(*args, **kwargs)
+        _hermes_add_fact(db, PRIVATE_FACT)
+        monkeypatch.setattr(privacy_defs, "retag_store", real)
+        return report
+
+    monkeypatch.setattr(privacy_defs, "retag_store", retag_then_hermes_writes)
+    payload = sync_json(capsys, synced_home, "--profile", "default", "--force")
+    assert payload["ok"] is True  # not an ERROR whose repair repairs nothing
+    assert "privacy_coverage" in profile_result(payload)["failing_checks"]
+    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is False
+    assert "private-person" in _tags(db, PRIVATE_FACT)
+    settled = sync_json(capsys, synced_home, "--profile", "default")
+    assert profile_result(settled)["skipped"] is True and "privacy_coverage" not in profile_result(settled)["failing_checks"]
+
+
+def test_a_clock_that_ran_ahead_does_not_hide_a_later_hermes_edit(capsys, synced_home):
+    db = synced_home / "memory_store.db"
+    fact_id = _hermes_add_fact(db, "Standup is at 9:30")
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE facts SET updated_at = datetime('now', '+1 day') WHERE fact_id = ?", (fact_id,))
+    conn.close()
+    sync_json(capsys, synced_home, "--profile", "default")
+    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is True
+    store = holographic_store(db)
+    try:  # Hermes' own edit, stamped with a clock now behind the fact's updated_at
+        store.update_fact(fact_id, content="Standup is at 9:30 with Zhang Wei")
+    finally:
+        store.close()
+    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is False
+    assert "private-person" in _tags(db, "Standup is at 9:30 with Zhang Wei")
