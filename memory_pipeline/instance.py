@@ -9,6 +9,7 @@ import dagster as dg
 
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
+from memory_pipeline.lib.hermes.safe_files import private_directory
 
 INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
 
@@ -23,7 +24,9 @@ def prepared_dagster_home(hermes_home: Path) -> Path:
     """The instance directory, created with the project's `dagster.yaml` when new (a user's own
     edits to an existing one are kept)."""
     home = dagster_home(hermes_home)
-    home.mkdir(parents=True, exist_ok=True)
+    # The instance's storage/ holds each step's value (entry text): its owner's alone.
+    private_directory(home)
+    private_directory(home / "storage")
     config = home / "dagster.yaml"
     if not config.exists():
         shutil.copyfile(INSTANCE_TEMPLATE, config)

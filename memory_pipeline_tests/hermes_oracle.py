@@ -30,6 +30,49 @@ def hermes_loaded_entries(profile_home: Path) -> dict[str, list[str]]:
     return {"memory": list(store.memory_entries), "user": list(store.user_entries)}
 
 
+class HermesMemory:
+    """Hermes 0.19.0's memory tool on one profile's files, with the Holographic provider hearing
+    each write as Hermes' memory manager tells it (`on_memory_write`): it mirrors additions only."""
+
+    def __init__(self, files, provider):
+        self.files, self.provider = files, provider
+
+    def add(self, target: str, content: str) -> dict:
+        result = self.files.add(target, content)
+        if result.get("success"):
+            self.provider.on_memory_write("add", target, content)
+        return result
+
+    def replace(self, target: str, old_text: str, new_content: str) -> dict:
+        result = self.files.replace(target, old_text, new_content)
+        if result.get("success"):
+            self.provider.on_memory_write("replace", target, new_content)
+        return result
+
+    def remove(self, target: str, old_text: str) -> dict:
+        result = self.files.remove(target, old_text)
+        if result.get("success"):
+            self.provider.on_memory_write("remove", target, old_text)
+        return result
+
+
+@contextmanager
+def hermes_memory(profile_home: Path):
+    """`HermesMemory` on a profile home, its Holographic store at the profile's default path."""
+    from plugins.memory.holographic import HolographicMemoryProvider
+    from tools.memory_tool import MemoryStore
+
+    with hermes_home_env(profile_home):
+        files = MemoryStore()
+        files.load_from_disk()
+        provider = HolographicMemoryProvider(config={})
+        provider.initialize("memory-pipeline-tests")
+        try:
+            yield HermesMemory(files, provider)
+        finally:
+            provider.shutdown()
+
+
 def holographic_store(db_path: Path, **kwargs):
     """The real Holographic `MemoryStore` on a file (its connection registry is per process)."""
     from plugins.memory.holographic.store import MemoryStore

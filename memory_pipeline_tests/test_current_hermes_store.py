@@ -67,7 +67,8 @@ def test_a_store_current_hermes_wrote_syncs_clean_and_in_hrr1(capsys, hermes_wro
     payload = sync_json(capsys, home, "--profile", "default")
     result = profile_result(payload)
     assert payload["ok"] is True and result["added"] == 1
-    assert not [c for c in result["failing_checks"] if c != "cap_usage"], result["failing_checks"]
+    # The two facts current Hermes added are the agent's own, shaped like mirror rows: named, never touched.
+    assert not [c for c in result["failing_checks"] if c not in ("cap_usage", "mirrors_adopted")], result["failing_checks"]
     after = _blobs(db)
     assert all(after[i] == before[i] for i in before), "no existing vector was rewritten"
     (new_id,) = set(after) - set(before)

@@ -25,6 +25,7 @@ CHECKS = {
     "layer_counts",
     "hashes_fresh",
     "fact_links",
+    "mirrors_adopted",
     "pointers_resolve",
     "quarantine_empty",
     "privacy_coverage",

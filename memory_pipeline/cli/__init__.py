@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from memory_pipeline.cli import (
@@ -12,12 +13,14 @@ from memory_pipeline.cli import (
     entries_command,
     extract_bench_command,
     ledger_command,
+    mirrors_command,
     search_command,
     status_command,
     sync_command,
     ui_command,
 )
 from memory_pipeline.cli.common import CommandError
+from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
 
 COMMANDS = [
     entries_command,
@@ -26,6 +29,7 @@ COMMANDS = [
     audit_command,
     search_command,
     ledger_command,
+    mirrors_command,
     compact_command,
     extract_bench_command,
     cron_command,
@@ -46,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Whatever this process and the ones it starts (a Dagster run, the UI) create holds entry
+    # text or is beside it: its owner's alone, whatever umask the shell or cron left.
+    umask = os.umask(PRIVATE_UMASK)
     try:
         return args.run(args)
     except CommandError as exc:
@@ -57,3 +64,5 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        os.umask(umask)

@@ -23,6 +23,7 @@ def profile_summary(run) -> dict:
     extracted = run.metadata.get("extracted_facts", {})
     stored = run.metadata.get("fact_store", {})
     tagged = run.metadata.get("privacy_tags", {})
+    diffed = run.metadata.get("ledger_diff", {})
     return {
         "profile": run.profile,
         "skipped": False,
@@ -38,9 +39,33 @@ def profile_summary(run) -> dict:
         "facts_total": int(stored.get("facts_total", 0)),
         "store": str(stored.get("store", "")),
         "private_facts": int(tagged.get("private_facts", 0)),
+        "mirrors": {
+            "found": int(diffed.get("mirror_rows", 0)),
+            "adopted": int(stored.get("mirrors_adopted", 0)),
+            "updated": int(diffed.get("mirror_previous_versions", 0)),
+            "retired": int(stored.get("mirrors_retired", 0)),
+            "unexplained": int(diffed.get("mirror_unexplained", 0)),
+        },
         "failing_checks": sorted(run.failing_errors + run.failing_warnings),
         "error": run.error,
     }
+
+
+NO_MIRRORS = {"found": 0, "adopted": 0, "updated": 0, "retired": 0, "unexplained": 0}
+
+
+def mirror_line(summary: dict) -> str | None:
+    """What became of Holographic's mirror rows, when the run found any."""
+    m = summary["mirrors"]
+    if not m["found"]:
+        return None
+    parts = [
+        f"{m['adopted']} adopted by their entry" if m["adopted"] else "",
+        f"{m['updated']} updated in place (their entry was edited)" if m["updated"] else "",
+        f"{m['retired']} retired (their entry is gone)" if m["retired"] else "",
+        f"{m['unexplained']} unexplained (`memory-pipeline mirrors --profile {summary['profile']}`)" if m["unexplained"] else "",
+    ]
+    return f"Holographic mirror rows: {m['found']} found; {', '.join(p for p in parts if p)}"
 
 
 def skipped_summary(home: Path, profile: Profile) -> dict:
@@ -68,6 +93,7 @@ def skipped_summary(home: Path, profile: Profile) -> dict:
         "facts_total": int(facts),
         "store": str(store),
         "private_facts": int(private),
+        "mirrors": dict(NO_MIRRORS),
         "failing_checks": failing,
         "error": None,
     }
@@ -94,7 +120,7 @@ def problems(run) -> list[str]:
     return found
 
 
-def _title(text: str | None) -> str:
+def entry_title(text: str | None) -> str:
     """An entry's `**Title**:` or `Title:`, else its first characters, on one line."""
     line = " ".join((text or "").split())
     if line.startswith("**") and "**" in line[2:]:
@@ -114,7 +140,7 @@ def change_lines(changes: list[dict], keywords) -> list[str]:
         status, name = change["status"], SOURCE_FILES[change["source"]]
         # Without the keyword list (it failed to load) every entry is named by its id only.
         private = keywords is None or (bool(change.get("text")) and bool(private_reasons(change["text"], keywords)))
-        shown = f"{change['entry_id']} (private)" if private else f'"{_title(change.get("text"))}"'
+        shown = f"{change['entry_id']} (private)" if private else f'"{entry_title(change.get("text"))}"'
         matched = change.get("matched_entry_id") or ""
         if status == "changed" and matched and not matched.startswith(change["source"] + ":"):
             old = SOURCE_FILES.get(matched.split(":")[0], "?")
@@ -167,6 +193,8 @@ class Printer:
             self._reasons.add(reason)  # which extractor ran and why, once, when it was not simply the one asked for
             extractor, why = reason.split("; ", 1)
             print(f"  extractor: {extractor}, {s['llm_calls']} LLM calls; {why}")
+        if line := mirror_line(s):
+            print(f"  {line}")
         for line in change_lines(run.changes[:_NAMED], self.keywords):
             print(f"  {line}")
         if len(run.changes) > _NAMED:

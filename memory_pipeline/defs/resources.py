@@ -1,3 +1,4 @@
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extrac
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url
 from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.hermes.memory_files import SourceReading
+from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, read_profile, resolve_hermes_home
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keywords
 from memory_pipeline.lib.store.database import StoreError, opened
@@ -57,6 +59,14 @@ class HermesHomeResource(dg.ConfigurableResource):
         if name is None:
             yield self
             return
+        # A run launched from the UI writes stage values (entry text) in its own process: private.
+        umask = os.umask(PRIVATE_UMASK)
+        try:
+            yield from self._locked(name, context)
+        finally:
+            os.umask(umask)
+
+    def _locked(self, name: str, context: dg.InitResourceContext):
         try:
             store_path = holographic_settings(self.profile(name).home).db_path
         except ProfileNotFound:

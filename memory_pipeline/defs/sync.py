@@ -13,9 +13,11 @@ from memory_pipeline.lib.audit.extraction_health import extraction_checks, recor
 from memory_pipeline.lib.audit.metrics import latency_summary
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, backup_entries
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
 from memory_pipeline.lib.store.database import read_snapshot
 from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
+from memory_pipeline.lib.sync.mirror import known_entry_hashes, mirror_rows, plan_mirrors
 from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction, Provenance
 from memory_pipeline.lib.sync.writer import write_sync
 
@@ -35,7 +37,10 @@ def ledger_diff(
 
     `unchanged` (same hash, wherever it stands), `changed` (moved between files, or similar enough
     to a vanished entry: its fact ids are the update candidates), `new`, or `removed`. Entries of a
-    file that could not be read are held, never counted as removed.
+    file that could not be read are held, never counted as removed. Holographic's mirror rows (the
+    untagged copy it adds of each entry Hermes' memory tool adds) are adopted by their entry, taken
+    as the previous version of a new similar entry, retired with a removed one, or counted as
+    unexplained for the `mirrors_adopted` check.
     """
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
@@ -44,15 +49,28 @@ def ledger_diff(
             store.watermarks.observe(conn)
         ledger = active_ledger(conn) if conn else {}
         fingerprint = ledger_fingerprint(conn) if conn else EMPTY_LEDGER
+        mirrors = mirror_rows(conn) if conn else []
+        known = known_entry_hashes(conn) if mirrors else set()
     unreadable = hashed_entries.held
     diff = diff_entries(hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=store.similarity_threshold)
+    backups = {source: backup_entries(profile.memory_file(source)) for source in SOURCE_FILES} if mirrors else {}
+    diff, plan = plan_mirrors(diff, mirrors, known_hashes=known, backups=backups, threshold=store.similarity_threshold)
     counts = diff["status"].value_counts()
     metadata = {status: float(counts.get(status, 0)) for status in STATUSES}
     held = sum(1 for e in ledger.values() if e.source in unreadable)
     metadata["held_unreadable_entries"] = float(held)
     if held:
         context.log.warning(f"{held} synced entries held: their file is missing or unreadable, so they are not treated as removed")
-    return dg.Output(EntryDiff(diff, fingerprint, unreadable), metadata=metadata)
+    metadata.update(
+        {
+            "mirror_rows": float(plan.found),
+            "mirror_adopted": float(len(plan.adopted)),
+            "mirror_previous_versions": float(plan.updated),
+            "mirror_of_removed_entries": float(len(plan.retired)),
+            "mirror_unexplained": float(len(plan.unexplained)),
+        }
+    )
+    return dg.Output(EntryDiff(diff, fingerprint, unreadable, plan), metadata=metadata)
 
 
 # Emitted by `extracted_facts` itself: they judge the calls of the run that just happened.
@@ -181,6 +199,8 @@ def fact_store(
             "unchanged": float(report.unchanged),
             "removed": float(report.removed),
             "compacted": float(report.compacted),
+            "mirrors_adopted": float(report.mirrors_adopted),
+            "mirrors_retired": float(report.mirrors_retired),
             "retired_facts": float(report.retired_facts),
             "deleted_facts": float(report.deleted_facts),
             "quarantined": float(report.quarantined),

@@ -17,6 +17,7 @@ PROFILE_KEYS = {
     "facts_total",
     "store",
     "private_facts",
+    "mirrors",
     "failing_checks",
     "error",
 }

@@ -63,8 +63,24 @@ _EXTRACT_BENCH = "memory-pipeline extract-bench --model A --model B --profile {p
 
 # In the order the report, the CLI and the README list them.
 CHECK_REGISTRY: tuple[CheckSpec, ...] = (
-    CheckSpec("layer_counts", "fact_store", ERROR, "Every active ledger entry still has its entry in the files.", _REPAIR, start=1, moves_with_writers=True),
-    CheckSpec("hashes_fresh", "fact_store", ERROR, "Every entry's hash is in the ledger; only quarantined entries wait.", _REPAIR, start=3, moves_with_writers=True),
+    CheckSpec(
+        "layer_counts",
+        "fact_store",
+        ERROR,
+        "Every active ledger entry still has its entry in the files.",
+        _REPAIR,
+        start=1,
+        moves_with_writers=True,
+    ),
+    CheckSpec(
+        "hashes_fresh",
+        "fact_store",
+        ERROR,
+        "Every entry's hash is in the ledger; only quarantined entries wait.",
+        _REPAIR,
+        start=3,
+        moves_with_writers=True,
+    ),
     CheckSpec(
         "ledger_integrity",
         "ledger_diff",
@@ -82,6 +98,16 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         "No orphan ledger fact ids, no ghost pipeline facts, no near-copies, no dangling links.",
         "memory-pipeline audit --profile {profile}",
         start=0,
+        moves_with_writers=True,
+    ),
+    CheckSpec(
+        "mirrors_adopted",
+        "fact_store",
+        WARN,
+        "Every fact shaped like Holographic's mirror of an entry (untagged, general or user_pref, in no ledger row) "
+        "has its entry in the files; the others are named by id.",
+        "memory-pipeline mirrors --profile {profile} (shows them; --retire or --keep, then --apply)",
+        start=12,
         moves_with_writers=True,
     ),
     CheckSpec(

@@ -22,7 +22,9 @@ def changed_during_run(results: list[AuditResult]) -> list[AuditResult]:
     whose repair would repair nothing."""
     note = "the store changed during the run (another writer, e.g. Hermes); the next sync picks it up"
     return [
-        replace(r, severity=WARN, detail=f"{r.detail}; {note}") if not r.passed and r.severity == ERROR and CHECK_SPECS[r.name].moves_with_writers else r
+        replace(r, severity=WARN, detail=f"{r.detail}; {note}")
+        if not r.passed and r.severity == ERROR and CHECK_SPECS[r.name].moves_with_writers
+        else r
         for r in results
     ]
 

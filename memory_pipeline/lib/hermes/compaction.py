@@ -176,7 +176,7 @@ def apply(proposal: Proposal, *, lock_timeout_s: float = 10.0) -> Path:
                 f"{path}: changed since the proposal was made (the agent wrote meanwhile); nothing written, run compact again"
             )
         backup = _backup_path(path)
-        replace_file(backup, raw, durable=True)
+        replace_file(backup, raw, durable=True, like=path)
         replace_file(path, ENTRY_DELIMITER.join(proposal.after).encode("utf-8"), durable=True)
         text = (read_regular_file(path) or b"").decode("utf-8", errors="replace")
         if parse_entries(text) != proposal.after or hermes_read_entries(text) != proposal.after:

@@ -133,6 +133,20 @@ def read_source(path: Path, source: str, limit: int) -> SourceReading:
     return reading
 
 
+def backup_entries(path: Path) -> set[str]:
+    """The entries of Hermes' drift backups beside a memory file (`MEMORY.md.bak.<time>`, kept
+    when Hermes found the file changed behind its back): texts that were entries once."""
+    found: set[str] = set()
+    for backup in sorted(path.parent.glob(f"{path.name}.bak.*")):
+        try:
+            raw = read_regular_file(backup)
+            text = raw.decode("utf-8-sig") if raw is not None else ""
+        except (UnreadableFile, UnicodeDecodeError):
+            continue  # a backup that cannot be read is no evidence either way
+        found.update(parse_entries(text.replace("\r\n", "\n").replace("\r", "\n")))
+    return found
+
+
 def _unreadable(reading: SourceReading, message: str, *, exists: bool) -> SourceReading:
     reading.exists = exists
     reading.error = message

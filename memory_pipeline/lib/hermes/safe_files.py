@@ -2,7 +2,8 @@
 profile's config.yaml, an imported ledger, the pipeline's own reports) so that no file can hang
 or exhaust it: regular files only (a FIFO, device, socket or directory is refused before any
 read), opened non-blocking, and never more than `MAX_FILE_BYTES` read. Every refusal is one line
-naming the file and the problem. And writing one: whole or not at all (`replace_file`).
+naming the file and the problem. And writing one: whole or not at all, never more readable than
+its source (`replace_file`), in directories only their owner enters (`private_directory`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 # Memory files are a few KB and keyword lists a few hundred lines: 32 MB is far beyond any real one
 # (and leaves room for the 20 MB file the parser is shown to read in linear time).
 MAX_FILE_BYTES = 32 * 1024 * 1024
+# Files 0600, directories 0700: what the pipeline's processes create while they run.
+PRIVATE_UMASK = 0o077
 
 
 class UnreadableFile(Exception):
@@ -70,19 +73,31 @@ def _require_regular(path: Path, mode: int) -> None:
     raise UnreadableFile(f"{path}: is {kind}, not a regular file")
 
 
-def replace_file(path: Path, data: bytes | str, *, durable: bool = False, mode: int | None = None) -> None:
+def replace_file(path: Path, data: bytes | str, *, durable: bool = False, mode: int | None = None, like: Path | None = None) -> None:
     """`path` replaced by `data` whole or not at all, whatever kills the process: a temporary file
-    beside it (named for this process, so two writers never share one), then `os.replace`.
-    `durable` also fsyncs the file and its directory (a memory file must survive a power cut)."""
+    beside it (named for this process, so two writers never share one, and readable by nobody
+    else while it is written), then `os.replace`. The result is never more readable than its
+    source: it takes `mode` when given, else the mode and owner of `like` (default: the file it
+    replaces), else 0600. `durable` also fsyncs the file and its directory (a memory file must
+    survive a power cut)."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(temp, "wb") as handle:
+        source = os.stat(like if like is not None else path)
+    except FileNotFoundError:
+        source = None
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
             handle.write(data.encode("utf-8") if isinstance(data, str) else data)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
-        if mode is not None:
-            temp.chmod(mode)
+        os.chmod(temp, mode if mode is not None else stat.S_IMODE(source.st_mode) if source is not None else 0o600)
+        if source is not None and mode is None and (source.st_uid, source.st_gid) != (os.geteuid(), os.getegid()):
+            try:  # Hermes' files keep their owner when root (a system cron) writes them
+                os.chown(temp, source.st_uid, source.st_gid)
+            except PermissionError:
+                pass  # not ours to give away: the mode still holds
         os.replace(temp, path)
     finally:
         temp.unlink(missing_ok=True)
@@ -92,3 +107,13 @@ def replace_file(path: Path, data: bytes | str, *, durable: bool = False, mode: 
             os.fsync(directory)
         finally:
             os.close(directory)
+
+
+def private_directory(path: Path) -> Path:
+    """`path` as a directory only its owner can enter (created so, or narrowed when this process
+    owns it): what the pipeline keeps entry text in."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = os.stat(path)
+    if stat.S_IMODE(st.st_mode) & 0o077 and st.st_uid == os.geteuid():
+        os.chmod(path, stat.S_IMODE(st.st_mode) & 0o700)
+    return path

@@ -101,6 +101,9 @@ CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (
 );
 """
 
+# Mirror-shaped facts the user said are the agent's own (`memory-pipeline mirrors --keep`): never flagged again.
+KEPT_TABLE = "memory_pipeline_kept_facts"
+
 # No CHECK constraints: rows written by older tools or imported ledgers may be bad, and the
 # ledger_integrity audit must be able to see (and block on) them rather than fail to read them.
 PIPELINE_SCHEMA = (
@@ -118,6 +121,10 @@ CREATE TABLE IF NOT EXISTS {LEDGER_TABLE} (
     PRIMARY KEY (entry_id, fact_id)
 );
 CREATE INDEX IF NOT EXISTS idx_memory_pipeline_ledger_fact ON {LEDGER_TABLE}(fact_id);
+CREATE TABLE IF NOT EXISTS {KEPT_TABLE} (
+    fact_id INTEGER PRIMARY KEY,
+    kept_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
 CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
     bank_name   TEXT PRIMARY KEY,
     fact_count  INTEGER NOT NULL,
@@ -145,6 +152,7 @@ _REQUIRED_OBJECTS = {
     "idx_memory_pipeline_ledger_fact",
     "memory_pipeline_bank_sums",
     QUARANTINE_TABLE,
+    KEPT_TABLE,
 }
 
 

@@ -1,5 +1,5 @@
-"""What a store holds, as one short digest that any write to a fact or a ledger row changes,
-whoever makes it (Hermes' `add_fact` / `update_fact` / `remove_fact`, a sync, a ledger import).
+"""What a store holds, as one short digest that any write to a fact, a ledger row or the list of
+facts kept as the agent's own changes, whoever makes it (Hermes' `add_fact` / `update_fact` / `remove_fact`, a sync, a ledger import).
 
 Clock-free by design: a sum of a checksum per row (its id, content, category, tags and trust),
 with the row count and the highest id, so an `updated_at` from a clock that once ran ahead hides
@@ -17,27 +17,33 @@ import hashlib
 import sqlite3
 import zlib
 
-from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
+from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, table_exists
 
 _ROW_CHECKSUM = "memory_pipeline_row_crc"
 
 
 def _row_crc(*values: object) -> int:
-    return zlib.crc32("\x1f".join("\x00" if v is None else str(v) for v in values).encode("utf-8", "surrogatepass"))
+    return zlib.crc32(b"\x1f".join(b"\x00" if v is None else v if isinstance(v, bytes) else str(v).encode() for v in values))
+
+
+def _checksum(*columns: str) -> str:
+    # Text columns cross as BLOBs: a fact whose bytes are not UTF-8 is still a fact to count.
+    return f"total({_ROW_CHECKSUM}({', '.join(f'CAST({c} AS BLOB)' for c in columns)}))"
 
 
 def store_watermark(conn: sqlite3.Connection) -> str:
-    """The digest of every fact and ledger row (read in the caller's transaction, if any)."""
+    """The digest of every fact, ledger row and kept fact id (read in the caller's transaction, if any)."""
     conn.create_function(_ROW_CHECKSUM, -1, _row_crc, deterministic=True)
     facts = conn.execute(
-        f"SELECT count(*), max(fact_id), total({_ROW_CHECKSUM}(fact_id, content, category, tags, trust_score)) FROM facts"
+        f"SELECT count(*), max(fact_id), {_checksum('fact_id', 'content', 'category', 'tags', 'trust_score')} FROM facts"
     ).fetchone()
-    ledger = (
-        conn.execute(f"SELECT count(*), total({_ROW_CHECKSUM}(entry_id, source, entry_sha256, fact_id, status)) FROM {LEDGER_TABLE}").fetchone()
-        if table_exists(conn, LEDGER_TABLE)
-        else None
-    )
-    return hashlib.sha256(repr((tuple(facts), None if ledger is None else tuple(ledger))).encode()).hexdigest()[:32]
+    ledger = _row_of(conn, LEDGER_TABLE, f"count(*), {_checksum('entry_id', 'source', 'entry_sha256', 'fact_id', 'status')}")
+    kept = _row_of(conn, KEPT_TABLE, "count(*), total(fact_id)")
+    return hashlib.sha256(repr((tuple(facts), ledger, kept)).encode()).hexdigest()[:32]
+
+
+def _row_of(conn: sqlite3.Connection, table: str, aggregates: str) -> tuple | None:
+    return tuple(conn.execute(f"SELECT {aggregates} FROM {table}").fetchone()) if table_exists(conn, table) else None
 
 
 class WatermarkChain:

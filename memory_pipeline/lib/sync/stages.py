@@ -9,6 +9,7 @@ import pandas as pd
 
 from memory_pipeline.lib.extraction.base import ExtractionOutcome, QuarantineRecord, facts_frame
 from memory_pipeline.lib.hermes.memory_files import SourceReading
+from memory_pipeline.lib.sync.mirror import MirrorPlan
 
 
 def held_sources(readings: list[SourceReading]) -> frozenset[str]:
@@ -33,6 +34,7 @@ class EntryDiff:
     frame: pd.DataFrame
     ledger_fingerprint: str
     held: frozenset[str] = frozenset()
+    mirrors: MirrorPlan = MirrorPlan()  # Holographic's mirror rows and what becomes of them
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from memory_pipeline.lib.choices import REMOVAL_POLICIES
+from memory_pipeline.lib.hermes.hashing import entry_id as entry_id_of
+from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import tag_written
@@ -45,6 +47,8 @@ class SyncReport:
     deleted_facts: int = 0
     quarantined: int = 0  # entries left pending for the next run
     tagged_private: int = 0  # written facts tagged private in the same transaction
+    mirrors_adopted: int = 0  # Holographic mirror rows taken into their entry's facts
+    mirrors_retired: int = 0  # mirror rows of entries that left the files, under the removal policy
     facts_total: int = 0
     wrote: bool = False
 
@@ -172,6 +176,29 @@ class _Writer(FactWrites):
             (entry_id,),
         )
 
+    def adopt(self, entry_id: str, source: str, sha: str, fact_id: int) -> bool:
+        """A mirror row of an entry in the files becomes one of that entry's facts."""
+        row = self.conn.execute("SELECT tags FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        if row is None:
+            return False
+        tags = merge_tags(row[0] or "", [PIPELINE_TAG, source])
+        self.conn.execute("UPDATE facts SET tags = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (tags, fact_id))
+        self.record(entry_id, source, sha, [fact_id])
+        self.report.mirrors_adopted += 1
+        return True
+
+    def release_gone(self, fact_ids: list[int], source: str, policy: str) -> None:
+        """Facts of an entry version the ledger never held (a mirror row): recorded as retired
+        rows of that version, then handled by the removal policy."""
+        for fact_id in fact_ids:
+            row = self.conn.execute("SELECT content FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+            if row is None or not isinstance(row[0], str):
+                continue
+            sha = entry_sha256(row[0].strip())
+            self.record(entry_id_of(source, sha), source, sha, [fact_id], status="retired")
+            self.release([fact_id], policy)
+            self.report.mirrors_retired += 1
+
     def identity(self, entry_id: str) -> tuple[str, str] | None:
         """(source, hash) the ledger holds for an entry id."""
         return self.conn.execute(f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
@@ -212,10 +239,13 @@ def write_sync(
     compacted = diff[diff["status"] == "compacted"]
     report.compacted = len(compacted)
     failed = list(extraction.quarantine)
+    mirrors = entry_diff.mirrors
+    settled = set(diff.loc[diff["status"].isin(["unchanged", "compacted"]), "entry_id"]) | set(ready["entry_id"])
+    adoptions = [(e, f) for e, f in mirrors.adopted if e in settled]  # an entry still waiting keeps its mirror for later
     releasable = _releasable_quarantine(conn, diff, held, set(ready["entry_id"]))
     # Facts an older sync kept at full trust under `keep` move to `retire` when it is the policy.
     to_retire = unbacked_facts_to_retire(conn, settings) if removal_policy == "retire" and ledger_exists(conn) else []
-    if ready.empty and removed.empty and compacted.empty and not failed and not releasable and not to_retire:
+    if ready.empty and removed.empty and compacted.empty and not (failed or releasable or to_retire or adoptions or mirrors.retired):
         report.facts_total = _count_facts(conn)
         watermarks.observe(conn)
         return report  # nothing to write: not even a transaction is opened
@@ -249,6 +279,8 @@ def write_sync(
                 # retired rows of the old entry, then handled by the removal policy.
                 writer.record(entry.matched_entry_id, previous[0], previous[1], leftover, status="retired")
                 writer.release(leftover, removal_policy)
+            elif leftover:  # a mirror row of the old version the new one did not take over
+                writer.release_gone(leftover, entry.source, removal_policy)
         for entry in compacted.itertuples(index=False):
             writer.drop_rows(entry.matched_entry_id)
             writer.record(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
@@ -258,6 +290,12 @@ def write_sync(
             else:
                 writer.retire_rows(entry.entry_id)
             writer.release(list(entry.existing_fact_ids), removal_policy)
+        identities = diff.set_index("entry_id")[["source", "entry_sha256"]].to_dict("index") if adoptions else {}
+        for owner, fact_id in adoptions:
+            if writer.adopt(owner, identities[owner]["source"], identities[owner]["entry_sha256"], fact_id):
+                all_written.append(fact_id)
+        for gone in mirrors.retired:
+            writer.release_gone([gone.fact_id], gone.source, removal_policy)
         release(conn, releasable)
         quarantine(conn, failed)
         writer.release(to_retire, removal_policy)

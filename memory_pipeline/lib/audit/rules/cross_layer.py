@@ -1,15 +1,16 @@
 """The entries of the files, the ledger and the facts against each other: `layer_counts`,
-`hashes_fresh`, `ledger_integrity` and `fact_links`."""
+`hashes_fresh`, `ledger_integrity`, `fact_links` and `mirrors_adopted`."""
 
 from __future__ import annotations
 
 import sqlite3
 from typing import TYPE_CHECKING
 
-from memory_pipeline.lib.audit.checks import ERROR, AuditResult
+from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.sync.ledger import ledger_problems
+from memory_pipeline.lib.sync.mirror import MirrorRow, mirror_rows, unexplained_mirrors
 
 if TYPE_CHECKING:
     from memory_pipeline.lib.audit.engine import Audit
@@ -128,5 +129,31 @@ def fact_links(audit: Audit) -> AuditResult:
     )
 
 
-RULES = {"layer_counts": layer_counts, "hashes_fresh": hashes_fresh, "ledger_integrity": ledger_integrity, "fact_links": fact_links}
-STORE_SIDE = {"fact_links": dangling_links}
+_NAMED_IDS = 20
+
+
+def mirror_facts(conn: sqlite3.Connection, settings: HolographicSettings) -> list[MirrorRow]:
+    return mirror_rows(conn)
+
+
+def mirrors_adopted(audit: Audit) -> AuditResult:
+    rows = audit.store_side("mirrors_adopted") if audit.inputs.conn is not None else []
+    ids = unexplained_mirrors(rows, {r.source: set(r.entries) for r in audit.inputs.readings})
+    named = ", ".join(str(i) for i in ids[:_NAMED_IDS]) + (f" and {len(ids) - _NAMED_IDS} more" if len(ids) > _NAMED_IDS else "")
+    detail = (
+        f"{len(ids)} facts shaped like Holographic's mirror of an entry that no entry backs (fact ids {named}): "
+        "an entry edited or removed before a sync, or the agent's own fact_store add"
+        if ids
+        else f"{len(rows)} mirror rows waiting for their entry's sync, none unexplained"
+    )
+    return AuditResult("mirrors_adopted", not ids, WARN, detail, {"unexplained_mirrors": float(len(ids))})
+
+
+RULES = {
+    "layer_counts": layer_counts,
+    "hashes_fresh": hashes_fresh,
+    "ledger_integrity": ledger_integrity,
+    "fact_links": fact_links,
+    "mirrors_adopted": mirrors_adopted,
+}
+STORE_SIDE = {"fact_links": dangling_links, "mirrors_adopted": mirror_facts}

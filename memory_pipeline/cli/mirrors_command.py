@@ -1,0 +1,92 @@
+"""`memory-pipeline mirrors`: the facts shaped like Holographic's mirror of an entry that no entry
+backs (what the `mirrors_adopted` check names), and, asked, their retirement or their keeping as
+the agent's own. Nothing is written without `--apply`."""
+
+from __future__ import annotations
+
+import argparse
+
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.cli.sync_output import entry_title
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.privacy.matching import KeywordListError, keyword_list_path, load_keywords, private_reasons
+from memory_pipeline.lib.store.database import StoreError, opened
+from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.sync.mirror import mirror_rows, settle_unexplained, unexplained_mirrors
+from memory_pipeline.lib.sync.retirement import retire
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("mirrors", help="mirror-shaped facts no entry backs: show, retire or keep them")
+    add_home_argument(parser)
+    add_profile_arguments(parser)
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument(
+        "--retire", action="store_true", help="retire them (tag retired, trust below prefetch): shown first, --apply does it"
+    )
+    action.add_argument(
+        "--keep", action="store_true", help="keep them as the agent's own (never flagged again): shown first, --apply does it"
+    )
+    parser.add_argument("--apply", action="store_true", help="write what --retire or --keep shows")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def _current(profile: Profile) -> dict[str, set[str]]:
+    return {r.source: set(r.entries) for r in read_profile(profile)}
+
+
+def _shown(fact_id: int, content: str, keywords) -> str:
+    private = keywords is None or bool(private_reasons(content, keywords))
+    return f"#{fact_id} (private)" if private else f'#{fact_id} "{entry_title(content)}"'
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.apply and not (args.retire or args.keep):
+        raise CommandError("--apply writes what --retire or --keep shows: give one of them")
+    home = hermes_home(args)
+    try:
+        keywords = load_keywords(keyword_list_path(None, home))
+    except KeywordListError:
+        keywords = None  # every fact then shown by its id only
+    results = []
+    for profile in selected_profiles(args, home):
+        store = holographic_settings(profile.home).db_path
+        if not store.is_file():
+            results.append({"profile": profile.name, "store": str(store), "unexplained": [], "settled": []})
+            continue
+        current = _current(profile)
+        try:
+            with opened(store, create=args.apply) as conn:
+                rows = {row.fact_id: row for row in mirror_rows(conn)}
+                ids = unexplained_mirrors(list(rows.values()), current)
+                settled = settle_unexplained(conn, ids, current, keep=args.keep, retire_one=_retirer(profile)) if args.apply else []
+        except StoreError as exc:
+            raise CommandError(str(exc)) from None
+        results.append({"profile": profile.name, "store": str(store), "unexplained": ids, "settled": settled})
+        if not args.json:
+            _print(profile.name, [rows[i] for i in ids], settled, args, keywords)
+    if args.json:
+        print_json({"profiles": results, "action": "retire" if args.retire else "keep" if args.keep else None, "applied": args.apply})
+    return 0
+
+
+def _retirer(profile: Profile):
+    settings = holographic_settings(profile.home)
+    return lambda conn, fact_id: retire(conn, fact_id, settings)
+
+
+def _print(name: str, rows, settled: list[int], args: argparse.Namespace, keywords) -> None:
+    if not rows:
+        print(f"{name}: no mirror-shaped fact without its entry")
+        return
+    print(f"{name}: {len(rows)} facts shaped like Holographic's mirror of an entry that no entry backs:")
+    for row in rows:
+        print(f"  {_shown(row.fact_id, row.content, keywords)} ({'USER.md' if row.source == 'user' else 'MEMORY.md'} category)")
+    verb = "retired" if args.retire else "kept as the agent's own"
+    if args.apply:
+        print(f"{name}: {len(settled)} {verb}")
+    elif args.retire or args.keep:
+        print(f"{name}: would be {verb}; add --apply to write it")
+    else:
+        print(f"{name}: `memory-pipeline mirrors --profile {name} --retire` retires them, `--keep` keeps them (each shown first)")

@@ -1,0 +1,162 @@
+"""Holographic's mirror rows: when Hermes' memory tool adds an entry, the Holographic provider
+adds the same text as a fact (`add_fact(content, category="general" | "user_pref")`, no tags).
+It mirrors additions only, so an entry edited or removed before the next sync leaves its mirror
+behind at full trust, where `fact_store` and prefetch keep finding it.
+
+A mirror-shaped fact (untagged, in a file's mirror category, named by no ledger row) is:
+- the mirror of an entry still in the files (same text, same file): adopted by that entry;
+- the previous version of a new entry of its file (similar by the rule that makes an entry
+  `changed`): that entry's update candidate, so the edit rewrites it in place, id kept;
+- the mirror of an entry that is gone, when the ledger or Hermes' drift backups show its text
+  was an entry: retired by the removal policy, like any removed entry's fact;
+- otherwise unexplained (the agent's own `fact_store add` looks the same): never touched by a
+  sync; the `mirrors_adopted` check names it, and `memory-pipeline mirrors` retires or keeps it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+import pandas as pd
+
+from memory_pipeline.lib.hermes.hashing import entry_sha256
+from memory_pipeline.lib.hermes.similarity import bigrams, dice
+from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, SOURCE_CATEGORY, table_exists, write_transaction
+
+_SOURCE_OF_CATEGORY = {category: source for source, category in SOURCE_CATEGORY.items()}
+
+
+@dataclass(frozen=True)
+class MirrorRow:
+    fact_id: int
+    source: str  # the file whose entries Holographic mirrors into this fact's category
+    content: str
+
+
+@dataclass(frozen=True)
+class GoneEntryFact:
+    """A mirror row of an entry that left the files (retired under that entry's ledger identity)."""
+
+    source: str
+    fact_id: int
+
+
+@dataclass(frozen=True)
+class MirrorPlan:
+    adopted: tuple[tuple[str, int], ...] = ()  # (entry_id, fact_id): the mirror of an entry in the files
+    updated: int = 0  # taken as the previous version of a new entry (folded into the diff)
+    retired: tuple[GoneEntryFact, ...] = ()
+    unexplained: tuple[int, ...] = ()  # fact ids
+
+    @property
+    def found(self) -> int:
+        return len(self.adopted) + self.updated + len(self.retired) + len(self.unexplained)
+
+
+def mirror_rows(conn: sqlite3.Connection) -> list[MirrorRow]:
+    """Every mirror-shaped fact no ledger row names and the user did not keep as the agent's own."""
+    categories = ", ".join(f"'{c}'" for c in _SOURCE_OF_CATEGORY)
+    conditions = ["coalesce(f.tags, '') = ''", f"f.category IN ({categories})"]
+    if table_exists(conn, LEDGER_TABLE):
+        conditions.append(f"NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id)")
+    if table_exists(conn, KEPT_TABLE):
+        conditions.append(f"f.fact_id NOT IN (SELECT fact_id FROM {KEPT_TABLE})")
+    # As bytes: a content that is not UTF-8 is fact_links' finding, not a reason to stop here.
+    rows = conn.execute(
+        f"SELECT f.fact_id, f.category, CAST(f.content AS BLOB) FROM facts f WHERE {' AND '.join(conditions)} ORDER BY f.fact_id"
+    )
+    found = []
+    for fact_id, category, raw in rows:
+        try:
+            found.append(MirrorRow(fact_id, _SOURCE_OF_CATEGORY[category], bytes(raw or b"").decode("utf-8")))
+        except UnicodeDecodeError:
+            continue
+    return found
+
+
+def known_entry_hashes(conn: sqlite3.Connection) -> set[str]:
+    """Every entry hash the ledger ever recorded (active or retired; full or short form)."""
+    if not table_exists(conn, LEDGER_TABLE):
+        return set()
+    return {str(h) for (h,) in conn.execute(f"SELECT DISTINCT entry_sha256 FROM {LEDGER_TABLE}")}
+
+
+def unexplained_mirrors(rows: list[MirrorRow], current: dict[str, set[str]]) -> list[int]:
+    """The mirror rows no entry of the files has the text of (what a sync leaves for a person)."""
+    return [row.fact_id for row in rows if row.content.strip() not in current.get(row.source, set())]
+
+
+def plan_mirrors(
+    diff: pd.DataFrame,
+    rows: list[MirrorRow],
+    *,
+    known_hashes: set[str],
+    backups: dict[str, set[str]],
+    threshold: float,
+) -> tuple[pd.DataFrame, MirrorPlan]:
+    """The diff with each new entry that takes a mirror row as its previous version turned
+    `changed` (that row its update candidate), and what happens to every other mirror row."""
+    present = diff[diff["status"] != "removed"]
+    by_text = {(row.source, row.text): row.entry_id for row in present.itertuples(index=False)}
+    adopted, rest = [], []
+    for row in rows:
+        owner = by_text.get((row.source, row.content.strip()))
+        if owner is not None:
+            adopted.append((owner, row.fact_id))
+        else:
+            rest.append(row)
+    diff, taken = _previous_versions(diff, rest, threshold)
+    retired, unexplained = [], []
+    for row in rest:
+        if row.fact_id in taken:
+            continue
+        sha = entry_sha256(row.content.strip())
+        if sha in known_hashes or sha[:16] in known_hashes or row.content.strip() in backups.get(row.source, set()):
+            retired.append(GoneEntryFact(row.source, row.fact_id))
+        else:
+            unexplained.append(row.fact_id)
+    return diff, MirrorPlan(tuple(adopted), len(taken), tuple(retired), tuple(unexplained))
+
+
+def _previous_versions(diff: pd.DataFrame, rows: list[MirrorRow], threshold: float) -> tuple[pd.DataFrame, set[int]]:
+    """Pair new entries with similar mirror rows of their file, most alike first, one to one."""
+    new = diff.index[diff["status"] == "new"]
+    if not rows or new.empty:
+        return diff, set()
+    grams = {row.fact_id: bigrams(row.content) for row in rows}
+    pairs = []
+    for index in new:
+        entry_grams = bigrams(diff.at[index, "text"])
+        for row in rows:
+            if row.source == diff.at[index, "source"]:
+                score = dice(entry_grams, grams[row.fact_id])
+                if score >= threshold:
+                    pairs.append((score, index, row.fact_id))
+    diff = diff.copy()
+    statuses, candidates, scores = list(diff["status"]), list(diff["existing_fact_ids"]), list(diff["similarity"])
+    taken: set[int] = set()
+    paired: set = set()
+    for score, index, fact_id in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
+        if index in paired or fact_id in taken:
+            continue
+        paired.add(index)
+        taken.add(fact_id)
+        position = diff.index.get_loc(index)
+        statuses[position], candidates[position], scores[position] = "changed", [fact_id], round(score, 4)
+    diff["status"], diff["existing_fact_ids"], diff["similarity"] = statuses, candidates, scores
+    return diff, taken
+
+
+def settle_unexplained(conn: sqlite3.Connection, fact_ids: list[int], current: dict[str, set[str]], *, keep: bool, retire_one) -> list[int]:
+    """Retire (with `retire_one(conn, fact_id)`) or keep as the agent's own the unexplained mirror
+    rows named, in one transaction; only those still unexplained when the lock is held. Their ids."""
+    with write_transaction(conn):
+        still = set(unexplained_mirrors(mirror_rows(conn), current))
+        chosen = [i for i in dict.fromkeys(fact_ids) if i in still]
+        for fact_id in chosen:
+            if keep:
+                conn.execute(f"INSERT OR IGNORE INTO {KEPT_TABLE} (fact_id) VALUES (?)", (fact_id,))
+            else:
+                retire_one(conn, fact_id)
+    return chosen
