@@ -82,3 +82,12 @@ def test_retag_only_runs_privacy_and_index(capsys, demo_home, tmp_path):
     report = (demo_home / "memory-pipeline" / "reports" / "default" / "audit.md").read_text(encoding="utf-8")
     assert "restic" not in report and "privacy_coverage" in report
     assert "restic" not in out
+
+
+def test_a_keyword_list_of_twenty_thousand_terms_syncs(capsys, demo_home, tmp_path):
+    keywords = tmp_path / "keywords.txt"
+    keywords.write_text("".join(f"Person Name{i} Surname\n" for i in range(20_000)) + "Zhang Wei\n", encoding="utf-8")
+    code = main(["sync", "--hermes-home", str(demo_home), "--profile", "default", "--keywords", str(keywords), "--json"])
+    out = capsys.readouterr()
+    assert code == 0 and out.err == "", out.err
+    assert json.loads(out.out)["profiles"][0]["private_facts"] >= 1

@@ -40,17 +40,20 @@ class KeywordList:
     path: Path | None
     sha256: str
     terms: int
-    _set: re2.Set | None
-    _expressions: tuple[str, ...]  # the RE2 expression of each term (plain terms escaped)
+    # A list too large for one RE2 set (its memory budget) is several: the same matches, still in
+    # linear time. Each set's expressions in `_chunks`, in the same order.
+    _sets: tuple[re2.Set, ...]
+    _chunks: tuple[tuple[str, ...], ...]  # the RE2 expression of each term (plain terms escaped)
 
     def matches(self, text: str) -> bool:
-        return bool(self._set is not None and self._set.Match(text))
+        return any(terms.Match(text) for terms in self._sets)
 
     @property
-    def re2_prefilter(self) -> str | None:
-        """One RE2 expression (DuckDB's `regexp_matches`, flag `i`) matching exactly what the list
-        matches, for a vectorised scan; None for an empty list. Never to be shown anywhere."""
-        return "|".join(f"(?:{e})" for e in self._expressions) or None
+    def re2_prefilters(self) -> list[str]:
+        """RE2 expressions (DuckDB's `regexp_matches`, flag `i`), one per set, that together match
+        exactly what the list matches, for a vectorised scan; none for an empty list. Never to be
+        shown anywhere."""
+        return ["|".join(f"(?:{e})" for e in chunk) for chunk in self._chunks]
 
 
 def keyword_list_path(explicit: str | os.PathLike | None, hermes_home: Path) -> Path:
@@ -88,7 +91,13 @@ def load_keywords(path: Path) -> KeywordList:
         if problem:
             raise KeywordListError(f"{path}: line {number}: {problem}")
         expressions.append(expression)
-    return KeywordList(path, hashlib.sha256(raw).hexdigest(), len(expressions), _term_set(expressions), tuple(expressions))
+    chunks = _compiled_chunks(expressions)
+    if chunks is None:
+        raise KeywordListError(
+            f"{path}: privacy keyword list of {len(expressions)} terms cannot be compiled (RE2 ran out of memory even in small sets); "
+            "shorten it or simplify its re: lines"
+        )
+    return KeywordList(path, hashlib.sha256(raw).hexdigest(), len(expressions), tuple(s for s, _ in chunks), tuple(c for _, c in chunks))
 
 
 def _re2_options() -> re2.Options:
@@ -115,14 +124,31 @@ def _re2_problem(expression: str) -> str | None:
     return None
 
 
-def _term_set(expressions: list[str]) -> re2.Set | None:
-    if not expressions:
-        return None
-    terms = re2.Set.SearchSet(_re2_options())
-    for expression in expressions:
-        terms.Add(expression)
-    terms.Compile()
-    return terms
+# Terms per RE2 set to start with: well inside RE2's default memory budget for names and phrases.
+_SET_SIZE = 2_000
+_SMALLEST_SET = 16
+
+
+def _compiled_chunks(expressions: list[str]) -> list[tuple[re2.Set, tuple[str, ...]]] | None:
+    """The terms in RE2 sets of at most `_SET_SIZE`, a set that RE2 cannot fit in memory split in
+    halves; None when even a set of `_SMALLEST_SET` terms cannot be compiled."""
+    pending = [tuple(expressions[i : i + _SET_SIZE]) for i in range(0, len(expressions), _SET_SIZE)]
+    compiled = []
+    while pending:
+        chunk = pending.pop(0)
+        terms = re2.Set.SearchSet(_re2_options())
+        for expression in chunk:
+            terms.Add(expression)
+        try:
+            terms.Compile()
+        except re2.error:
+            if len(chunk) <= _SMALLEST_SET:
+                return None
+            half = len(chunk) // 2
+            pending[:0] = [chunk[:half], chunk[half:]]
+            continue
+        compiled.append((terms, chunk))
+    return compiled
 
 
 # --- built-in detectors ---------------------------------------------------------------------

@@ -130,7 +130,7 @@ def test_duckdb_prefilter_matches_exactly_what_the_list_matches(tmp_path, lines,
     db = duckdb.connect()
     for text in texts:
         try:
-            in_duckdb = db.execute("SELECT regexp_matches(?, ?, 'i')", [text, keywords.re2_prefilter]).fetchall()[0][0]
+            in_duckdb = any(db.execute("SELECT regexp_matches(?, ?, 'i')", [text, p]).fetchall()[0][0] for p in keywords.re2_prefilters)
         except duckdb.Error:  # RE2 refuses the joined form (duplicate group names): the audit matches in Python
             continue
         assert in_duckdb == keywords.matches(text), (lines, text)
@@ -169,3 +169,17 @@ def test_catastrophic_pattern_runs_in_linear_time(tmp_path):
     # Python's backtracking engine takes hours on this text; RE2 answers at once (a hang fails the suite).
     assert not keywords.matches("a" * 40 + "b") and keywords.matches("aaa")
     assert not keywords.matches("a" * 1_000_000 + "b")
+
+
+def test_a_list_of_twenty_thousand_terms_matches_each_term_in_several_sets(tmp_path):
+    path = tmp_path / "kw.txt"
+    path.write_text("".join(f"Person Name{i} Surname\n" for i in range(20_000)), encoding="utf-8")
+    keywords = load_keywords(path)  # one RE2 set of these fails to compile ("failed to compile Set")
+    assert keywords.terms == 20_000 and len(keywords.re2_prefilters) > 1
+    assert keywords.matches("lunch with person name19999 surname") and keywords.matches("PERSON NAME0 SURNAME")
+    assert not keywords.matches("Person Name20000 Surname")
+    db = duckdb.connect()
+    assert any(
+        db.execute("SELECT regexp_matches(?, ?, 'i')", ["met Person Name12345 Surname", p]).fetchall()[0][0]
+        for p in keywords.re2_prefilters
+    )

@@ -30,9 +30,9 @@ def _untagged_matches(audit: Audit, tagged: dict[int, bool]) -> int:
     candidates; the code that tags confirms them."""
     keywords, db = audit.inputs.keywords, audit.db
     conditions, params = ["regexp_matches(content, ?)"], [DETECTOR_GATE_RE2]
-    if keywords.re2_prefilter is not None:
+    for prefilter in keywords.re2_prefilters:
         conditions.append("regexp_matches(content, ?, 'i')")
-        params.append(keywords.re2_prefilter)
+        params.append(prefilter)
     candidates = db.execute(f"SELECT fact_id, content FROM facts WHERE {' OR '.join(conditions)}", params).fetchall()
     return sum(1 for fact_id, content in candidates if not tagged.get(fact_id) and private_reasons(content, keywords))
 
