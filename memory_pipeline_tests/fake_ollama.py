@@ -30,6 +30,7 @@ class Reply:
     raw: str | None = None  # a 200 response with exactly this body, whatever it is
     prompt_tokens: int = 120
     eval_tokens: int = 40
+    trickle_s: float = 0.0  # send the body one byte at a time, this long apart (a slowloris)
 
 
 @dataclass
@@ -105,6 +106,8 @@ class FakeOllama:
     bind: str = "127.0.0.1"
     host: str = ""  # the address clients use (default: the bound one)
     show_raw: str | None = None  # answer /api/show with exactly this body (a server that is not quite Ollama)
+    version: str = VERSION  # what /api/version says (a hostile server puts terminal controls here)
+    trickle_version_s: float = 0.0  # /api/version's body one byte at a time, this long apart
     requests: list[tuple[str, dict]] = field(default_factory=list)
     _script: deque = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -161,13 +164,23 @@ def _handler(server: FakeOllama):
         def log_message(self, *_):  # quiet
             pass
 
-        def _send(self, status: int, payload: dict | str) -> None:
+        def _send(self, status: int, payload: dict | str, trickle_s: float = 0.0) -> None:
             body = (payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            if not trickle_s:
+                self.wfile.write(body)
+                return
+            self.wfile.flush()
+            try:  # bounded: one pass over the body, ended early when the client hangs up
+                for byte in body:
+                    time.sleep(trickle_s)
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            except OSError:
+                self.close_connection = True
 
         def _body(self) -> dict:
             length = int(self.headers.get("Content-Length") or 0)
@@ -177,7 +190,7 @@ def _handler(server: FakeOllama):
         def do_GET(self):
             server.requests.append((self.path, {}))
             if self.path == "/api/version":
-                self._send(200, {"version": VERSION})
+                self._send(200, {"version": server.version}, server.trickle_version_s)
             elif self.path == "/api/tags":
                 self._send(200, {"models": [{"name": m, "model": m, "size": 1, "digest": "0" * 64} for m in server.models]})
             else:
@@ -234,6 +247,7 @@ def _handler(server: FakeOllama):
                     "prompt_eval_count": reply.prompt_tokens,
                     "eval_count": reply.eval_tokens,
                 },
+                reply.trickle_s,
             )
 
     return Handler

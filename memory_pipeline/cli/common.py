@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from memory_pipeline.lib.choices import EXTRACTOR_MODES, ExtractorMode
@@ -95,11 +97,29 @@ def add_extractor_arguments(parser: argparse.ArgumentParser) -> None:
 def extractor_config(args: argparse.Namespace) -> dict:
     """The `extractor` resource's run config from the extractor arguments (unset ones keep their defaults)."""
     # Enum config fields take the member's name (what the UI's launchpad offers too).
-    config = {"extractor": ExtractorMode(args.extractor).name, "allow_remote_host": args.allow_remote_ollama}
+    config = {"extractor": ExtractorMode(args.extractor).name}
     for key, value in (("model", args.model), ("batch_size", args.batch_size), ("ollama_host", args.ollama_host)):
         if value is not None:
             config[key] = value
     return config
+
+
+@contextmanager
+def remote_ollama_allowed(allowed: bool):
+    """`--allow-remote-ollama`: this process (and the Dagster runs it executes) started with the
+    permission, as a server would be with `MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1`; given back after."""
+    from memory_pipeline.lib.extraction.ollama import REMOTE_ENV
+
+    previous = os.environ.get(REMOTE_ENV)
+    if allowed:
+        os.environ[REMOTE_ENV] = "1"
+    try:
+        yield
+    finally:
+        if allowed and previous is None:
+            os.environ.pop(REMOTE_ENV, None)
+        elif allowed:
+            os.environ[REMOTE_ENV] = previous
 
 
 def _positive_int(text: str) -> int:

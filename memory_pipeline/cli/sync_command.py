@@ -15,6 +15,7 @@ from memory_pipeline.cli.common import (
     extractor_config,
     hermes_home,
     print_json,
+    remote_ollama_allowed,
     selected_profiles,
 )
 from memory_pipeline.cli.sync_output import Printer, problems, profile_summary, skipped_summary
@@ -65,6 +66,11 @@ def register(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with remote_ollama_allowed(args.allow_remote_ollama):
+        return _sync(args)
+
+
+def _sync(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     home = hermes_home(args)
     profiles = {p.name: p for p in selected_profiles(args, home)}

@@ -11,11 +11,11 @@ from pydantic import PrivateAttr
 from memory_pipeline.lib.audit.extraction_health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
-from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url
+from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url, remote_hosts_allowed
 from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, read_profile, resolve_hermes_home
+from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keywords
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
@@ -132,7 +132,8 @@ class ExtractorResource(dg.ConfigurableResource):
     `extractor`: `auto` (Ollama when the server answers and has the model, else rules), `rules`
     (offline, verbatim) or `ollama`. `model` empty means `$MEMORY_PIPELINE_OLLAMA_MODEL`, else
     qwen3.6-nothink; `ollama_host` empty means `$OLLAMA_HOST`, else http://127.0.0.1:11434. A host
-    off this machine is refused unless `allow_remote_host` is set: memory holds personal data.
+    off this machine is refused unless the process was started with
+    `MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1` (memory holds personal data; a run's config cannot allow it).
     The two bounds are what the `extraction_latency` and `extraction_json_valid` checks hold a
     run to.
     """
@@ -140,7 +141,6 @@ class ExtractorResource(dg.ConfigurableResource):
     extractor: ExtractorMode = ExtractorMode.AUTO
     model: str = ""
     ollama_host: str = ""
-    allow_remote_host: bool = False
     batch_size: int = 10
     parallel_calls: int = 1
     timeout_s: float = 120.0
@@ -158,7 +158,7 @@ class ExtractorResource(dg.ConfigurableResource):
             parallel=self.parallel_calls,
             timeout_s=self.timeout_s,
             retries=self.retries,
-            allow_remote=self.allow_remote_host,
+            allow_remote=remote_hosts_allowed(),
             limits=FactLimits(max_facts_per_entry=self.max_facts_per_entry, max_fact_chars=self.max_fact_chars),
         )
 

@@ -31,8 +31,8 @@ def choose_extractor(mode: str, settings: OllamaSettings) -> ExtractorChoice:
         # No request at all goes to a host off this machine: memory holds personal data.
         problem = (
             f"Ollama host {settings.url} is not on this machine and remote hosts are refused "
-            "(memory holds personal data; --allow-remote-ollama, or allow_remote_host on the extractor "
-            "resource, allows one)"
+            "(memory holds personal data; --allow-remote-ollama, or MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1 "
+            "where the UI or server is started, allows one)"
         )
     else:
         status = server_status(settings.url, settings.model)

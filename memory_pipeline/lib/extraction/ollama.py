@@ -23,6 +23,7 @@ from memory_pipeline.lib.extraction.base import (
     QuarantineRecord,
     fact_latencies,
 )
+from memory_pipeline.lib.extraction.deadline import DeadlineExceeded, printable, within
 from memory_pipeline.lib.extraction.prompt import (
     PROMPT_VERSION,
     FactLimits,
@@ -38,6 +39,7 @@ DEFAULT_PORT = 11434
 # The model the seed chose: 6.5 s/fact and no broken JSON, against 23.8 s/fact for a 27B chat model.
 DEFAULT_MODEL = "qwen3.6-nothink"
 MODEL_ENV = "MEMORY_PIPELINE_OLLAMA_MODEL"
+REMOTE_ENV = "MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA"
 PROBE_TIMEOUT_S = 3.0
 _ERROR_CHARS = 160
 # Enough of a rejected reply to see what went wrong; a runaway 5 MB reply is not kept per entry.
@@ -56,6 +58,13 @@ def ollama_url(host: str | None = None) -> str:
     port = parts.port or (DEFAULT_PORT if not explicit_scheme else (443 if parts.scheme == "https" else 80))
     netloc = f"[{hostname}]:{port}" if ":" in hostname else f"{hostname}:{port}"
     return urllib.parse.urlunsplit((parts.scheme or "http", netloc, parts.path.rstrip("/"), "", ""))
+
+
+def remote_hosts_allowed() -> bool:
+    """Whoever started this process allowed an Ollama host off this machine
+    (`MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1`, or the CLI's `--allow-remote-ollama`). Never a run's
+    config: anyone who can reach the UI could otherwise send the memory files off the machine."""
+    return os.environ.get(REMOTE_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 def ollama_model(model: str | None = None) -> str:
@@ -108,9 +117,8 @@ class ServerStatus:
         return self.capabilities is None or "completion" in self.capabilities
 
 
-def _one_line(text: str) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= _ERROR_CHARS else line[: _ERROR_CHARS - 1] + "…"
+def _one_line(text: object) -> str:
+    return printable(text, _ERROR_CHARS)
 
 
 def _transport_options(url: str) -> dict:
@@ -120,26 +128,39 @@ def _transport_options(url: str) -> dict:
 
 def server_status(url: str, model: str | None = None, timeout_s: float = PROBE_TIMEOUT_S) -> ServerStatus:
     """Whether the server answers (`/api/version`), which models it has (`/api/tags`) and what the
-    model asked about can do (`/api/show`: an embedding model cannot write facts)."""
+    model asked about can do (`/api/show`: an embedding model cannot write facts), all within
+    `timeout_s` together. Whatever the server says is made printable."""
     import httpx
     import ollama
 
-    unreadable = (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError, TypeError, AttributeError)
+    unreadable = (httpx.HTTPError, ollama.ResponseError, ConnectionError, ValueError, TypeError, AttributeError, DeadlineExceeded)
+    web = httpx.Client(timeout=timeout_s, **_transport_options(url))
+    client = ollama.Client(host=url, timeout=timeout_s, **_transport_options(url))
+
+    def close() -> None:
+        web.close()
+        client.close()
+
     try:
-        response = httpx.get(f"{url}/api/version", timeout=timeout_s, **_transport_options(url))
-        response.raise_for_status()
-        version = str(response.json().get("version", ""))
-        with ollama.Client(host=url, timeout=timeout_s, **_transport_options(url)) as client:
-            models = tuple(m.model for m in client.list().models if m.model)
-            status = ServerStatus(True, version, models)
-            if model and status.has(model):
-                try:
-                    capabilities = client.show(model).capabilities
-                except unreadable as exc:  # the server answers, but not as Ollama does
-                    return replace(status, problem=f"unexpected /api/show answer for {model} ({type(exc).__name__})")
-                status = replace(status, capabilities=tuple(capabilities) if capabilities is not None else None)
+        return within(timeout_s, lambda: _probe(web, client, url, model, unreadable), abandon=close)
     except unreadable as exc:
         return ServerStatus(False, problem=_one_line(exc) or type(exc).__name__)
+    finally:
+        close()
+
+
+def _probe(web, client, url: str, model: str | None, unreadable: tuple) -> ServerStatus:
+    response = web.get(f"{url}/api/version")
+    response.raise_for_status()
+    version = printable(response.json().get("version", ""), 40)
+    models = tuple(printable(m.model, 200) for m in client.list().models if m.model)
+    status = ServerStatus(True, version, models)
+    if model and status.has(model):
+        try:
+            capabilities = client.show(model).capabilities
+        except unreadable as exc:  # the server answers, but not as Ollama does
+            return replace(status, problem=f"unexpected /api/show answer for {printable(model)} ({type(exc).__name__})")
+        status = replace(status, capabilities=tuple(printable(c, 40) for c in capabilities) if capabilities is not None else None)
     return status
 
 
@@ -163,11 +184,8 @@ class OllamaExtractor:
     prompt_version = PROMPT_VERSION
 
     def __init__(self, settings: OllamaSettings):
-        import ollama  # the client is imported only by runs that call a model: loading the code location stays quick
-
         self.settings = settings
         self.model = settings.model
-        self._client = ollama.Client(host=settings.url, timeout=settings.timeout_s, **_transport_options(settings.url))
 
     def extract(self, entries: list[EntryToExtract]) -> ExtractionOutcome:
         outcome = ExtractionOutcome()
@@ -181,14 +199,19 @@ class OllamaExtractor:
         return outcome
 
     def _chat(self, messages: list[dict], schema: dict):
-        return self._client.chat(
-            model=self.model,
-            messages=messages,
-            format=schema,
-            think=False,
-            stream=False,
-            options={"temperature": 0},
+        """One chat request within `timeout_s` all told, on a client of its own (closed at the
+        deadline, whatever the server is still sending)."""
+        import ollama  # imported only by runs that call a model: loading the code location stays quick
+
+        settings = self.settings
+        client = ollama.Client(host=settings.url, timeout=settings.timeout_s, **_transport_options(settings.url))
+        request = lambda: client.chat(  # noqa: E731
+            model=self.model, messages=messages, format=schema, think=False, stream=False, options={"temperature": 0}
         )
+        try:
+            return within(settings.timeout_s, request, abandon=client.close)
+        finally:
+            client.close()
 
     def _call(self, index: int, attempt: int, batch: list[EntryToExtract], messages: list[dict], schema: dict):
         """One request: its record, the validated facts (None when the call failed or the reply was
@@ -204,7 +227,7 @@ class OllamaExtractor:
             response = self._chat(messages, schema)
         except ollama.ResponseError as exc:
             error, outcome = f"HTTP {exc.status_code} ({type(exc).__name__})", "http_error"
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, DeadlineExceeded):
             error, outcome = f"no reply within {self.settings.timeout_s:g} s", "timeout"
         except (httpx.TransportError, ConnectionError) as exc:
             error, outcome = f"connection failed ({type(exc).__name__})", "connection"
