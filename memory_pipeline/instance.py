@@ -8,8 +8,10 @@ from pathlib import Path
 import dagster as dg
 
 from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.lib.audit.history import history_path
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
 from memory_pipeline.lib.hermes.safe_files import private_directory
+from memory_pipeline.lib.sync.own_state import RESET_HINT, OwnStateDamaged, damaged_state, move_aside
 
 INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
 
@@ -33,18 +35,33 @@ def prepared_dagster_home(hermes_home: Path) -> Path:
     return home
 
 
-def local_instance(hermes_home: Path) -> dg.DagsterInstance:
+def local_instance(hermes_home: Path, *, reset_damaged: bool = False, on_reset=None) -> dg.DagsterInstance:
     """The instance, its SQLite storages created under an exclusive lock: two first syncs started
-    together would otherwise both create them and one die on `alembic_version`."""
+    together would otherwise both create them and one die on `alembic_version`. The pipeline's own
+    files are checked first: a damaged one raises `OwnStateDamaged` (one line, the way out), or,
+    with `reset_damaged`, is moved aside (`on_reset` hears each new name) and started afresh."""
+    damaged = damaged_state(dagster_home(hermes_home), history_path(pipeline_data_dir(hermes_home)))
+    if damaged and not reset_damaged:
+        raise OwnStateDamaged(damaged[0].line())
+    for moved in move_aside(damaged):
+        if on_reset is not None:
+            on_reset(moved)
     home = prepared_dagster_home(hermes_home)
     fd = os.open(home / ".storage-lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        instance = dg.DagsterInstance.from_config(str(home))
-        # Touch every storage while the lock is held, so none is created later by two at once.
-        instance.get_runs(limit=1)
-        instance.get_dynamic_partitions(hermes_profiles.name)
-        instance.all_instigator_state()
+        try:
+            instance = dg.DagsterInstance.from_config(str(home))
+            # Touch every storage while the lock is held, so none is created later by two at once.
+            instance.get_runs(limit=1)
+            instance.get_dynamic_partitions(hermes_profiles.name)
+            instance.all_instigator_state()
+        except Exception as exc:  # noqa: BLE001 - whatever Dagster raises on its own files, one line and the way out
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            raise OwnStateDamaged(
+                f"{home}: the pipeline's Dagster instance cannot be opened ({type(exc).__name__}: {first}); nothing was written; "
+                f"check {home / 'dagster.yaml'}, or {RESET_HINT.replace('it aside', 'its files aside')}"
+            ) from None
     finally:
         os.close(fd)
     return instance

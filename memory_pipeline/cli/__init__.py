@@ -21,6 +21,7 @@ from memory_pipeline.cli import (
 )
 from memory_pipeline.cli.common import CommandError
 from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
+from memory_pipeline.lib.sync.own_state import OwnStateDamaged
 
 COMMANDS = [
     entries_command,
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     umask = os.umask(PRIVATE_UMASK)
     try:
         return args.run(args)
-    except CommandError as exc:
+    except (CommandError, OwnStateDamaged) as exc:
         print(f"memory-pipeline: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a read-only home, a full disk, a path that is a file: one line, not a traceback

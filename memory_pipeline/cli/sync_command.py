@@ -60,6 +60,11 @@ def register(commands) -> None:
     parser.add_argument(
         "--init", action="store_true", help="sync a home that does not look like a Hermes home yet (no memories/ or config.yaml)"
     )
+    parser.add_argument(
+        "--reset-state",
+        action="store_true",
+        help="move a damaged file of the pipeline's own (Dagster instance, history) aside and start it afresh",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quiet", action="store_true", help="for cron: nothing on a clean sync, one line when a check does not pass")
     parser.set_defaults(run=run)
@@ -132,7 +137,9 @@ def _sync(args: argparse.Namespace) -> int:
         from memory_pipeline.instance import local_instance
         from memory_pipeline.runs import BackfillNotFinished, daemon_runs_backfills, run_retag_backfill, run_sync
 
-        instance = local_instance(home)
+        instance = local_instance(
+            home, reset_damaged=args.reset_state, on_reset=lambda moved: print(f"memory-pipeline: moved aside {moved}", file=sys.stderr)
+        )
         if args.retag and loaded is not None and daemon_runs_backfills(instance):
             # A daemon is running (the UI, a server): the re-tag is the same backfill the keyword
             # sensor launches, shown in the Backfills view, and waited for here.
