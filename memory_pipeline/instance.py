@@ -10,8 +10,8 @@ import dagster as dg
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.audit.history import history_path
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
-from memory_pipeline.lib.hermes.safe_files import private_directory
-from memory_pipeline.lib.sync.own_state import RESET_HINT, OwnStateDamaged, damaged_state, move_aside
+from memory_pipeline.lib.hermes.safe_files import out_of_space, private_directory
+from memory_pipeline.lib.sync.own_state import RESET_HINT, OutOfSpace, OwnStateDamaged, damaged_state, move_aside
 
 INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
 
@@ -57,6 +57,8 @@ def local_instance(hermes_home: Path, *, reset_damaged: bool = False, on_reset=N
             instance.get_dynamic_partitions(hermes_profiles.name)
             instance.all_instigator_state()
         except Exception as exc:  # noqa: BLE001 - whatever Dagster raises on its own files, one line and the way out
+            if out_of_space(exc):
+                raise OutOfSpace(home, "the pipeline's Dagster instance could not be opened") from None
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
             raise OwnStateDamaged(
                 f"{home}: the pipeline's Dagster instance cannot be opened ({type(exc).__name__}: {first}); nothing was written; "

@@ -11,14 +11,17 @@ import contextlib
 import io
 import os
 import socket
+import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import dagster as dg
 
 from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.lib.hermes.safe_files import out_of_space
+from memory_pipeline.lib.sync.own_state import OutOfSpace
 from memory_pipeline.lib.sync.state import RunInputs
 
 SYNC_JOB = "memory_sync_job"
@@ -202,29 +205,49 @@ def run_sync(
     for profile in profiles:
         if on_start is not None:
             on_start(profile)
-        started = time.perf_counter()
         selection = [dg.AssetKey(name) for name in assets] if assets else None
-        with dg.execute_job(
-            job,
-            instance,
-            run_config=run_config,
-            asset_selection=selection,
-            tags={"dagster/partition": profile, PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
-        ) as result:
-            runs.append(
-                profile_run(
-                    instance,
-                    result.all_events,
-                    result.run_id,
-                    profile,
-                    result.success,
-                    time.perf_counter() - started,
-                    with_changes=with_changes,
-                )
-            )
+        runs.append(_execute(instance, job, run_config, selection, profile, with_changes=with_changes))
         if on_done is not None:
             on_done(runs[-1])
     return runs
+
+
+def _execute(instance: dg.DagsterInstance, job, run_config: dict, selection, profile: str, *, with_changes: bool) -> ProfileRun:
+    """One profile's run. Dagster writes a failure to record an event straight to stderr: kept
+    aside, so a full disk is one line (the run's error, or `OutOfSpace` when the run could not be
+    recorded at all) instead of a traceback per event; anything else it wrote is passed on."""
+    started, captured = time.perf_counter(), io.StringIO()
+    tags = {"dagster/partition": profile, PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()}
+    try:
+        with (
+            contextlib.redirect_stderr(captured),
+            dg.execute_job(job, instance, run_config=run_config, asset_selection=selection, tags=tags) as result,
+        ):
+            run = profile_run(
+                instance,
+                result.all_events,
+                result.run_id,
+                profile,
+                result.success,
+                time.perf_counter() - started,
+                with_changes=with_changes,
+            )
+    except Exception as exc:
+        if out_of_space(exc):
+            raise OutOfSpace(
+                Path(instance.root_directory), "Dagster could not record the run; the store is as the last write left it"
+            ) from None
+        raise
+    finally:
+        if captured.getvalue() and not out_of_space(captured.getvalue()):
+            sys.stderr.write(captured.getvalue())
+    if out_of_space(captured.getvalue()):
+        where = Path(instance.root_directory) / "history"
+        note = (
+            f"{where}: No space left on device (Dagster could not record some of the run's events); free some space there, then sync again"
+        )
+        run = replace(run, success=False, error=run.error or note)
+    return run
 
 
 class BackfillNotFinished(Exception):

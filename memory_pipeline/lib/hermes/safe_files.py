@@ -8,6 +8,7 @@ its source (`replace_file`), in directories only their owner enters (`private_di
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -17,6 +18,17 @@ from pathlib import Path
 MAX_FILE_BYTES = 32 * 1024 * 1024
 # Files 0600, directories 0700: what the pipeline's processes create while they run.
 PRIVATE_UMASK = 0o077
+
+
+# How a full disk shows: the OS's ENOSPC, SQLite's SQLITE_FULL, and SQLite's I/O error when its
+# WAL index or journal cannot grow.
+_OUT_OF_SPACE = ("No space left on device", "database or disk is full", "disk I/O error")
+
+
+def out_of_space(message: object) -> bool:
+    """Whether an error (or the text a library printed) says the disk is full."""
+    text = str(message)
+    return any(marker in text for marker in _OUT_OF_SPACE) or getattr(message, "errno", None) == errno.ENOSPC
 
 
 class UnreadableFile(Exception):
@@ -87,11 +99,14 @@ def replace_file(path: Path, data: bytes | str, *, durable: bool = False, mode: 
         source = None
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+                if durable:
+                    handle.flush()
+                    os.fsync(handle.fileno())
+        except OSError as exc:  # a write's error names no file: name the one being replaced
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         os.chmod(temp, mode if mode is not None else stat.S_IMODE(source.st_mode) if source is not None else 0o600)
         if source is not None and mode is None and (source.st_uid, source.st_gid) != (os.geteuid(), os.getegid()):
             try:  # Hermes' files keep their owner when root (a system cron) writes them

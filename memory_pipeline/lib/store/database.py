@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from memory_pipeline.lib.hermes.safe_files import out_of_space
+
 BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
 # A removed entry's fact, kept (the default removal policy) below the prefetch threshold.
@@ -172,7 +174,10 @@ _QUOTED_VALUE = re.compile(r" with text '.*", re.DOTALL)
 def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     """A SQLite error on the store as a StoreError: one line, naming the file, quoting no value."""
     message = _QUOTED_VALUE.sub("", str(exc)).strip().splitlines()
-    return StoreError(f"{path}: {message[0] if message else type(exc).__name__}")
+    first = message[0] if message else type(exc).__name__
+    if out_of_space(first):
+        return StoreError(f"{path}: No space left on device (SQLite: {first}); free some space there, then sync again")
+    return StoreError(f"{path}: {first}")
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -218,6 +223,8 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
         if create:
             _ensure_schema(conn)
     except sqlite3.DatabaseError as exc:
+        if out_of_space(str(exc)):
+            raise store_error(path, exc) from None
         raise StoreError(f"{path}: not a usable SQLite fact store ({exc})") from None
     except OSError as exc:
         raise StoreError(f"{path}: cannot open ({exc.strerror})") from None

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import yaml
 
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, out_of_space, read_text_file
 
 RESET_HINT = "`memory-pipeline sync --reset-state` moves it aside and starts it afresh"
 # The local instance's SQLite storages (Dagster's default layout under DAGSTER_HOME).
@@ -38,6 +38,13 @@ class OwnStateDamaged(Exception):
     """One of the pipeline's own files cannot be used; the message is `Damaged.line()`."""
 
 
+class OutOfSpace(OwnStateDamaged):
+    """A write of the pipeline's own state hit a full disk. One line naming where."""
+
+    def __init__(self, where: Path, what: str):
+        super().__init__(f"{where}: No space left on device ({what}); free some space there, then sync again")
+
+
 def _sqlite_problem(path: Path) -> str | None:
     try:
         conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5)
@@ -46,8 +53,8 @@ def _sqlite_problem(path: Path) -> str | None:
         finally:
             conn.close()
     except sqlite3.OperationalError as exc:
-        if "locked" in str(exc):
-            return None  # in use by a live writer, not damaged
+        if "locked" in str(exc) or out_of_space(exc):
+            return None  # in use by a live writer, or a full disk (said when the instance opens): not damaged
         return str(exc).splitlines()[0]
     except sqlite3.DatabaseError as exc:
         return str(exc).splitlines()[0]
