@@ -19,13 +19,21 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.installed
 
-# Sync every profile of the demo Hermes home in data/ and print a short summary.
-demo: $(VENV)/.installed
-	$(BIN)/memory-pipeline sync --all-profiles
+# The demo Hermes home in data/, named wherever it is used (a user's own is ~/.hermes), with the
+# demo's privacy keyword list where a user keeps theirs.
+DEMO_HOME := data/hermes_home
+DEMO_KEYWORDS := $(DEMO_HOME)/memory-pipeline/privacy_keywords.txt
 
-# The Dagster UI and daemon on this project (http://127.0.0.1:3000), on the demo home unless HERMES_HOME is set.
-ui: $(VENV)/.installed
-	$(BIN)/memory-pipeline ui
+$(DEMO_KEYWORDS): data/privacy_keywords.txt
+	install -D -m 600 $< $@
+
+# Sync every profile of the demo Hermes home and print a short summary.
+demo: $(VENV)/.installed $(DEMO_KEYWORDS)
+	$(BIN)/memory-pipeline sync --hermes-home $(DEMO_HOME) --all-profiles
+
+# The Dagster UI and daemon (http://127.0.0.1:3000) on the demo home.
+ui: $(VENV)/.installed $(DEMO_KEYWORDS)
+	$(BIN)/memory-pipeline ui --hermes-home $(DEMO_HOME)
 
 # The UI test renders the Dagster UI in Debian's headless Chromium; installed once, when missing.
 browser:

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from memory_pipeline.lib.extraction import entries_to_extract  # noqa: E402
 from memory_pipeline.lib.extraction.rules import RulesExtractor  # noqa: E402
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame  # noqa: E402
-from memory_pipeline.lib.hermes.profiles import DEMO_HERMES_HOME, Profile, read_profile  # noqa: E402
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile  # noqa: E402
 from memory_pipeline.lib.privacy.matching import load_keywords  # noqa: E402
 from memory_pipeline.lib.privacy.tagging import retag_store  # noqa: E402
 from memory_pipeline.lib.store.database import connect  # noqa: E402
@@ -38,6 +38,7 @@ from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance  #
 from memory_pipeline.lib.sync.writer import write_sync  # noqa: E402
 from memory_pipeline_tests.fixtures.search_queries import LABELLED_QUERIES, title_of  # noqa: E402
 from memory_pipeline_tests.hermes_oracle import holographic_retriever, holographic_store  # noqa: E402
+from memory_pipeline_tests.repository import DEMO_HERMES_HOME  # noqa: E402
 from memory_pipeline_tests.store_helpers import write_entries  # noqa: E402
 from memory_pipeline_tests.synthetic import synthetic_entries  # noqa: E402
 

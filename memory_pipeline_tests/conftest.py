@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.lib.hermes.profiles import DEMO_HERMES_HOME
+from memory_pipeline_tests.repository import DEMO_HERMES_HOME, DEMO_KEYWORDS
 
 _SHM = Path("/dev/shm")
 
@@ -60,6 +60,9 @@ def isolated_environment(monkeypatch):
 
 def _copy_demo(target: Path) -> Path:
     shutil.copytree(DEMO_HERMES_HOME, target, ignore=shutil.ignore_patterns("memory_store.db*", "memory-pipeline"))
+    # The demo's keyword list, where a user keeps their own (`make demo` puts it there too).
+    (target / "memory-pipeline").mkdir(mode=0o700)
+    shutil.copyfile(DEMO_KEYWORDS, target / "memory-pipeline" / "privacy_keywords.txt")
     return target
 
 

@@ -84,3 +84,8 @@ def consistency_problems(db: Path) -> list[str]:
         if not bank or bank[0][0] != count:
             problems.append(f"bank cat:{category} count {bank} != {count}")
     return problems
+
+
+def said(err: str) -> list[str]:
+    """The lines a command wrote on stderr, but the `Hermes home: …` line every text-mode command starts with."""
+    return [line for line in err.splitlines() if not line.startswith("Hermes home: ")]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from memory_pipeline.lib.hermes.profiles import REPO_ROOT
+from memory_pipeline_tests.repository import REPO_ROOT
 from memory_pipeline_tests.servers import free_port, wait_for
 
 DEPLOY = REPO_ROOT / "deploy"

@@ -4,6 +4,7 @@ every store as it was."""
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
 from memory_pipeline.lib.hermes.safe_files import MAX_FILE_BYTES
-from memory_pipeline_tests.store_helpers import profile_result, query, sync_json, table_checksums, write_entries
+from memory_pipeline_tests.store_helpers import profile_result, query, said, sync_json, table_checksums, write_entries
 
 HOSTILE = {"a FIFO": lambda path: os.mkfifo(path), "a link to /dev/zero": lambda path: path.symlink_to("/dev/zero")}
 
@@ -35,7 +36,7 @@ def test_compact_refuses_a_memory_file_that_is_not_regular(capsys, synced_home, 
     _replace(memory, HOSTILE[kind])
     assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default"]) == 2
     err = capsys.readouterr().err
-    assert err == f"memory-pipeline: {memory}: is {'a FIFO' if kind == 'a FIFO' else 'a special file'}, not a regular file\n"
+    assert said(err) == [f"memory-pipeline: {memory}: is {'a FIFO' if kind == 'a FIFO' else 'a special file'}, not a regular file"]
 
 
 @pytest.mark.parametrize("kind", HOSTILE)
@@ -58,7 +59,7 @@ def test_an_oversized_memory_file_is_unreadable_not_read(capsys, demo_home):
     out = capsys.readouterr()
     reading = next(r for r in json.loads(out.out)["profiles"][0]["sources"] if r["source"] == "memory")
     assert [f["code"] for f in reading["findings"]] == ["unreadable"] and "larger than 32 MB" in reading["findings"][0]["detail"]
-    assert out.err.strip() == f"memory-pipeline: {memory}: larger than 32 MB, not read (is this the right file?)"
+    assert said(out.err) == [f"memory-pipeline: {memory}: larger than 32 MB, not read (is this the right file?)"]
 
 
 def test_a_catastrophic_keyword_pattern_neither_hangs_nor_lets_a_private_entry_through(capsys, synced_home, tmp_path):
@@ -138,10 +139,11 @@ def test_profiles_hermes_rejects_or_that_lead_elsewhere_are_reported_not_followe
 
 
 def test_a_data_directory_that_cannot_be_made_is_one_line(capsys, demo_home):
+    shutil.rmtree(demo_home / "memory-pipeline")  # the demo's keyword list lives there
     (demo_home / "memory-pipeline").write_text("a file where the pipeline's directory goes", encoding="utf-8")
     assert main(["sync", "--hermes-home", str(demo_home), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"memory-pipeline: {demo_home / 'memory-pipeline'}")
+    assert len(said(err)) == 1 and said(err)[0].startswith(f"memory-pipeline: {demo_home / 'memory-pipeline'}")
 
 
 def test_weak_messages_now_say_what_and_where(capsys, synced_home):

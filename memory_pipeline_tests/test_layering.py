@@ -7,7 +7,7 @@ module that breaks it."""
 import ast
 from pathlib import Path
 
-from memory_pipeline.lib.hermes.profiles import REPO_ROOT
+from memory_pipeline_tests.repository import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "memory_pipeline"
 # Lowest first; a package may import its own modules and those of lower ranks only.

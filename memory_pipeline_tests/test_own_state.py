@@ -5,7 +5,7 @@ out; `sync --reset-state` moves it aside and the sync goes on; nothing of Hermes
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import read_entries, table_checksums, write_entries
+from memory_pipeline_tests.store_helpers import read_entries, said, table_checksums, write_entries
 
 DAMAGE = {
     "dagster_home/history/runs.db": b"garbage, not a database\n" * 40,
@@ -28,7 +28,7 @@ def test_a_damaged_file_of_its_own_is_named_before_any_write_and_reset_on_reques
 
     assert main(["sync", "--hermes-home", str(synced_home), "--profile", "default"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{damaged}: " in err and "sync --reset-state" in err, err
+    assert len(said(err)) == 1 and f"{damaged}: " in err and "sync --reset-state" in err, err
     assert table_checksums(store) == before  # nothing written
 
     assert main(["sync", "--hermes-home", str(synced_home), "--profile", "default", "--reset-state", "--quiet"]) == 0

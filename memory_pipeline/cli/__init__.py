@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from importlib import metadata
 
 from memory_pipeline.cli import (
     audit_command,
@@ -38,11 +39,19 @@ COMMANDS = [
 ]
 
 
+def installed_version() -> str:
+    try:
+        return metadata.version("memory-pipeline")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Keep Hermes' Holographic fact store in step with MEMORY.md and USER.md.",
     )
+    parser.add_argument("--version", action="version", version=f"memory-pipeline {installed_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.register(commands)

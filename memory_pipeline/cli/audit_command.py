@@ -17,7 +17,7 @@ from memory_pipeline.cli.common import (
 )
 from memory_pipeline.lib.audit.checks import fix_command
 from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
-from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keywords
+from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, load_keyword_list
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import holographic_settings
 
@@ -70,7 +70,12 @@ def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) ->
         from memory_pipeline.instance import local_instance
         from memory_pipeline.runs import run_sync
 
-        (result,) = run_sync(local_instance(home), home, [profile.name], resource_config={"privacy": {"keywords_path": str(keywords.path)}})
+        (result,) = run_sync(
+            local_instance(home),
+            home,
+            [profile.name],
+            resource_config={"privacy": {"keywords_path": str(keywords.path) if keywords.path and keywords.path.exists() else ""}},
+        )
         if result.success:
             done.append("re-synced pending entries")
         else:
@@ -83,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
     home = hermes_home(args)
     try:
-        keywords = load_keywords(keyword_list_path(args.keywords, home))
+        keywords = load_keyword_list(args.keywords, home)
     except KeywordListError as exc:
         raise CommandError(str(exc)) from None
     profiles = []

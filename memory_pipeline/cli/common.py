@@ -30,7 +30,7 @@ def add_home_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hermes-home",
         metavar="PATH",
-        help="Hermes home (default: $HERMES_HOME, else the demo home in data/)",
+        help="Hermes home (default: $HERMES_HOME, else ~/.hermes, as Hermes itself resolves it)",
     )
 
 
@@ -64,7 +64,26 @@ def hermes_home(args: argparse.Namespace) -> Path:
             f"{home}: does not look like a Hermes home (no memories/ or profiles/ directory, no config.yaml); "
             "check --hermes-home / HERMES_HOME, or pass `sync --init` to start one there"
         )
+    _announce(args, home)
     return home
+
+
+def _announce(args: argparse.Namespace, home: Path) -> None:
+    """Which home a command reads, said once on stderr in text mode, so one home (the demo's, a
+    colleague's) is never taken for another; `--json` and `--quiet` keep their output alone."""
+    if getattr(args, "json", False) or getattr(args, "quiet", False) or getattr(args, "_home_announced", False):
+        return
+    args._home_announced = True
+    count = len(discover_profiles(home))
+    print(f"Hermes home: {shown_path(home)} ({count} profile{'s' if count != 1 else ''})", file=sys.stderr)
+
+
+def shown_path(path: Path) -> str:
+    """A path as a person reads it: `~/…` under their own home directory."""
+    try:
+        return f"~/{path.relative_to(Path.home())}" if path != Path.home() else "~"
+    except ValueError:
+        return str(path)
 
 
 def selected_profiles(args: argparse.Namespace, home: Path) -> list[Profile]:

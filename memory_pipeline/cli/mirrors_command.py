@@ -9,7 +9,7 @@ import argparse
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.cli.sync_output import entry_title
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.privacy.matching import KeywordListError, keyword_list_path, load_keywords, private_reasons
+from memory_pipeline.lib.privacy.matching import KeywordListError, load_keyword_list, private_reasons
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.mirror import mirror_rows, settle_unexplained, unexplained_mirrors
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--apply writes what --retire or --keep shows: give one of them")
     home = hermes_home(args)
     try:
-        keywords = load_keywords(keyword_list_path(None, home))
+        keywords = load_keyword_list(None, home)
     except KeywordListError:
         keywords = None  # every fact then shown by its id only
     results = []

@@ -21,7 +21,7 @@ from memory_pipeline.cli.common import (
 from memory_pipeline.cli.sync_output import Printer, problems, profile_summary, skipped_summary
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
-from memory_pipeline.lib.privacy.matching import KeywordListError, keyword_list_path, load_keywords
+from memory_pipeline.lib.privacy.matching import KeywordListError, keyword_list_path, load_keyword_list
 from memory_pipeline.lib.sync.state import config_digest, current_state, forget, record, recorded, state_of_run
 
 
@@ -48,7 +48,7 @@ def register(commands) -> None:
         "--keywords",
         metavar="PATH",
         help="privacy keyword list (default: $MEMORY_PIPELINE_PRIVACY_KEYWORDS, else "
-        "<hermes-home>/memory-pipeline/privacy_keywords.txt, else the demo list)",
+        "<hermes-home>/memory-pipeline/privacy_keywords.txt; without one, the built-in detectors alone)",
     )
     parser.add_argument(
         "--privacy-policy", choices=PRIVACY_POLICIES, default="tag", help="private facts: tag (default) or hide (also below prefetch trust)"
@@ -101,7 +101,7 @@ def _sync(args: argparse.Namespace) -> int:
     configs = {name: config_digest(profile) for name, profile in profiles.items() if name not in skipped}
     text = not (args.json or args.quiet)
     try:  # to name private entries by id only; a list that cannot load fails the run itself, with its line
-        loaded = load_keywords(keywords) if text or args.retag else None
+        loaded = load_keyword_list(args.keywords, home) if text or args.retag else None
     except KeywordListError:
         loaded = None  # the run fails before writing, with the list's one-line problem: nothing to name
     names_keywords = loaded if text else None

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 from memory_pipeline.cli.common import add_home_argument, hermes_home
-from memory_pipeline.lib.hermes.profiles import REPO_ROOT
+
+# A checkout keeps pyproject.toml (with `[tool.dg]`) beside the package; an installed one does not.
+_PROJECT = Path(__file__).resolve().parents[2]
 
 
 def register(commands) -> None:
@@ -23,9 +25,14 @@ def dev_command(port: int) -> list[str]:
     directory); an installed package without the project's files loads the module with
     `dagster dev`. Warnings and errors on the terminal; every step event is in the UI."""
     common = ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
-    if (REPO_ROOT / "pyproject.toml").is_file():
+    if in_checkout():
         return [str(Path(sys.executable).with_name("dg")), "dev", "--use-active-venv", *common]
     return [sys.executable, "-m", "dagster", "dev", "-m", "memory_pipeline.definitions", *common]
+
+
+def in_checkout() -> bool:
+    pyproject = _PROJECT / "pyproject.toml"
+    return pyproject.is_file() and "[tool.dg]" in pyproject.read_text(encoding="utf-8")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     env = {**os.environ, "DAGSTER_HOME": str(dagster_dir), "HERMES_HOME": str(home), "VIRTUAL_ENV": sys.prefix}
     print(f"Dagster UI: http://127.0.0.1:{args.port}  (Hermes home {home}; run history in {dagster_dir}); Ctrl-C stops it", flush=True)
     command = dev_command(args.port)
-    os.chdir(REPO_ROOT)  # dg finds the project from the working directory
+    if in_checkout():
+        os.chdir(_PROJECT)  # dg finds the project from the working directory
     os.execve(command[0], command, env)
     return 0  # not reached: the process is now dagster dev

@@ -16,7 +16,7 @@ from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, read_profile, resolve_hermes_home
 from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
-from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keywords
+from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keyword_list
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
 from memory_pipeline.lib.store.watermark import WatermarkChain
@@ -26,7 +26,7 @@ from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
 class HermesHomeResource(dg.ConfigurableResource):
     """The Hermes home whose profiles the pipeline keeps in step.
 
-    Empty means `HERMES_HOME`, else the demo home shipped in `data/`.
+    Empty means `HERMES_HOME`, else `~/.hermes` (as Hermes itself resolves it).
     """
 
     hermes_home: str = ""
@@ -175,7 +175,7 @@ class PrivacyResource(dg.ConfigurableResource):
     """The privacy keyword list and what a private fact gets.
 
     `keywords_path` empty means `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`, else
-    `<hermes-home>/memory-pipeline/privacy_keywords.txt`, else the demo list. `policy` is `tag`
+    `<hermes-home>/memory-pipeline/privacy_keywords.txt`; without one only the built-in detectors apply. `policy` is `tag`
     (the `private-person` tag and entity) or `hide` (also trust below the prefetch threshold).
     Only the list's SHA-256 and term count are ever shown.
     """
@@ -187,7 +187,7 @@ class PrivacyResource(dg.ConfigurableResource):
         return keyword_list_path(self.keywords_path or None, hermes_home)
 
     def keywords(self, hermes_home: Path) -> KeywordList:
-        return load_keywords(self.keyword_file(hermes_home))
+        return load_keyword_list(self.keywords_path or None, hermes_home)
 
     def keywords_for_step(self, hermes_home: Path) -> KeywordList:
         """The list, or the step fails with the list's one-line problem (file and line, no term)."""

@@ -4,6 +4,7 @@ import sys
 
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.hashing import entry_sha256
+from memory_pipeline_tests.store_helpers import said
 
 SOURCE_KEYS = {"source", "path", "exists", "chars", "limit", "hermes_entry_count", "entries", "findings"}
 FINDING_CODES = {
@@ -30,7 +31,7 @@ def _entries_json(capsys, *args):
 
 def test_json_contract_on_the_demo_home(capsys, demo_home):
     code, payload, err = _entries_json(capsys, "--hermes-home", str(demo_home))
-    assert code == 0 and err == ""
+    assert code == 0 and said(err) == []
     assert [p["profile"] for p in payload["profiles"]] == ["default", "work"]
     for profile in payload["profiles"]:
         assert [s["source"] for s in profile["sources"]] == ["memory", "user"]
@@ -73,14 +74,14 @@ def test_unreadable_file_one_line_error_and_exit_1(capsys, demo_home):
     path.write_bytes(b"ok\n\xc2\xa7\n\xff")
     code, payload, err = _entries_json(capsys, "--hermes-home", str(demo_home), "--profile", "default")
     assert code == 1
-    assert err.strip() == f"memory-pipeline: {path}: invalid UTF-8 at byte 6"
+    assert said(err) == [f"memory-pipeline: {path}: invalid UTF-8 at byte 6"]
     user = payload["profiles"][0]["sources"][1]
     assert user["entries"] == [] and [f["code"] for f in user["findings"]] == ["unreadable"]
 
 
 def test_unknown_profile_is_a_clear_error(capsys, demo_home):
     assert main(["entries", "--hermes-home", str(demo_home), "--profile", "nope"]) == 2
-    assert capsys.readouterr().err.strip() == f"memory-pipeline: {demo_home.resolve()}: no profile named 'nope'"
+    assert said(capsys.readouterr().err) == [f"memory-pipeline: {demo_home.resolve()}: no profile named 'nope'"]
 
 
 def test_table_output_through_the_installed_command(demo_home):

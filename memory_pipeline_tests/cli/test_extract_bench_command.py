@@ -2,6 +2,7 @@ import json
 
 from memory_pipeline.cli import main
 from memory_pipeline_tests.fake_ollama import FakeOllama, Reply, facts_for, good
+from memory_pipeline_tests.store_helpers import said
 
 
 def _two_models():
@@ -66,4 +67,4 @@ def test_a_missing_model_is_one_line_before_any_call(capsys, demo_home):
         code = main(["extract-bench", "--hermes-home", str(demo_home), "--model", "fast", "--model", "qwen9", "--ollama-host", server.url])
         assert server.chat_requests == []
     err = capsys.readouterr().err
-    assert code == 2 and err.strip().endswith("has no model qwen9 (`ollama pull qwen9`)") and err.count("\n") == 1
+    assert code == 2 and err.strip().endswith("has no model qwen9 (`ollama pull qwen9`)") and len(said(err)) == 1

@@ -1,7 +1,7 @@
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline_tests.hermes_oracle import holographic_store
-from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, sync_json
+from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, said, sync_json
 
 
 def test_export_writes_the_seeds_five_columns(synced_home, tmp_path):
@@ -54,7 +54,7 @@ def test_import_keeps_a_memory_sync_users_fact_ids(capsys, demo_home, tmp_path):
 def test_import_of_a_missing_file_is_a_clear_error(capsys, demo_home, tmp_path):
     sync_json(capsys, demo_home, "--profile", "default")
     assert main(["ledger", "import", str(tmp_path / "nope.tsv"), "--hermes-home", str(demo_home), "--profile", "default"]) == 2
-    assert capsys.readouterr().err.strip() == f"memory-pipeline: {tmp_path / 'nope.tsv'}: no such ledger file"
+    assert said(capsys.readouterr().err) == [f"memory-pipeline: {tmp_path / 'nope.tsv'}: no such ledger file"]
 
 
 def test_export_before_any_sync_is_a_clear_error(capsys, demo_home, tmp_path):

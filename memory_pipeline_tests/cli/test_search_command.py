@@ -1,7 +1,7 @@
 import json
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import sync_json
+from memory_pipeline_tests.store_helpers import said, sync_json
 
 
 def test_json_contract_and_private_filter(capsys, synced_home):
@@ -42,4 +42,4 @@ def test_clear_errors(capsys, demo_home):
     assert "no fact store yet for profile default, work" in capsys.readouterr().err
     sync_json(capsys, demo_home, "--profile", "default")
     assert main(["search", "x", "--hermes-home", str(demo_home)]) == 2
-    assert capsys.readouterr().err.strip() == "memory-pipeline: a search query needs at least 2 characters"
+    assert said(capsys.readouterr().err) == ["memory-pipeline: a search query needs at least 2 characters"]

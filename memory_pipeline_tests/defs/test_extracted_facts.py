@@ -16,6 +16,7 @@ from memory_pipeline_tests.store_helpers import (
     profile_result,
     query,
     read_entries,
+    said,
     sync_json,
     write_entries,
 )
@@ -124,6 +125,6 @@ def test_ollama_asked_for_but_unreachable_fails_with_one_line(capsys, demo_home,
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
     assert main(["sync", "--hermes-home", str(demo_home), "--profile", "work", "--extractor", "ollama"]) == 1
     err = capsys.readouterr().err.strip()
-    assert err.startswith("memory-pipeline: sync of profile work failed: Ollama at http://127.0.0.1:9 is not reachable")
-    assert "\n" not in err
+    assert said(err)[0].startswith("memory-pipeline: sync of profile work failed: Ollama at http://127.0.0.1:9 is not reachable")
+    assert len(said(err)) == 1
     assert not (demo_home / "profiles" / "work" / "memory_store.db").exists()  # nothing written, not even a store

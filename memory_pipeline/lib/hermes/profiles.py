@@ -16,8 +16,6 @@ from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_f
 DEFAULT_PROFILE = "default"
 # Hermes' own rule for profile ids (hermes_cli/profiles.py); other directory names are not profiles.
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-REPO_ROOT = Path(__file__).resolve().parents[3]
-DEMO_HERMES_HOME = REPO_ROOT / "data" / "hermes_home"
 _CONFIG_LIMIT_KEYS = {"memory": "memory_char_limit", "user": "user_char_limit"}
 
 
@@ -50,9 +48,14 @@ def read_profile(profile: Profile) -> list[SourceReading]:
     return [read_source(profile.memory_file(source), source, limits[source]) for source in SOURCE_FILES]
 
 
+def default_hermes_home() -> Path:
+    """Hermes' own default on Linux and macOS, where it runs without `HERMES_HOME`."""
+    return Path.home() / ".hermes"
+
+
 def resolve_hermes_home(explicit: str | os.PathLike | None = None) -> Path:
-    """`--hermes-home`, else `HERMES_HOME`, else the demo home shipped in `data/`."""
-    chosen = explicit or os.environ.get("HERMES_HOME") or DEMO_HERMES_HOME
+    """`--hermes-home`, else `HERMES_HOME`, else `~/.hermes`: the home Hermes itself would use."""
+    chosen = explicit or os.environ.get("HERMES_HOME", "").strip() or default_hermes_home()
     return Path(chosen).expanduser().resolve()
 
 

@@ -55,11 +55,12 @@ def _store_now(path: Path) -> list | None:
 
 
 def _file_digest(path: Path) -> str:
+    """The file's SHA-256; an absent one reads as empty (no config, no keyword terms)."""
     try:
         data = read_regular_file(path)
     except UnreadableFile as exc:
         return f"unreadable: {exc}"
-    return "missing" if data is None else hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(data or b"").hexdigest()
 
 
 def _state(profile: Profile, keywords: Path, settings: dict, *, files: str, store: list | None, keywords_sha256: str, config: str) -> dict:

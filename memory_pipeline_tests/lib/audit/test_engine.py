@@ -9,11 +9,12 @@ from memory_pipeline.cli import main
 from memory_pipeline.lib.audit.engine import CHECKS, Audit, AuditInputs, run_audits
 from memory_pipeline.lib.extraction.base import QuarantineRecord
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
-from memory_pipeline.lib.privacy.matching import DEMO_KEYWORDS, load_keywords
+from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.store.quarantine import quarantine
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.hermes_oracle import holographic_store
-from memory_pipeline_tests.store_helpers import read_entries, sync_json, write_entries
+from memory_pipeline_tests.repository import DEMO_KEYWORDS
+from memory_pipeline_tests.store_helpers import read_entries, said, sync_json, write_entries
 
 
 @pytest.fixture
@@ -221,7 +222,7 @@ def test_content_that_is_not_utf8(capsys, work):
     code = main(["sync", "--hermes-home", str(home), "--profile", profile.name, "--extractor", "rules"])
     err = capsys.readouterr().err
     assert code == 1
-    assert err.count("\n") == 1 and str(profile.home / "memory_store.db") in err and "UTF-8" in err
+    assert len(said(err)) == 1 and str(profile.home / "memory_store.db") in err and "UTF-8" in err
     assert "Marta" not in err and "Quill" not in err
 
 

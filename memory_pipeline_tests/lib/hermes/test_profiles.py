@@ -1,14 +1,15 @@
 from memory_pipeline.lib.hermes.profiles import (
-    DEMO_HERMES_HOME,
     char_limits,
     discover_profiles,
     pipeline_data_dir,
     resolve_hermes_home,
 )
+from memory_pipeline_tests.repository import DEMO_HERMES_HOME
 
 
-def test_demo_home_is_the_default(monkeypatch, tmp_path):
-    assert resolve_hermes_home() == DEMO_HERMES_HOME.resolve()
+def test_the_home_is_resolved_as_hermes_resolves_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    assert resolve_hermes_home() == (tmp_path / "user" / ".hermes").resolve()  # Hermes' own default, never the demo's
     monkeypatch.setenv("HERMES_HOME", str(tmp_path))
     assert resolve_hermes_home() == tmp_path.resolve()
     assert resolve_hermes_home(tmp_path / "x") == (tmp_path / "x").resolve()
