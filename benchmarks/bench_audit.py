@@ -1,4 +1,4 @@
-"""All audits on a large store, against a naive per-fact implementation in the seed's style.
+"""All audits on a large store, against a naive per-fact implementation in `audit_consistency.py`'s style.
 
     .venv/bin/python benchmarks/bench_audit.py [--facts 100000] [--home DIR]
 
@@ -6,7 +6,7 @@ Builds a store of synthetic facts with the pipeline's own sync path (or reuses `
 profile home built by an earlier run), reads the memory files once, then times, in rounds that
 each measure both sides back to back:
 the six audits and every check of `memory_pipeline.lib.audit.engine` (DuckDB over the three layers,
-SQLite-side work on threads), and the six audits written the way the seed's `audit_consistency.py` is: Python loops
+SQLite-side work on threads), and the six audits written the way `audit_consistency.py` is: Python loops
 over rows, a query per fact. Both must reach the same verdicts. Beside them, every check on a copy
 of the store with half its vectors and every bank in current Hermes' HRR1 dialect, against the
 all-legacy original, in the same rounds. And the sync's audit steps as a Dagster run executes
@@ -54,7 +54,7 @@ NAIVE_CHECKS = ("layer_counts", "hashes_fresh", "ledger_integrity", "fact_links"
 
 
 def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
-    """The six audits the seed's way: every row through Python, each cross-layer lookup a query
+    """The six audits `audit_consistency.py`'s way: every row through Python, each cross-layer lookup a query
     per entry or fact (on the store's indexes), every privacy rule and an FTS MATCH per fact."""
     conn = sqlite3.connect(db)
     verdict = {}
@@ -131,7 +131,7 @@ def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
 
     untagged = 0
     for fact_id, content in conn.execute("SELECT fact_id, content FROM facts").fetchall():
-        # Every rule on every fact, as the seed's `re.search(PII, content)` loop does.
+        # Every rule on every fact, as `audit_consistency.py`'s `re.search(PII, content)` loop does.
         long_number = bool(_LONG_NUMBER.search(content))
         if keywords.matches(content) or any(found(content, long_number) for found in DETECTORS.values()):
             tags = conn.execute("SELECT tags FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()[0]
@@ -224,7 +224,9 @@ def main() -> None:
         print(f"| read and parse MEMORY.md + USER.md (both sides) | {read_s:.2f} s | – | – |")
         print(row("memory-pipeline, the six audits (best of 3 per round)", 1, len(NAIVE_CHECKS)))
         print(row("memory-pipeline, all checks (best of 3 per round)", 0, len(results)))
-        print(f"| naive per-fact Python, seed style | {median(r[2] for r in rounds):.2f} s | {len(NAIVE_CHECKS)} | 1.0× |")
+        print(
+            f"| naive per-fact Python, `audit_consistency.py` style | {median(r[2] for r in rounds):.2f} s | {len(NAIVE_CHECKS)} | 1.0× |"
+        )
         counts = dialect_counts(mixed_home)
         slower = sorted(r[3] / r[0] for r in rounds)
         print(f"\n| all checks, same store | seconds (median of {len(rounds)} rounds) | vs legacy |")

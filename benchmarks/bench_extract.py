@@ -5,7 +5,7 @@
 A loopback server that speaks Ollama's API (memory_pipeline_tests/fake_ollama.py) answers every
 chat call after a fixed delay, standing in for a model's time per call; the real `ollama` client
 and the real `memory_sync_job` (in-process, as `memory-pipeline sync` runs it) do the rest. The
-peer is the seed's first design, one call per entry (`--batch-size 1`), side by side in this run.
+peer is one call per entry (`--batch-size 1`), side by side in this run.
 Each scenario starts from the same store: the entries synced once with rules, then every entry
 edited, so each is `changed` and carries its fact as the update candidate. Prints a Markdown table.
 """
@@ -99,7 +99,7 @@ def main() -> None:
         rows = [
             ("batched (default)", _scenario(prepared, base, "batch10", server, batch=10), math.ceil(n / 10), 10),
             ("batched, 2 parallel calls", _scenario(prepared, base, "parallel", server, batch=10, parallel=2), math.ceil(n / 10), 10),
-            ("one call per entry (seed's first design)", _scenario(prepared, base, "batch1", server, batch=1), n, 1),
+            ("one call per entry", _scenario(prepared, base, "batch1", server, batch=1), n, 1),
             ("no-change resync", _scenario(prepared, base, "resync", server, batch=10, resync=True), 0, 10),
         ]
     print(f"{n} changed entries, {delay:g} s per call (loopback Ollama), one run")

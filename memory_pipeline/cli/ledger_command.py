@@ -1,4 +1,4 @@
-"""`memory-pipeline ledger export|import PATH`: the seed's 5-column TSV ledger, for users coming
+"""`memory-pipeline ledger export|import PATH`: the 5-column TSV ledger of `memory-sync.sh`, for users coming
 from `memory-sync.sh` (their fact ids are kept) or going elsewhere. `-` is standard output (export)
 or standard input (import)."""
 
@@ -21,7 +21,7 @@ STDIO = "-"
 
 
 def register(commands) -> None:
-    parser = commands.add_parser("ledger", help="export or import the ledger as the seed's 5-column TSV")
+    parser = commands.add_parser("ledger", help="export or import the ledger as memory-sync.sh's 5-column TSV")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     for action, helptext in (
         ("export", "write the active ledger rows of every profile (or --profile) to PATH, - for stdout"),

@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memory_pipeline.cli.common import shown_path
 from memory_pipeline.lib.audit.checks import fix_command, last_report
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
@@ -186,7 +187,7 @@ class Printer:
         print(
             f"{s['profile']}: {s['added']} added, {s['updated']} updated, {s['unchanged']} unchanged, "
             f"{s['removed']} removed, {s['quarantined']} pending; {s['facts_total']} facts "
-            f"({s['extractor']}, {s['private_facts']} private) in {s['store']}"
+            f"({s['extractor']}, {s['private_facts']} private) in {shown_path(Path(s['store']))}"
         )
         reason = f"{s['extractor']}{' ' + s['model'] if s['model'] else ''}; {s['extractor_reason']}"
         if (s["llm_calls"] or s["extractor"] != self.asked_extractor) and reason not in self._reasons:

@@ -4,7 +4,7 @@ from memory_pipeline_tests.hermes_oracle import holographic_store
 from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, said, sync_json
 
 
-def test_export_writes_the_seeds_five_columns(synced_home, tmp_path):
+def test_export_writes_memory_sync_sh_five_columns(synced_home, tmp_path):
     demo_home = synced_home
     out = tmp_path / "ledger.tsv"
     assert main(["ledger", "export", str(out), "--hermes-home", str(demo_home), "--profile", "default"]) == 0
@@ -22,7 +22,7 @@ def test_export_writes_the_seeds_five_columns(synced_home, tmp_path):
 
 def test_import_keeps_a_memory_sync_users_fact_ids(capsys, demo_home, tmp_path):
     """A `memory-sync.sh` user: Holographic filled by add_fact, a shell-era TSV ledger with the
-    seed's pitfalls (append-only history, a leaked fact_id, an orphan)."""
+    memory-sync.sh ledger's pitfalls (append-only history, a leaked fact_id, an orphan)."""
     db = demo_home / "memory_store.db"
     store = holographic_store(db)
     lines, fact_ids = [], {}

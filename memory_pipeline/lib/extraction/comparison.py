@@ -1,4 +1,4 @@
-"""Comparing extraction models on a sample of the user's own entries (the seed's §9.3 table):
+"""Comparing extraction models on a sample of the user's own entries (a side-by-side table per model):
 seconds per fact, share of valid JSON replies, facts per entry, and how far the models agree.
 Nothing is written anywhere: the sample is extracted as if every entry were new."""
 

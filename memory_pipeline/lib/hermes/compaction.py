@@ -1,4 +1,4 @@
-"""Summary-plus-pointer compaction of a memory file (the seed's 摘要 + 指针).
+"""Summary-plus-pointer compaction of a memory file (摘要 + 指针, as `memory-sync.sh` users write them).
 
 The one place the pipeline writes a memory file, and only when the user asks: the longest
 entries whose full text is already in the fact store become `**Title (→ fact_store#N)**: summary`

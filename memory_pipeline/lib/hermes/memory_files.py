@@ -216,7 +216,7 @@ def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: b
     return findings
 
 
-# `fact_store#34`, and the seed's grouped form `fact_store#16/27/33`: an entry shortened into the
+# `fact_store#34`, and the grouped form `memory-sync.sh` users write, `fact_store#16/27/33`: an entry shortened into the
 # fact store that holds its full text (the compaction command writes them).
 FACT_POINTER = re.compile(r"fact_store#(\d+(?:/\d+)*)")
 

@@ -22,7 +22,7 @@ from memory_pipeline.lib.store.database import PRIVATE_TAG
 PRIVATE_ENTITY = "private-person"
 EMPTY_LIST_SHA256 = hashlib.sha256(b"").hexdigest()  # an absent own list: no terms, as an empty file
 KEYWORDS_ENV = "MEMORY_PIPELINE_PRIVACY_KEYWORDS"
-# Spellings of the tag seen in the wild (the seed's `private_person`), folded to one.
+# Spellings of the tag seen in the wild (`audit_consistency.py`'s `private_person`), folded to one.
 _TAG_VARIANT = re.compile(r"^private[\s_\-]*person$", re.IGNORECASE)
 
 

@@ -1,4 +1,4 @@
-"""The seed's `memory-sync.sh` ledger: `entry_id \\t sha256[:16] \\t fact_id \\t source \\t timestamp`.
+"""The ledger of `memory-sync.sh`: `entry_id \\t sha256[:16] \\t fact_id \\t source \\t timestamp`.
 
 Export writes the active rows; import brings a shell-era ledger in so its fact ids are kept.
 """
@@ -23,7 +23,7 @@ class ImportReport:
     imported: int = 0
     matched_current: int = 0  # rows re-keyed to an entry present in the files now
     superseded: int = 0  # older rows of an append-only history (the last row of an entry wins)
-    bad_fact_id: int = 0  # the seed's column leak: a fact_id that is not a positive integer
+    bad_fact_id: int = 0  # memory-sync.sh's column leak: a fact_id that is not a positive integer
     missing_fact: int = 0  # fact_id not in this store
     malformed: int = 0  # wrong column count, unknown source, bad hash
     bad_lines: list[int] | None = None  # line numbers (never content) of rejected rows

@@ -1,4 +1,4 @@
-"""One fault per check, each the seed's pitfall it exists for: the check fails, the others pass,
+"""One fault per check, each the pitfall of `audit_consistency.py`'s pipeline it exists for: the check fails, the others pass,
 and the next sync or `audit --repair` heals it where that can be done safely."""
 
 import sqlite3

@@ -100,7 +100,7 @@ def _assert_quarantined(profile, work, report, checksums_before):
 
 
 def _schema_ignored(facts, request):
-    # The seed's own first prompt: a bare array, EXISTING_FACT_ID, categories the store does not know.
+    # A naive first prompt: a bare array, EXISTING_FACT_ID, categories the store does not know.
     return [{"entry_id": f["entry_id"], "content": f["content"], "category": "memory", "EXISTING_FACT_ID": 0} for f in facts]
 
 

@@ -39,7 +39,7 @@ def test_corpus_against_hermes_reader(tmp_path, case, source, filename):
         assert reading.entries != hermes
 
 
-def test_legacy_layout_is_the_seeds_two_versus_twelve(tmp_path):
+def test_legacy_layout_is_two_versus_twelve(tmp_path):
     case = next(c for c in CASES if c.name == "legacy_layout")
     reading = read_source(_write_case(tmp_path, case), "memory", 2200)
     assert (len(reading.hermes_entries), len(reading.entries)) == (2, 12)

@@ -81,7 +81,7 @@ def test_short_query_is_refused(demo_store):
 def test_holographic_fts_out_of_step_is_detected_and_rebuilt(demo_store):
     with opened(demo_store) as conn:
         assert holographic_fts_health(conn).healthy
-        # The seed's pitfall: a direct UPDATE with the triggers gone leaves facts_fts stale.
+        # A known pitfall: a direct UPDATE with the triggers gone leaves facts_fts stale.
         conn.execute("DROP TRIGGER facts_au")
         conn.execute("UPDATE facts SET content = 'Completely rewritten zebra content' WHERE fact_id = 1")
         health = holographic_fts_health(conn)

@@ -97,7 +97,7 @@ def fact_links(audit: Audit) -> AuditResult:
         """SELECT count(*) FROM facts f WHERE pipeline AND f.fact_id NOT IN
                           (SELECT fact_id FROM ledger WHERE fact_id IS NOT NULL)""",
     )
-    # Contents are UNIQUE, so a duplicate is the seed's near-copy: equal once case and runs of
+    # Contents are UNIQUE, so a duplicate is a near-copy: equal once case and runs of
     # white space are folded. A cheap key without any white space finds the few candidates first;
     # only they get the exact folding.
     coarse_key = f"lower({_without_white_space('content')})"
