@@ -31,7 +31,8 @@ from memory_pipeline.lib.hermes.profiles import Profile, read_profile  # noqa: E
 from memory_pipeline.lib.privacy.matching import load_keywords  # noqa: E402
 from memory_pipeline.lib.privacy.tagging import retag_store  # noqa: E402
 from memory_pipeline.lib.store.database import connect  # noqa: E402
-from memory_pipeline.lib.store.search_index import search, sync_search_index  # noqa: E402
+from memory_pipeline.lib.store.fact_search import search  # noqa: E402
+from memory_pipeline.lib.store.search_index import sync_search_index  # noqa: E402
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.ledger import active_ledger, diff_entries, ledger_fingerprint  # noqa: E402
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance  # noqa: E402

@@ -33,7 +33,7 @@ def readme_commands(text: str) -> dict[str, set[str]]:
     for line in block.strip().splitlines():
         if line.startswith("memory-pipeline "):
             words = line.split()[1:]
-            current = " ".join(words[:2]) if words[0] in ("ledger", "cron") else words[0]
+            current = " ".join(words[:2]) if words[0] in ("ledger", "cron", "hermes-plugin") else words[0]
             commands.setdefault(current, set())
         if current is not None:
             commands[current] |= set(re.findall(r"--[a-z][a-z0-9-]*", line))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from importlib import metadata
 
 from memory_pipeline.cli import (
     audit_command,
@@ -13,14 +12,16 @@ from memory_pipeline.cli import (
     cron_command,
     entries_command,
     extract_bench_command,
+    hermes_plugin_command,
     ledger_command,
+    mcp_command,
     mirrors_command,
     search_command,
     status_command,
     sync_command,
     ui_command,
 )
-from memory_pipeline.cli.common import CommandError
+from memory_pipeline.cli.common import CommandError, installed_version
 from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
 from memory_pipeline.lib.sync.own_state import OwnStateDamaged
 
@@ -35,15 +36,10 @@ COMMANDS = [
     compact_command,
     extract_bench_command,
     cron_command,
+    mcp_command,
+    hermes_plugin_command,
     ui_command,
 ]
-
-
-def installed_version() -> str:
-    try:
-        return metadata.version("memory-pipeline")
-    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown (not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from contextlib import contextmanager
+from importlib import metadata
 from pathlib import Path
 
 from memory_pipeline.lib.choices import EXTRACTOR_MODES, ExtractorMode
@@ -146,6 +147,13 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be 1 or more")
     return value
+
+
+def installed_version() -> str:
+    try:
+        return metadata.version("memory-pipeline")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
 
 
 def print_json(payload: object) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
-from memory_pipeline.lib.store.database import StoreError, opened
-from memory_pipeline.lib.store.search_index import SearchError, search, sync_search_index
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.access.reading import search_profiles
+from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.lib.store.fact_search import SearchError
 
 
 def register(commands) -> None:
@@ -26,23 +26,13 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--limit must be at least 1")
     home = hermes_home(args)
     profiles = selected_profiles(args, home)
-    stores = {p.name: holographic_settings(p.home).db_path for p in profiles}
-    unsynced = [name for name, db in stores.items() if not db.is_file()]
+    try:
+        found = search_profiles(profiles, args.query, limit=args.limit, include_private=args.include_private, refresh_index=True)
+    except (StoreError, SearchError) as exc:
+        raise CommandError(str(exc)) from None
+    unsynced, results, hidden = found.without_store, found.facts, found.withheld_private
     if len(unsynced) == len(profiles):
         raise CommandError(f"no fact store yet for profile {', '.join(unsynced)} (run `memory-pipeline sync` first)")
-    results, hidden = [], 0
-    for profile in profiles:
-        db = stores[profile.name]
-        if profile.name in unsynced:
-            continue
-        try:
-            with opened(db, create=False) as conn:
-                sync_search_index(conn)  # facts Hermes wrote since the last sync become findable too
-                found = search(conn, args.query, limit=args.limit, include_private=args.include_private)
-        except (StoreError, SearchError) as exc:
-            raise CommandError(str(exc)) from None
-        results += [{"profile": profile.name, **fact} for fact in found.facts]
-        hidden += found.hidden_private
     if args.json:
         print_json({"results": results, "hidden_private": hidden, "profiles_without_store": unsynced})
         return 0

@@ -14,20 +14,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memory_pipeline.lib.hermes.safe_files import out_of_space
+from memory_pipeline.lib.store.fact_search import PRIVATE_TAG, RETIRED_TAG, has_tag_sql  # noqa: F401 - the store's tag registry
 
 BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
-# A removed entry's fact, kept (the default removal policy) below the prefetch threshold.
-RETIRED_TAG = "retired"
-# A fact the keyword list or a detector found personal data in (the privacy stage sets it).
-PRIVATE_TAG = "private-person"
-
-
-def has_tag_sql(tag: str, column: str = "tags", *, case_sensitive: bool = True) -> str:
-    """SQL for "this fact's comma-separated tag list holds `tag`": GLOB is exact; LIKE also
-    matches another case (what hides a private fact before its tag's spelling is folded)."""
-    listed = f"(',' || coalesce({column}, '') || ',')"
-    return f"({listed} GLOB '*,{tag},*')" if case_sensitive else f"({listed} LIKE '%,{tag},%')"
+# RETIRED_TAG: a removed entry's fact, kept (the default removal policy) below the prefetch
+# threshold; PRIVATE_TAG: a fact the keyword list or a detector found personal data in. Defined
+# with the index's reader, which the Hermes plugin runs on its own.
 
 
 IS_PIPELINE_FACT_SQL = has_tag_sql(PIPELINE_TAG)
@@ -264,6 +257,26 @@ def opened(path: Path, *, create: bool = True, missing_ok: bool = False) -> Iter
         yield None
         return
     conn = connect(path, create=create)
+    try:
+        yield conn
+    except sqlite3.DatabaseError as exc:
+        raise store_error(path, exc) from None
+    finally:
+        conn.close()
+
+
+@contextmanager
+def read_only(path: Path) -> Iterator[sqlite3.Connection]:
+    """The store opened for reading only (`mode=ro`): no schema, no journal-mode change, no write
+    lock ever taken, answering beside a sync or Hermes writing. A missing or damaged store is a
+    `StoreError` naming the file."""
+    if not path.is_file():
+        raise StoreError(f"{path}: fact store does not exist (run `memory-pipeline sync` first)")
+    refuse_foreign_file(path)
+    try:
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise store_error(path, exc) from None
     try:
         yield conn
     except sqlite3.DatabaseError as exc:

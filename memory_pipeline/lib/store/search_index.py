@@ -14,30 +14,14 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from memory_pipeline.lib.store.database import PRIVATE_TAG, RETIRED_TAG, has_tag_sql, read_snapshot, table_exists, write_transaction
+from memory_pipeline.lib.store.database import read_snapshot, table_exists, write_transaction
+from memory_pipeline.lib.store.fact_search import INDEX_TABLE, indexed_text, pair_text
 from memory_pipeline.lib.store.watermark import WatermarkChain
 
-INDEX_TABLE = "memory_pipeline_fts"
-_SEP = "\x1f"
 _SCHEMA = f"CREATE VIRTUAL TABLE IF NOT EXISTS {INDEX_TABLE} USING fts5(content, pairs, tokenize = 'trigram')"
 # A sample of facts is probed through Holographic's index with one token each.
 _SAMPLE = 20
 _TOKEN = re.compile(r"[^\W_]{3,}")
-RANK_WINDOW = 250
-
-
-class SearchError(ValueError):
-    """A query the index cannot answer (too short)."""
-
-
-def _indexed(text: str) -> str:
-    """The text as indexed: FTS5's tokenizers stop at a NUL byte, so it becomes a space (what
-    follows a NUL stays findable); the fact itself is never changed."""
-    return text.replace("\x00", " ") if "\x00" in text else text
-
-
-def _pairs(text: str) -> str:
-    return _SEP.join(text.lower()) + _SEP
 
 
 @dataclass
@@ -136,7 +120,7 @@ def sync_search_index(conn: sqlite3.Connection, watermarks: WatermarkChain | Non
         conn.executemany(f"DELETE FROM {INDEX_TABLE} WHERE rowid = ?", [(i,) for i, _, known in stale if known] + [(i,) for i in gone])
         conn.executemany(
             f"INSERT INTO {INDEX_TABLE} (rowid, content, pairs) VALUES (?, ?, ?)",
-            [(i, _indexed(c), _pairs(_indexed(c))) for i, c, _ in stale],
+            [(i, indexed_text(c), pair_text(indexed_text(c))) for i, c, _ in stale],
         )
     result.updated = sum(known for _, _, known in stale)
     result.added = len(stale) - result.updated
@@ -152,49 +136,7 @@ def _out_of_step(conn: sqlite3.Connection) -> tuple[list[tuple[int, str, bool]],
             f"""SELECT f.fact_id, f.content, m.rowid, m.content FROM facts f LEFT JOIN {INDEX_TABLE} m ON m.rowid = f.fact_id
             WHERE m.rowid IS NULL OR m.content IS NOT f.content"""
         )
-        if m is None or indexed != _indexed(c)
+        if m is None or indexed != indexed_text(c)
     ]
     gone = [r[0] for r in conn.execute(f"SELECT rowid FROM {INDEX_TABLE} WHERE rowid NOT IN (SELECT fact_id FROM facts)")]
     return stale, gone
-
-
-def _match_expression(query: str) -> tuple[str, str]:
-    """(column, FTS5 phrase) answering `query` as a substring."""
-    text = query.strip()
-    if len(text) < 2:
-        raise SearchError("a search query needs at least 2 characters")
-    if len(text) == 2:
-        return "pairs", '"' + (text[0] + _SEP + text[1]).lower().replace('"', '""') + '"'
-    return "content", '"' + text.replace('"', '""') + '"'
-
-
-@dataclass(frozen=True)
-class SearchResults:
-    facts: list[dict]  # fact_id, content, category, tags, score, retired
-    hidden_private: int  # matches left out because they are private (none with include_private)
-
-
-def search(conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False) -> SearchResults:
-    """Facts containing `query` (case-insensitive): current facts first, then retired ones (a
-    removed entry's, kept below the agent's prefetch threshold), each best BM25 first. Private
-    facts only on request; how many were left out is said.
-
-    Ranking every match of a common word (a third of 100k facts contain `部署`) costs tens of
-    milliseconds, so BM25 ranks the newest `RANK_WINDOW` matches, which FTS5 yields in rowid
-    order without scoring the rest; a selective query is ranked over all its matches."""
-    column, phrase = _match_expression(query)
-    rows = conn.execute(
-        f"""SELECT f.fact_id, f.content, f.category, f.tags, bm25({INDEX_TABLE}) AS bm25,
-                   {has_tag_sql(PRIVATE_TAG, "f.tags", case_sensitive=False)}, {has_tag_sql(RETIRED_TAG, "f.tags")}
-            FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid
-            WHERE {INDEX_TABLE} MATCH ?
-            ORDER BY m.rowid DESC LIMIT ?""",
-        (f"{{{column}}} : {phrase}", RANK_WINDOW),
-    ).fetchall()
-    shown = [r for r in rows if include_private or not r[5]]
-    shown.sort(key=lambda r: (r[6], r[4], -r[0]))  # current before retired; bm25 lower-is-better; newest first
-    facts = [
-        {"fact_id": int(i), "content": c, "category": cat, "tags": t or "", "score": float(-b), "retired": bool(retired)}
-        for i, c, cat, t, b, _, retired in shown[:limit]
-    ]
-    return SearchResults(facts, len(rows) - len(shown))

@@ -1,0 +1,84 @@
+"""`memory-pipeline hermes-plugin install`: the Hermes plugin `memory-pipeline` written into each
+profile's `plugins/` (or removed with `--uninstall`), and the exact steps that enable it and the
+MCP server. Hermes' own `config.yaml` is never edited: enabling is the user's."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+from memory_pipeline.cli.common import (
+    add_home_argument,
+    add_profile_arguments,
+    hermes_home,
+    installed_version,
+    selected_profiles,
+    shown_path,
+)
+from memory_pipeline.lib.hermes.safe_files import replace_file
+
+PLUGIN_NAME = "memory-pipeline"
+_PACKAGE = Path(__file__).resolve().parents[1]
+# What the plugin directory holds, and where each file comes from in the package.
+PLUGIN_FILES = {
+    "plugin.yaml": _PACKAGE / "hermes_plugin" / "plugin.yaml",
+    "__init__.py": _PACKAGE / "hermes_plugin" / "plugin.py",
+    "fact_search.py": _PACKAGE / "lib" / "store" / "fact_search.py",
+}
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("hermes-plugin", help="install the Hermes plugin that gives the agent the trigram index")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    install = actions.add_parser("install", help="write the plugin into every profile's plugins/ (or --uninstall it)")
+    add_home_argument(install)
+    add_profile_arguments(install)
+    install.add_argument("--uninstall", action="store_true", help="remove the plugin directory instead")
+    install.set_defaults(run=run)
+
+
+def plugin_dir(profile_home: Path) -> Path:
+    return profile_home / "plugins" / PLUGIN_NAME
+
+
+def write_plugin(target: Path) -> None:
+    """The plugin's files, replaced whole (re-running updates a plugin in place)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name, source in PLUGIN_FILES.items():
+        text = source.read_text(encoding="utf-8")
+        replace_file(target / name, text.replace("{version}", installed_version()) if name == "plugin.yaml" else text, mode=0o644)
+
+
+def run(args: argparse.Namespace) -> int:
+    home = hermes_home(args)
+    profiles = selected_profiles(args, home)
+    for profile in profiles:
+        target = plugin_dir(profile.home)
+        if args.uninstall:
+            if target.is_dir():
+                shutil.rmtree(target)
+            print(f"{profile.name}: removed {shown_path(target)}")
+        else:
+            write_plugin(target)
+            print(f"{profile.name}: plugin {PLUGIN_NAME} written to {shown_path(target)}")
+    if not args.uninstall:
+        _next_steps(profiles)
+    return 0
+
+
+def _next_steps(profiles) -> None:
+    command = str(Path(sys.executable).with_name("memory-pipeline"))
+    print("\nNext (Hermes enables nothing by itself; run these for each profile, as its HERMES_HOME):")
+    for profile in profiles:
+        env = f"HERMES_HOME={shlex.quote(str(profile.home))}"
+        print(f"  {env} hermes plugins enable {PLUGIN_NAME}")
+        print(
+            f"  {env} hermes mcp add {PLUGIN_NAME} --command {shlex.quote(command)} --env {env} "
+            f"--args mcp --hermes-home {shlex.quote(str(profile.home))} --profile default"
+        )
+    print("or, in the profile's config.yaml:")
+    print(f"  plugins:\n    enabled: [{PLUGIN_NAME}]\n  mcp_servers:\n    {PLUGIN_NAME}:\n      command: {command}")
+    print(f"      args: [mcp, --hermes-home, {profiles[0].home}, --profile, default]\n      env: {{HERMES_HOME: {profiles[0].home}}}")

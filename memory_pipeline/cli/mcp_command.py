@@ -1,0 +1,29 @@
+"""`memory-pipeline mcp`: the agent's read-only MCP server over stdio (`memory_pipeline/mcp_server.py`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from memory_pipeline.cli.common import CommandError, add_home_argument, hermes_home
+from memory_pipeline.lib.hermes.profiles import discover_profiles
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("mcp", help="serve the fact store to the agent over MCP (stdio, read-only)")
+    add_home_argument(parser)
+    parser.add_argument("--profile", metavar="NAME", help="serve this profile only (default: every profile of the home)")
+    parser.add_argument(
+        "--include-private", action="store_true", help="also hand the agent facts tagged private-person (your decision, never the model's)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from memory_pipeline.mcp_server import build_server
+
+    home = hermes_home(args)
+    names = [p.name for p in discover_profiles(home)]
+    if args.profile and args.profile not in names:
+        raise CommandError(f"{home}: no profile named {args.profile!r}; profiles: {', '.join(names)}")
+    build_server(home, args.profile, args.include_private).run("stdio")
+    return 0

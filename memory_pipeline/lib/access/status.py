@@ -1,0 +1,81 @@
+"""Each profile's status: its files' entries and cap use, its store's facts (current, retired,
+compacted, Hermes' own), quarantine, vectors, the last sync and the checks that did not pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_pipeline.lib.audit.checks import last_report
+from memory_pipeline.lib.hermes.memory_files import fact_pointers
+from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
+from memory_pipeline.lib.store.database import (
+    IS_PIPELINE_FACT_SQL,
+    LEDGER_TABLE,
+    RETIRED_TAG,
+    StoreError,
+    has_tag_sql,
+    read_only,
+    table_exists,
+)
+from memory_pipeline.lib.store.quarantine import quarantined_entries
+from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
+
+
+def _store_status(profile: Profile, pointers: set[int]) -> dict:
+    """The store's facts: all, synced, and of those current, retired (a removed entry's) and
+    compacted (full text a `fact_store#N` pointer in the files names)."""
+    settings = holographic_settings(profile.home)
+    db = settings.db_path
+    status = {
+        "store": str(db),
+        "facts": None,
+        "pipeline_facts": None,
+        "current_facts": None,
+        "retired_facts": None,
+        "compacted_facts": None,
+        "quarantined": None,
+        "last_write": None,
+        "vector_dialect": None,
+        "vectors": None,
+        "store_error": None,
+    }
+    if not db.exists():
+        return status
+    try:
+        with read_only(db) as conn:
+            status["facts"], status["pipeline_facts"], status["retired_facts"] = conn.execute(
+                f"SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0), coalesce(sum({has_tag_sql(RETIRED_TAG)}), 0) FROM facts"
+            ).fetchone()
+            status["compacted_facts"] = sum(
+                1 for fact_id in pointers if conn.execute("SELECT 1 FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+            )
+            status["current_facts"] = status["pipeline_facts"] - status["retired_facts"] - status["compacted_facts"]
+            status["quarantined"] = len(quarantined_entries(conn))
+            status["vectors"] = vector_counts(conn, settings.hrr_dim)
+            status["vector_dialect"] = store_format(conn, settings.hrr_dim).value
+            if table_exists(conn, LEDGER_TABLE):
+                status["last_write"] = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0]
+    except StoreError as exc:
+        status["store_error"] = str(exc)
+    return status
+
+
+def _last_audit(home: Path, profile: Profile) -> dict:
+    """The report the last full sync run wrote (every run ends with `audit_report`)."""
+    report = last_report(pipeline_data_dir(home), profile.name)
+    failing = [f"{c['name']} ({c['severity']})" for c in report.get("checks", []) if not c.get("passed")]
+    return {"last_sync": report.get("checked_at"), "failing_checks": failing}
+
+
+def profile_status(home: Path, profile: Profile) -> dict:
+    """One profile as `status` (and the agent's `memory_status`) report it."""
+    readings = read_profile(profile)
+    return {
+        "profile": profile.name,
+        "entries": {r.source: len(r.entries) for r in readings},
+        "cap_usage_pct": {r.source: round(100.0 * r.cap_usage, 1) for r in readings},
+        "unreadable": [str(r.path) for r in readings if not r.readable],
+        **_store_status(profile, {n for r in readings for entry in r.entries for n in fact_pointers(entry)}),
+        **_last_audit(home, profile),
+    }

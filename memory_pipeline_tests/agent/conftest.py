@@ -1,0 +1,25 @@
+import shutil
+
+import pytest
+
+from memory_pipeline.cli import main
+from memory_pipeline_tests.repository import DEMO_HERMES_HOME, DEMO_KEYWORDS
+from memory_pipeline_tests.store_helpers import read_entries, write_entries
+
+# The entry of a Chinese MEMORY.md that Hermes' own facts_fts cannot find by "机柜".
+SERVER_ROOM = "**机房巡检**：每周三凌晨检查曙光机柜的温湿度传感器并记录到运维表"
+
+
+@pytest.fixture(scope="module")
+def agent_home(tmp_path_factory):
+    """The demo home (one private fact per profile) plus the server-room entry, synced once."""
+    home = tmp_path_factory.mktemp("agent") / "hermes_home"
+    shutil.copytree(DEMO_HERMES_HOME, home, ignore=shutil.ignore_patterns("memory_store.db*", "memory-pipeline"))
+    (home / "memory-pipeline").mkdir()
+    shutil.copyfile(DEMO_KEYWORDS, home / "memory-pipeline" / "privacy_keywords.txt")
+    memory = home / "memories" / "MEMORY.md"
+    write_entries(memory, read_entries(memory) + [SERVER_ROOM])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+        assert main(["sync", "--hermes-home", str(home), "--quiet", "--extractor", "rules"]) == 0
+    return home

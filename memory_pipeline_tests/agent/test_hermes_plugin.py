@@ -1,0 +1,79 @@
+"""The Hermes plugin through Hermes 0.19.0's own plugin manager, in an interpreter where
+memory-pipeline is not importable: it loads without error, its `memory_search` tool answers, and
+its `pre_llm_call` hook brings the fact a Chinese question names and nothing for a question whose
+only match is private."""
+
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+
+from memory_pipeline.cli import main
+from memory_pipeline_tests.agent.conftest import SERVER_ROOM
+
+PROBE = textwrap.dedent(
+    """
+    import json
+    try:
+        import memory_pipeline  # noqa: F401
+        importable = True
+    except ImportError:
+        importable = False
+    from hermes_cli.plugins import discover_plugins, get_plugin_manager, invoke_hook
+    from tools.registry import registry
+    discover_plugins(force=True)
+    loaded = {p["name"]: p for p in get_plugin_manager().list_plugins()}
+    turn = dict(session_id="s", model="m", platform="cli")
+    print(json.dumps({
+        "importable": importable,
+        "plugin": loaded.get("memory-pipeline"),
+        "search": registry.dispatch("memory_search", {"query": "机柜"}),
+        "chinese": invoke_hook("pre_llm_call", user_message="机柜的温湿度传感器多久检查一次？", **turn),
+        "private": invoke_hook("pre_llm_call", user_message="张伟的邮箱是什么？", **turn),
+        "english": invoke_hook("pre_llm_call", user_message="When is the next deploy?", **turn),
+    }, ensure_ascii=False))
+    """
+)
+
+
+def _probe(profile_home) -> dict:
+    # No site-packages processing (-S), the test environment's packages as a plain path: the
+    # checkout's editable install is not run, so memory-pipeline cannot be imported, as in Hermes.
+    env = {"HERMES_HOME": str(profile_home), "PYTHONPATH": sysconfig.get_paths()["purelib"], "HOME": str(profile_home.parent)}
+    done = subprocess.run([sys.executable, "-S", "-c", PROBE], capture_output=True, text=True, env=env, cwd=profile_home, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_hermes_loads_the_plugin_and_its_tool_and_hook_answer_without_the_package(capsys, agent_home, tmp_path):
+    home = tmp_path / "hermes_home"
+    shutil.copytree(agent_home, home)
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert "hermes plugins enable memory-pipeline" in out and "--env HERMES_HOME=" in out and "--args mcp --hermes-home" in out
+    assert (home / "profiles" / "work" / "plugins" / "memory-pipeline" / "__init__.py").is_file()
+    assert not (home / "config.yaml").exists()  # Hermes' config is never edited
+    (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
+
+    probe = _probe(home)
+    assert probe["importable"] is False
+    assert (
+        probe["plugin"]["error"] is None and probe["plugin"]["enabled"] and (probe["plugin"]["tools"], probe["plugin"]["hooks"]) == (1, 1)
+    )
+    assert [r["content"] for r in json.loads(probe["search"])["results"]] == [SERVER_ROOM]
+    assert len(probe["chinese"]) == 1 and SERVER_ROOM in probe["chinese"][0]["context"]
+    assert probe["private"] == [] and probe["english"] == []
+
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--uninstall"]) == 0
+    assert not (home / "plugins" / "memory-pipeline").exists()
+
+
+def test_without_a_store_the_hook_is_silent_and_the_tool_says_why(capsys, tmp_path):
+    home = tmp_path / "hermes_home"
+    (home / "memories").mkdir(parents=True)
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home)]) == 0
+    (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
+    probe = _probe(home)
+    assert probe["chinese"] == [] and "no fact store yet" in json.loads(probe["search"])["error"]

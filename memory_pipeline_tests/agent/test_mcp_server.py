@@ -1,0 +1,101 @@
+"""`memory-pipeline mcp` through Hermes 0.19.0's own MCP client and the official `mcp` client:
+the agent finds a Chinese substring its own fact_store cannot, resolves a `fact_store#N`
+pointer's fact, reads the status, and is never handed a private fact."""
+
+import asyncio
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from memory_pipeline_tests.agent.conftest import SERVER_ROOM
+from memory_pipeline_tests.hermes_oracle import holographic_retriever, holographic_store
+from memory_pipeline_tests.store_helpers import query
+
+COMMAND = str(Path(sys.executable).with_name("memory-pipeline"))
+PRIVATE = "zhang.wei@example.com"  # in the demo's private USER.md entry
+
+HERMES_CLIENT = textwrap.dedent(
+    """
+    import json, os, sys
+    from tools.mcp_tool import register_mcp_servers
+    from tools.registry import registry
+    home, command, fact_id, private_id = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    names = register_mcp_servers({"memory": {"command": command, "args": ["mcp", "--hermes-home", home], "env": {"HERMES_HOME": home}}})
+    call = lambda tool, args: registry.dispatch(f"mcp__memory__{tool}", args)
+    out = {
+        "names": names,
+        "search": call("search_memory", {"query": "机柜"}),
+        "private": call("search_memory", {"query": "Zhang Wei"}),
+        "facts": call("get_facts", {"fact_ids": [fact_id], "profile": "default"}),
+        "private_fact": call("get_facts", {"fact_ids": [private_id], "profile": "default"}),
+        "unknown_profile": call("search_memory", {"query": "机柜", "profile": "nope"}),
+        "status": call("memory_status", {}),
+    }
+    print(json.dumps(out, ensure_ascii=False))
+    sys.stdout.flush()
+    os._exit(0)  # the client's event loop thread would keep the process alive
+    """
+)
+
+
+def _private_fact(db) -> int:
+    ((fact_id,),) = query(db, "SELECT fact_id FROM facts WHERE tags LIKE '%private-person%'")
+    return fact_id
+
+
+def _result(raw: str) -> dict:
+    outer = json.loads(raw)
+    return json.loads(outer["result"]) if "result" in outer else outer
+
+
+def test_hermes_own_mcp_client_finds_what_fact_store_cannot_and_no_private_fact(agent_home):
+    db = agent_home / "memory_store.db"
+    store = holographic_store(db)
+    try:  # Hermes' own retrieval: unicode61 cannot split the sentence
+        assert holographic_retriever(store).search("机柜") == []
+    finally:
+        store.close()
+    ((fact_id,),) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (SERVER_ROOM,))
+    private_id = _private_fact(db)
+    args = [sys.executable, "-c", HERMES_CLIENT, str(agent_home), COMMAND, str(fact_id), str(private_id)]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    assert {"mcp__memory__search_memory", "mcp__memory__get_facts", "mcp__memory__memory_status"} <= set(out["names"])
+    found = _result(out["search"])
+    assert [(r["profile"], r["fact_id"], r["content"]) for r in found["results"]] == [("default", fact_id, SERVER_ROOM)]
+    private = _result(out["private"])
+    assert private["results"] == [] and private["withheld_private"] == 1
+    assert [f["content"] for f in _result(out["facts"])["facts"]] == [SERVER_ROOM]
+    assert _result(out["private_fact"]) == {"profile": "default", "facts": [], "withheld": [private_id], "not_found": []}
+    assert "no profile named 'nope'" in _result(out["unknown_profile"])["error"]  # a tool error the model reads
+    status = {p["profile"]: p for p in _result(out["status"])["profiles"]}
+    assert set(status) == {"default", "work"} and status["default"]["current_facts"] == 24
+    assert PRIVATE not in done.stdout and "Zhang" not in done.stdout
+
+
+def test_the_official_client_lists_the_three_tools_with_their_schemas(agent_home):
+    from mcp import ClientSession, StdioServerParameters
+
+    private_id = _private_fact(agent_home / "memory_store.db")
+    from mcp.client.stdio import stdio_client
+
+    async def listed():
+        params = StdioServerParameters(command=COMMAND, args=["mcp", "--hermes-home", str(agent_home), "--profile", "default"])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            result = await session.call_tool("get_facts", {"fact_ids": [1, private_id, 999999]})
+            return tools, result
+
+    tools, result = asyncio.run(asyncio.wait_for(listed(), 60))
+    assert set(tools) == {"search_memory", "get_facts", "memory_status"}
+    search = tools["search_memory"].inputSchema
+    assert search["required"] == ["query"] and set(search["properties"]) == {"query", "profile", "limit"}
+    assert tools["get_facts"].inputSchema["properties"]["fact_ids"]["type"] == "array"
+    assert "Chinese" in tools["search_memory"].description and "fact_store#N" in tools["get_facts"].description
+    payload = json.loads(result.content[0].text)
+    assert (payload["withheld"], payload["not_found"], len(payload["facts"])) == ([private_id], [999999], 1)
+    assert PRIVATE not in result.content[0].text
