@@ -101,10 +101,16 @@ def timed(fn, queries):
     return float(np.percentile(values, 50)), float(np.percentile(values, 95)), float(values.max())
 
 
-def labelled_recall(tmp: Path) -> tuple[int, int]:
+def labelled_home(tmp: Path) -> Path:
+    """The demo's `default` profile, synced: what the labelled queries are about."""
     home = tmp / "demo"
     shutil.copytree(DEMO_HERMES_HOME, home, ignore=shutil.ignore_patterns("memory_store.db*", "memory-pipeline", "profiles"))
-    db = sync_store(home)
+    sync_store(home)
+    return home
+
+
+def labelled_recall(tmp: Path) -> tuple[int, int]:
+    db = labelled_home(tmp) / "memory_store.db"
     conn = connect(db, create=False)
     ours = sum(set(titles) <= {title_of(r["content"]) for r in search(conn, q, limit=50).facts} for q, titles in LABELLED_QUERIES.items())
     conn.close()
