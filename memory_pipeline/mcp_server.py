@@ -10,6 +10,7 @@ for them. Imports neither Dagster nor pandas.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from mcp.server.fastmcp import FastMCP
@@ -90,7 +91,10 @@ class MemoryServer:
 
 def build_server(home: Path, profile: str | None = None, include_private: bool = False) -> FastMCP:
     memory = MemoryServer(home, profile, include_private)
-    server = FastMCP(SERVER_NAME, log_level="WARNING")
+    with warnings.catch_warnings():
+        # pydantic-settings warns about the SDK's own settings model on every start; nothing of ours.
+        warnings.filterwarnings("ignore", message=".*has an incomplete definition")
+        server = FastMCP(SERVER_NAME, log_level="WARNING")
 
     @server.tool(description=SEARCH_HELP)
     def search_memory(query: str, profile: str | None = None, limit: int = 10) -> dict:

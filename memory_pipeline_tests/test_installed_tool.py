@@ -89,6 +89,14 @@ def test_the_installed_tool_syncs_searches_and_reports_on_the_users_own_home(ins
     found = _run(installed, "search", "铁律", "--json")
     assert found.returncode == 0 and "PR 铁律" in found.stdout, found.stderr
 
+    plugin = _run(installed, "hermes-plugin", "install", "--profile", "work")
+    assert plugin.returncode == 0, plugin.stderr
+    assert {p.name for p in (user / ".hermes" / "profiles" / "work" / "plugins" / "memory-pipeline").iterdir()} == {
+        "plugin.yaml",
+        "__init__.py",
+        "fact_search.py",
+    }
+
     status = _run(installed, "status")
     assert status.returncode == 0 and status.stderr.startswith("Hermes home: ~/.hermes (2 profiles)")
     assert "default" in status.stdout and "work" in status.stdout

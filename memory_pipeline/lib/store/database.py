@@ -256,7 +256,13 @@ def opened(path: Path, *, create: bool = True, missing_ok: bool = False) -> Iter
     if missing_ok and not create and not path.exists():
         yield None
         return
-    conn = connect(path, create=create)
+    with _closed_after(path, connect(path, create=create)) as conn:
+        yield conn
+
+
+@contextmanager
+def _closed_after(path: Path, conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """The connection, closed when the block ends; a SQLite error in it is a `StoreError` naming `path`."""
     try:
         yield conn
     except sqlite3.DatabaseError as exc:
@@ -277,12 +283,8 @@ def read_only(path: Path) -> Iterator[sqlite3.Connection]:
         conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     except sqlite3.Error as exc:
         raise store_error(path, exc) from None
-    try:
+    with _closed_after(path, conn):
         yield conn
-    except sqlite3.DatabaseError as exc:
-        raise store_error(path, exc) from None
-    finally:
-        conn.close()
 
 
 @contextmanager

@@ -126,25 +126,42 @@ def facts_by_id(conn: sqlite3.Connection, fact_ids: list[int], *, include_privat
 def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max_chars: int = 600) -> list[dict]:
     """The current, non-private, judged facts sharing at least two character pairs of the
     Chinese, Japanese or Korean runs of a message (a one-pair run: that pair), best first, at most
-    `limit` and `max_chars` of content in all; none when the message has no such text."""
-    grams = list(dict.fromkeys(run[i : i + 2] for run in _CJK_RUN.findall(message) for i in range(len(run) - 1)))
+    `limit` and `max_chars` of content in all; none when the message has no such text.
+
+    It runs on every turn, so it asks the index only for its rarest pairs: the index's own
+    vocabulary says how many facts hold each, and facts holding two of the three rarest are
+    ranked, never the thousands that hold a common pair like 怎么."""
+    grams = list(dict.fromkeys(run[i : i + 2].lower() for run in _CJK_RUN.findall(message) for i in range(len(run) - 1)))
     if not grams:
         return []
-    expression = "{pairs} : (" + " OR ".join(_phrase("pairs", g) for g in grams[:64]) + ")"
+    rarest = _rarest_pairs(conn, grams, 3)
+    needed = min(2, len(grams))
+    if len(rarest) < needed:
+        return []
+    phrases = [_phrase("pairs", g) for g in rarest]
+    either = [f"({a} AND {b})" for i, a in enumerate(phrases) for b in phrases[i + 1 :]] if needed == 2 else phrases
     rows = conn.execute(
         f"""SELECT f.fact_id, f.content, f.category FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid
             WHERE {INDEX_TABLE} MATCH ? AND NOT {_PRIVATE} AND NOT {_RETIRED} AND {_AS_INDEXED}
-            ORDER BY bm25({INDEX_TABLE}) LIMIT ?""",
-        (expression, RANK_WINDOW),
+            ORDER BY bm25({INDEX_TABLE}) LIMIT 50""",
+        ("{pairs} : (" + " OR ".join(either) + ")",),
     ).fetchall()
-    needed = min(2, len(grams))
     found, used = [], 0
     for fact_id, content, category in rows:
         lowered = content.lower()
-        if sum(g.lower() in lowered for g in grams) < needed or used + len(content) > max_chars:
+        if sum(g in lowered for g in grams) < needed or used + len(content) > max_chars:
             continue
         found.append({"fact_id": int(fact_id), "content": content, "category": category})
         used += len(content)
         if len(found) == limit:
             break
     return found
+
+
+def _rarest_pairs(conn: sqlite3.Connection, grams: list[str], count: int) -> list[str]:
+    """Of the message's character pairs, the `count` that the fewest facts hold (and some do)."""
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_pipeline_vocab USING fts5vocab(main, {INDEX_TABLE}, row)")
+    terms = {g[0] + PAIR_SEPARATOR + g[1]: g for g in grams[:64]}
+    marks = ",".join("?" * len(terms))
+    held = conn.execute(f"SELECT term, doc FROM temp.memory_pipeline_vocab WHERE term IN ({marks})", list(terms)).fetchall()
+    return [terms[term] for term, _ in sorted(held, key=lambda row: row[1])[:count]]
