@@ -98,7 +98,10 @@ def synced_home(_synced_demo_template, tmp_path) -> Path:
 SLOWEST_FIRST = (
     "test_ui_end_to_end.py",
     "test_team_server.py",
+    "test_installed_tool.py",
     "test_crash_and_concurrency.py",
+    "test_own_state.py",
+    "test_full_disk.py",
     "test_concurrent_syncs.py",
 )
 

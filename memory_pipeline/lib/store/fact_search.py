@@ -128,9 +128,10 @@ def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max
     Chinese, Japanese or Korean runs of a message (a one-pair run: that pair), best first, at most
     `limit` and `max_chars` of content in all; none when the message has no such text.
 
-    It runs on every turn, so it asks the index only for its rarest pairs: the index's own
-    vocabulary says how many facts hold each, and facts holding two of the three rarest are
-    ranked, never the thousands that hold a common pair like 怎么."""
+    It runs on every turn, so it asks the index only for its rarest pairs (the index's own
+    vocabulary says how many facts hold each): the newest 50 facts holding two of the three
+    rarest are ranked by how many of the message's pairs they share, never the thousands that
+    hold a common pair like 怎么."""
     grams = list(dict.fromkeys(run[i : i + 2].lower() for run in _CJK_RUN.findall(message) for i in range(len(run) - 1)))
     if not grams:
         return []
@@ -140,16 +141,18 @@ def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max
         return []
     phrases = [_phrase("pairs", g) for g in rarest]
     either = [f"({a} AND {b})" for i, a in enumerate(phrases) for b in phrases[i + 1 :]] if needed == 2 else phrases
+    # Newest matches first, as the index yields them (no score computed for every match), then
+    # those sharing the most of the message's pairs.
     rows = conn.execute(
         f"""SELECT f.fact_id, f.content, f.category FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid
             WHERE {INDEX_TABLE} MATCH ? AND NOT {_PRIVATE} AND NOT {_RETIRED} AND {_AS_INDEXED}
-            ORDER BY bm25({INDEX_TABLE}) LIMIT 50""",
+            ORDER BY m.rowid DESC LIMIT 50""",
         ("{pairs} : (" + " OR ".join(either) + ")",),
     ).fetchall()
+    shared = {fact_id: sum(g in content.lower() for g in grams) for fact_id, content, _ in rows}
     found, used = [], 0
-    for fact_id, content, category in rows:
-        lowered = content.lower()
-        if sum(g in lowered for g in grams) < needed or used + len(content) > max_chars:
+    for fact_id, content, category in sorted(rows, key=lambda r: -shared[r[0]]):
+        if shared[fact_id] < needed or used + len(content) > max_chars:
             continue
         found.append({"fact_id": int(fact_id), "content": content, "category": category})
         used += len(content)
