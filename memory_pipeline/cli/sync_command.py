@@ -133,9 +133,10 @@ def _sync(args: argparse.Namespace) -> int:
     backfill = None
     if to_run:
         # Dagster is imported only when a profile runs: a no-change sync and `entries` stay quick.
+        from memory_pipeline.backfill_runs import BackfillNotFinished, daemon_runs_backfills, run_retag_backfill
         from memory_pipeline.defs.backfills import RETAG_ASSETS
         from memory_pipeline.instance import local_instance
-        from memory_pipeline.runs import BackfillNotFinished, daemon_runs_backfills, run_retag_backfill, run_sync
+        from memory_pipeline.runs import run_sync
 
         instance = local_instance(
             home, reset_damaged=args.reset_state, on_reset=lambda moved: print(f"memory-pipeline: moved aside {moved}", file=sys.stderr)

@@ -17,6 +17,7 @@ from pathlib import Path
 import re2
 
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.privacy.keyword_sets import compiled_sets
 from memory_pipeline.lib.store.database import PRIVATE_TAG
 
 PRIVATE_ENTITY = "private-person"
@@ -98,7 +99,7 @@ def load_keywords(path: Path) -> KeywordList:
         if problem:
             raise KeywordListError(f"{path}: line {number}: {problem}")
         expressions.append(expression)
-    chunks = _compiled_chunks(expressions)
+    chunks = compiled_sets(expressions, _re2_options())
     if chunks is None:
         raise KeywordListError(
             f"{path}: privacy keyword list of {len(expressions)} terms cannot be compiled (RE2 ran out of memory even in small sets); "
@@ -129,33 +130,6 @@ def _re2_problem(expression: str) -> str | None:
         kind = message.split(":")[0].strip() or "invalid"
         return f"not a regular expression RE2 can run ({kind})"
     return None
-
-
-# Terms per RE2 set to start with: well inside RE2's default memory budget for names and phrases.
-_SET_SIZE = 2_000
-_SMALLEST_SET = 16
-
-
-def _compiled_chunks(expressions: list[str]) -> list[tuple[re2.Set, tuple[str, ...]]] | None:
-    """The terms in RE2 sets of at most `_SET_SIZE`, a set that RE2 cannot fit in memory split in
-    halves; None when even a set of `_SMALLEST_SET` terms cannot be compiled."""
-    pending = [tuple(expressions[i : i + _SET_SIZE]) for i in range(0, len(expressions), _SET_SIZE)]
-    compiled = []
-    while pending:
-        chunk = pending.pop(0)
-        terms = re2.Set.SearchSet(_re2_options())
-        for expression in chunk:
-            terms.Add(expression)
-        try:
-            terms.Compile()
-        except re2.error:
-            if len(chunk) <= _SMALLEST_SET:
-                return None
-            half = len(chunk) // 2
-            pending[:0] = [chunk[:half], chunk[half:]]
-            continue
-        compiled.append((terms, chunk))
-    return compiled
 
 
 # --- built-in detectors ---------------------------------------------------------------------

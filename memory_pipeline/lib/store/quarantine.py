@@ -12,6 +12,12 @@ from collections.abc import Iterable
 from memory_pipeline.lib.store.database import QUARANTINE_TABLE, table_exists
 
 
+def releasable_entries(conn: sqlite3.Connection, present: set[str], held: frozenset[str], written: set[str]) -> set[str]:
+    """Quarantined entries that are done: written now, or gone from a file that could be read."""
+    waiting = waiting_entries(conn)
+    return {i for i, source in waiting.items() if i in written or (i not in present and source not in held)}
+
+
 def waiting_entries(conn: sqlite3.Connection | None) -> dict[str, str]:
     """Quarantined entry ids and the file (source) each comes from."""
     if conn is None or not table_exists(conn, QUARANTINE_TABLE):

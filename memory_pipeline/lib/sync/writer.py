@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
-from dataclasses import dataclass
-
-import pandas as pd
 
 from memory_pipeline.lib.choices import REMOVAL_POLICIES
 from memory_pipeline.lib.hermes.hashing import entry_id as entry_id_of
@@ -15,42 +12,18 @@ from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import tag_written
-from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG, StoreError, write_transaction
+from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG, write_transaction
 from memory_pipeline.lib.store.fact_writes import FactWrites
-from memory_pipeline.lib.store.quarantine import quarantine, release, waiting_entries
+from memory_pipeline.lib.store.quarantine import quarantine, releasable_entries, release
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.ledger import ledger_exists, ledger_fingerprint, ledger_problems
 from memory_pipeline.lib.sync.retirement import merge_tags, retire, unbacked_facts_to_retire
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
+from memory_pipeline.lib.sync.sync_report import LedgerCorrupt, StaleDiff, SyncReport
 
 # Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
 _RESET_TAGS = frozenset(SOURCE_FILES) | {RETIRED_TAG}
-
-
-class LedgerCorrupt(StoreError):
-    """The ledger breaks its invariants: nothing is written until it is repaired."""
-
-
-class StaleDiff(StoreError):
-    """The ledger changed between the diff and the write (another sync ran meanwhile)."""
-
-
-@dataclass
-class SyncReport:
-    added: int = 0  # facts written for `add` decisions (new rows, or collapsed onto an identical one)
-    updated: int = 0  # facts rewritten in place for `update` decisions
-    unchanged: int = 0  # entries
-    removed: int = 0  # entries that vanished from the files
-    compacted: int = 0  # entries shortened to a pointer summary: ledger re-keyed, facts untouched
-    retired_facts: int = 0
-    deleted_facts: int = 0
-    quarantined: int = 0  # entries left pending for the next run
-    tagged_private: int = 0  # written facts tagged private in the same transaction
-    mirrors_adopted: int = 0  # Holographic mirror rows taken into their entry's facts
-    mirrors_retired: int = 0  # mirror rows of entries that left the files, under the removal policy
-    facts_total: int = 0
-    wrote: bool = False
 
 
 class _Writer(FactWrites):
@@ -242,7 +215,7 @@ def write_sync(
     mirrors = entry_diff.mirrors
     settled = set(diff.loc[diff["status"].isin(["unchanged", "compacted"]), "entry_id"]) | set(ready["entry_id"])
     adoptions = [(e, f) for e, f in mirrors.adopted if e in settled]  # an entry still waiting keeps its mirror for later
-    releasable = _releasable_quarantine(conn, diff, held, set(ready["entry_id"]))
+    releasable = releasable_entries(conn, set(diff.loc[diff["status"] != "removed", "entry_id"]), held, set(ready["entry_id"]))
     # Facts an older sync kept at full trust under `keep` move to `retire` when it is the policy.
     to_retire = unbacked_facts_to_retire(conn, settings) if removal_policy == "retire" and ledger_exists(conn) else []
     if ready.empty and removed.empty and compacted.empty and not (failed or releasable or to_retire or adoptions or mirrors.retired):
@@ -306,15 +279,6 @@ def write_sync(
         report.wrote = True
         watermarks.wrote(conn)
     return report
-
-
-def _releasable_quarantine(conn: sqlite3.Connection, diff: pd.DataFrame, held: frozenset[str], written: set[str]) -> set[str]:
-    """Quarantined entries that are done: written now, or gone from a file that could be read."""
-    waiting = waiting_entries(conn)
-    if not waiting:
-        return set()
-    present = set(diff.loc[diff["status"] != "removed", "entry_id"])
-    return {i for i, source in waiting.items() if i in written or (i not in present and source not in held)}
 
 
 def _count_facts(conn: sqlite3.Connection) -> int:

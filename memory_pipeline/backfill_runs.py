@@ -1,0 +1,68 @@
+"""Waiting for the re-tag backfill on a running Dagster daemon: the path `memory-pipeline sync
+--retag` takes when the UI or a server runs (the keyword-list sensor launches the same backfill)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import dagster as dg
+
+from memory_pipeline.runs import ProfileRun, profile_run, resources_config
+
+
+class BackfillNotFinished(Exception):
+    """The daemon stopped, or took too long, before a submitted backfill ended. One line."""
+
+
+_BACKFILL_ENDED = {"COMPLETED", "COMPLETED_SUCCESS", "COMPLETED_FAILED", "FAILED", "CANCELED"}
+_BACKFILL_ID_TAG = "dagster/backfill"  # Dagster's own tag on every run a backfill launches
+
+
+def daemon_runs_backfills(instance: dg.DagsterInstance) -> bool:
+    """Whether a Dagster daemon (the UI's, or a server's) is alive on this instance to run a backfill."""
+    status = instance.get_daemon_statuses(["BACKFILL"]).get("BACKFILL")
+    return bool(status is not None and status.healthy)
+
+
+def run_retag_backfill(
+    instance: dg.DagsterInstance,
+    hermes_home: Path,
+    profiles: list[str],
+    keywords_sha256: str,
+    resource_config: dict[str, dict] | None = None,
+    *,
+    on_start: Callable[[str], None] | None = None,
+    on_done: Callable[[ProfileRun], None] | None = None,
+    timeout_s: float = 900.0,
+) -> tuple[str, list[ProfileRun]]:
+    """The re-tag as one backfill on the running daemon (what the keyword-list sensor launches),
+    waited for; its id and what each profile's run did."""
+    from memory_pipeline.defs.backfills import submit_retag_backfill
+
+    backfill_id = submit_retag_backfill(instance, profiles, keywords_sha256, resources_config(hermes_home, resource_config))
+    for profile in profiles:
+        if on_start is not None:
+            on_start(profile)
+    deadline = time.monotonic() + timeout_s
+    while (status := instance.get_backfill(backfill_id).status.value) not in _BACKFILL_ENDED:
+        if time.monotonic() > deadline or not daemon_runs_backfills(instance):
+            raise BackfillNotFinished(
+                f"backfill {backfill_id} is still {status.lower()}: the Dagster daemon stopped or is slow; the UI's Backfills view shows it"
+            )
+        time.sleep(0.5)
+    runs = []
+    for profile in profiles:
+        found = instance.get_runs(filters=dg.RunsFilter(tags={_BACKFILL_ID_TAG: backfill_id, "dagster/partition": profile}), limit=1)
+        if not found:
+            runs.append(ProfileRun(profile, False, "", 0.0, error=f"backfill {backfill_id} ({status.lower()}) ran nothing for {profile}"))
+        else:
+            run_id = found[0].run_id
+            stats = instance.get_run_stats(run_id)
+            events = [entry.dagster_event for entry in instance.all_logs(run_id) if entry.dagster_event is not None]
+            success = found[0].status == dg.DagsterRunStatus.SUCCESS
+            runs.append(profile_run(instance, events, run_id, profile, success, (stats.end_time or 0.0) - (stats.start_time or 0.0)))
+        if on_done is not None:
+            on_done(runs[-1])
+    return backfill_id, runs
