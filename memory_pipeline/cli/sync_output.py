@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memory_pipeline.cli.common import shown_path
 from memory_pipeline.lib.audit.checks import fix_command, last_report
-from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
 from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
 from memory_pipeline.lib.store.database import PRIVATE_TAG, has_tag_sql, opened
 from memory_pipeline.lib.store.settings import holographic_settings
@@ -126,8 +126,8 @@ def entry_title(text: str | None) -> str:
     line = " ".join((text or "").split())
     if line.startswith("**") and "**" in line[2:]:
         line = line[2 : line.index("**", 2)]
-    elif ":" in line[:40]:
-        line = line[: line.index(":")]
+    else:
+        line = title_entity(line) or line
     return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1] + "…"
 
 

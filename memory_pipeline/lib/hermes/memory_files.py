@@ -228,9 +228,11 @@ def fact_pointers(text: str) -> list[int]:
     return [int(n) for m in FACT_POINTER.finditer(text) for n in m.group(1).split("/")]
 
 
-# `**Title**: …` or `Title: …` on the entry's first line names its entity.
+# `**Title**: …`, `Title: …` or `标题：…` on the entry's first line names its entity. A full-width
+# colon ends a title wherever it stands; an ASCII one only when white space follows and no digit
+# comes before it, so a time (`22:00`) or a URL (`https://`) is never cut.
 _BOLD_TITLE = re.compile(r"^\*\*(.+?)\*\*\s*[:：]")
-_PLAIN_TITLE = re.compile(r"^([^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s")
+_PLAIN_TITLE = re.compile(r"^([^\s:：*`][^:：\n`]{0,40}?)\s*(?:：|(?<!\d):(?=\s))")
 _MAX_TITLE_WORDS = 4
 _MAX_TITLE = 40
 

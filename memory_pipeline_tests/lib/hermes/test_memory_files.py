@@ -150,3 +150,15 @@ def test_bom_finding_names_both_hermes_readings(tmp_path):
     assert "Hermes 0.19.0 keeps it inside the first entry" in details["bom"] and "current Hermes strips it" in details["bom"]
     assert details["hermes_parse_differs"].startswith("Hermes 0.19.0 reads 2 entries from MEMORY.md, the pipeline 2 (same count")
     assert details["hermes_parse_differs"].endswith("current Hermes reads the pipeline's entries")
+
+
+def test_a_title_keeps_times_and_urls_whole():
+    from memory_pipeline.cli.sync_output import entry_title
+    from memory_pipeline.lib.hermes.memory_files import title_entity
+
+    assert title_entity("每日复盘提醒：22:00 写日记，复盘当天") == "每日复盘提醒"  # the full-width colon, not the time's
+    assert title_entity("缓存实测）：API=https://example.com/v1 很快") == "缓存实测）"
+    assert title_entity("Backups: restic to the NAS") == "Backups"
+    assert title_entity("Standup at 9:30 in room Orion") is None  # a time is no title boundary
+    assert title_entity("See https://example.com: the docs") is None  # nor is a URL's scheme
+    assert entry_title("每日复盘提醒：22:00 写日记") == "每日复盘提醒" and entry_title("**Deploy**: staging") == "Deploy"
