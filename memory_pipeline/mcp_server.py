@@ -50,7 +50,7 @@ class MemoryServer:
             raise ToolError(f"this server serves profile {self.profile!r} only")
         found = [p for p in known if p.name == chosen]
         if not found:
-            raise ToolError(f"no profile named {chosen!r}; profiles: {', '.join(p.name for p in known) or 'none'}")
+            raise ToolError(f"no profile named {chosen!r} (profiles: {', '.join(p.name for p in known) or 'none'})")
         return found
 
     def _withheld(self, found: Found) -> dict:

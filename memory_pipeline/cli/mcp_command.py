@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, hermes_home
-from memory_pipeline.lib.hermes.profiles import discover_profiles
+from memory_pipeline.lib.hermes.profiles import ProfileNotFound, get_profile
 
 
 def register(commands) -> None:
@@ -22,8 +22,10 @@ def run(args: argparse.Namespace) -> int:
     from memory_pipeline.mcp_server import build_server
 
     home = hermes_home(args)
-    names = [p.name for p in discover_profiles(home)]
-    if args.profile and args.profile not in names:
-        raise CommandError(f"{home}: no profile named {args.profile!r}; profiles: {', '.join(names)}")
+    if args.profile:
+        try:
+            get_profile(home, args.profile)
+        except ProfileNotFound as exc:
+            raise CommandError(str(exc)) from None
     build_server(home, args.profile, args.include_private).run("stdio")
     return 0

@@ -2,6 +2,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline_tests.store_helpers import said
@@ -81,7 +83,7 @@ def test_unreadable_file_one_line_error_and_exit_1(capsys, demo_home):
 
 def test_unknown_profile_is_a_clear_error(capsys, demo_home):
     assert main(["entries", "--hermes-home", str(demo_home), "--profile", "nope"]) == 2
-    assert said(capsys.readouterr().err) == [f"memory-pipeline: {demo_home.resolve()}: no profile named 'nope'"]
+    assert said(capsys.readouterr().err) == [f"memory-pipeline: {demo_home.resolve()}: no profile named 'nope' (profiles: default, work)"]
 
 
 def test_table_output_through_the_installed_command(demo_home):
@@ -92,3 +94,12 @@ def test_table_output_through_the_installed_command(demo_home):
         check=True,
     ).stdout
     assert "work/MEMORY.md: 5 entries, 524/2200 chars (24%), Hermes reads 5" in out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["entries"], ["sync"], ["status"], ["audit"], ["search", "部署"], ["mirrors"], ["compact"], ["ledger", "export", "-"], ["mcp"]],
+)
+def test_every_command_lists_the_profiles_when_the_one_named_is_not_there(capsys, demo_home, command):
+    assert main([*command, "--hermes-home", str(demo_home), "--profile", "nope"]) == 2
+    assert "no profile named 'nope' (profiles: default, work)" in capsys.readouterr().err

@@ -126,10 +126,11 @@ def memory_files_digest(profile: Profile) -> str:
 
 
 def get_profile(hermes_home: Path, name: str) -> Profile:
-    for profile in discover_profiles(hermes_home):
+    profiles = discover_profiles(hermes_home)
+    for profile in profiles:
         if profile.name == name:
             return profile
-    raise ProfileNotFound(f"{hermes_home}: no profile named {name!r}")
+    raise ProfileNotFound(f"{hermes_home}: no profile named {name!r} (profiles: {', '.join(p.name for p in profiles) or 'none'})")
 
 
 def char_limits(config_path: Path) -> dict[str, int]:
