@@ -42,4 +42,9 @@ def test_clear_errors(capsys, demo_home):
     assert "no fact store yet for profile default, work" in capsys.readouterr().err
     sync_json(capsys, demo_home, "--profile", "default")
     assert main(["search", "x", "--hermes-home", str(demo_home)]) == 2
-    assert said(capsys.readouterr().err) == ["memory-pipeline: a search query needs at least 2 characters"]
+    assert said(capsys.readouterr().err) == [
+        "memory-pipeline: a search query needs at least 2 characters, or one Chinese, Japanese or Korean character"
+    ]
+    assert main(["search", "署", "--hermes-home", str(demo_home), "--json"]) == 0  # one character is a word there
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert results and all("署" in r["content"] for r in results)

@@ -23,7 +23,9 @@ PAIR_SEPARATOR = "\x1f"
 # BM25 ranks at most this many of a query's newest matches (a common word costs no more than a rare one).
 RANK_WINDOW = 250
 # Runs of Chinese, Japanese or Korean characters in a message: what Holographic's own index cannot split.
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{_CJK}]{{2,}}")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
 
 
 class SearchError(ValueError):
@@ -57,9 +59,15 @@ def match_expression(query: str) -> str:
     """The FTS5 query answering `query` as a case-insensitive substring."""
     text = query.strip()
     if len(text) < 2:
-        raise SearchError("a search query needs at least 2 characters")
+        raise SearchError("a search query needs at least 2 characters, or one Chinese, Japanese or Korean character")
     column = "pairs" if len(text) == 2 else "content"
     return f"{{{column}}} : {_phrase(column, text)}"
+
+
+def _one_character(query: str) -> str | None:
+    """A query of one Chinese, Japanese or Korean character (`船`, `飞`: a word of its own there)."""
+    text = query.strip()
+    return text if len(text) == 1 and _CJK_CHAR.match(text) else None
 
 
 _PRIVATE = has_tag_sql(PRIVATE_TAG, "f.tags", case_sensitive=False)
@@ -81,12 +89,15 @@ def search(
     below the agent's prefetch threshold), each best BM25 first, newest first among equals.
     Private facts only on request; how many were left out is said. `judged_only` leaves out a
     fact whose text changed since the pipeline indexed it (and so judged it private or not)."""
-    rows = conn.execute(
-        f"""SELECT f.fact_id, f.content, f.category, f.tags, bm25({INDEX_TABLE}), {_PRIVATE}, {_RETIRED}, {_AS_INDEXED}
-            FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid
-            WHERE {INDEX_TABLE} MATCH ? ORDER BY m.rowid DESC LIMIT ?""",
-        (match_expression(query), RANK_WINDOW),
-    ).fetchall()
+    columns = f"f.fact_id, f.content, f.category, f.tags, {{score}}, {_PRIVATE}, {_RETIRED}, {_AS_INDEXED}"
+    joined = f"FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid"
+    single = _one_character(query)
+    if single is not None:  # no trigram holds one character: the indexed texts scanned, newest first, unscored
+        sql = f"SELECT {columns.format(score='0.0')} {joined} WHERE instr(m.content, ?) > 0 ORDER BY m.rowid DESC LIMIT ?"
+        rows = conn.execute(sql, (single, RANK_WINDOW)).fetchall()
+    else:
+        sql = f"SELECT {columns.format(score=f'bm25({INDEX_TABLE})')} {joined} WHERE {INDEX_TABLE} MATCH ? ORDER BY m.rowid DESC LIMIT ?"
+        rows = conn.execute(sql, (match_expression(query), RANK_WINDOW)).fetchall()
     judged = [r for r in rows if r[7] or not judged_only]
     shown = [r for r in judged if include_private or not r[5]]
     shown.sort(key=lambda r: (r[6], r[4], -r[0]))  # current before retired; bm25 lower-is-better; newest first

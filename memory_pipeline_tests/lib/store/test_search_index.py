@@ -66,10 +66,13 @@ def test_index_follows_facts_hermes_writes(demo_store):
         assert sync_search_index(conn).changed == 0
 
 
-def test_short_query_is_refused(demo_store):
+def test_short_query_is_refused_but_one_cjk_character_is_a_word(demo_store):
     with opened(demo_store) as conn:
         with pytest.raises(SearchError, match="at least 2 characters"):
-            search(conn, " 部 ")
+            search(conn, " x ")
+        found = search(conn, " 部 ").facts
+        everything = conn.execute("SELECT count(*) FROM facts WHERE instr(content, '部') > 0 AND tags NOT LIKE '%private%'").fetchone()[0]
+        assert found and all("部" in f["content"] for f in found) and len(found) == min(10, everything)
         assert search(conn, 'a"b').facts == []  # quotes are data, never FTS syntax
 
 
