@@ -27,6 +27,8 @@ from memory_pipeline.lib.sync.state import RunInputs
 SYNC_JOB = "memory_sync_job"
 # Which process runs a CLI run: a run whose process died (SIGKILL, power cut) is found by them.
 PID_TAG, HOST_TAG = "memory-pipeline/pid", "memory-pipeline/host"
+# Who launched a run, readable in the UI's runs list (Dagster's own says only "Manually launched").
+LAUNCHED_BY_TAG = "memory_pipeline/launched_by"
 
 
 @dataclass
@@ -217,7 +219,7 @@ def _execute(instance: dg.DagsterInstance, job, run_config: dict, selection, pro
     aside, so a full disk is one line (the run's error, or `OutOfSpace` when the run could not be
     recorded at all) instead of a traceback per event; anything else it wrote is passed on."""
     started, captured = time.perf_counter(), io.StringIO()
-    tags = {"dagster/partition": profile, PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()}
+    tags = {"dagster/partition": profile, LAUNCHED_BY_TAG: "cli", PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()}
     try:
         with (
             contextlib.redirect_stderr(captured),

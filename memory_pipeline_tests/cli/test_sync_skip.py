@@ -41,6 +41,12 @@ def test_an_unchanged_profile_is_skipped_without_a_run(capsys, synced_home):
     ]
     forced = _sync(capsys, synced_home, "--force", "--profile", "work")
     assert forced["work"]["skipped"] is False and _runs(synced_home) == runs + 1
+    instance = local_instance(synced_home)
+    try:  # the UI's runs list says who launched it
+        (latest,) = instance.get_runs(filters=dg.RunsFilter(job_name="memory_sync_job"), limit=1)
+        assert latest.tags["memory_pipeline/launched_by"] == "cli" and latest.tags["dagster/partition"] == "work"
+    finally:
+        instance.dispose()
 
 
 def test_a_file_edit_a_hermes_write_or_a_keyword_edit_is_not_skipped(capsys, synced_home, tmp_path):
