@@ -15,7 +15,7 @@ from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.ledger_tsv import export_rows, import_tsv
+from memory_pipeline.lib.sync.ledger_tsv import export_rows, import_tsv, section_of, sections
 
 STDIO = "-"
 
@@ -66,6 +66,18 @@ def _export(args: argparse.Namespace, profiles: list[Profile]) -> int:
     return 0
 
 
+def _profile_section(text: str, profile: str, args: argparse.Namespace) -> str:
+    """What of a whole-home export belongs to the profile imported into; a plain TSV as it is."""
+    names = sections(text)
+    if not names:
+        return text
+    if len(names) > 1 and not args.profile:
+        raise CommandError(f"{args.path}: holds the ledgers of profiles {', '.join(names)}; choose one with --profile")
+    if profile not in names:
+        raise CommandError(f"{args.path}: holds the ledgers of profiles {', '.join(names)}, not {profile}; nothing imported")
+    return section_of(text, profile)
+
+
 def _import(args: argparse.Namespace, profiles: list[Profile]) -> int:
     if len(profiles) > 1:
         raise CommandError(f"import into which profile? give --profile ({', '.join(p.name for p in profiles)})")
@@ -76,6 +88,7 @@ def _import(args: argparse.Namespace, profiles: list[Profile]) -> int:
         text = read_text_file(Path(args.path))
         if text is None:
             raise CommandError(f"{args.path}: no such ledger file")
+    text = _profile_section(text, profile.name, args)
     store_path = holographic_settings(profile.home).db_path
     if not store_path.is_file():
         raise CommandError(f"{store_path}: fact store does not exist; the ledger's fact ids must point into it")

@@ -82,3 +82,27 @@ def test_import_reads_stdin_and_needs_a_profile_when_there_are_several(capsys, m
     monkeypatch.setattr("sys.stdin", io.StringIO(exported))
     assert main(["ledger", "import", "-", "--hermes-home", str(synced_home), "--profile", "work"]) == 0
     assert "imported 8 ledger rows into profile work (8 matched" in capsys.readouterr().out
+
+
+def test_a_whole_home_export_imports_only_the_profiles_own_section_and_changes_nothing(capsys, synced_home, tmp_path):
+    from memory_pipeline_tests.store_helpers import query, sync_json
+
+    def ledger(db):  # what the ledger says: which entry backs which fact (the TSV carries no extractor)
+        return sorted(query(db, "SELECT entry_id, source, entry_sha256, fact_id, status FROM memory_pipeline_ledger"))
+
+    exported = tmp_path / "ledger.tsv"
+    assert main(["ledger", "export", str(exported), "--hermes-home", str(synced_home)]) == 0
+    stores = {"default": synced_home / "memory_store.db", "work": synced_home / "profiles" / "work" / "memory_store.db"}
+    before = {name: ledger(db) for name, db in stores.items()}
+    capsys.readouterr()
+    for name, entries in (("work", 8), ("default", 23)):
+        assert main(["ledger", "import", str(exported), "--hermes-home", str(synced_home), "--profile", name]) == 0
+        assert f"imported {entries} ledger rows into profile {name} ({entries} matched" in capsys.readouterr().out
+    after = {name: ledger(db) for name, db in stores.items()}
+    assert after == before  # export, then import: nothing changed
+    profiles = {p["profile"]: p for p in sync_json(capsys, synced_home, "--force")["profiles"]}
+    assert {(p["removed"], p["added"]) for p in profiles.values()} == {(0, 0)} and "layer_counts" not in profiles["work"]["failing_checks"]
+
+    (synced_home / "profiles" / "ops" / "memories").mkdir(parents=True)
+    assert main(["ledger", "import", str(exported), "--hermes-home", str(synced_home), "--profile", "ops"]) == 2
+    assert "holds the ledgers of profiles default, work, not ops; nothing imported" in capsys.readouterr().err

@@ -29,6 +29,24 @@ class ImportReport:
     bad_lines: list[int] | None = None  # line numbers (never content) of rejected rows
 
 
+_SECTION = re.compile(r"^# profile: (\S+)\s*$")
+
+
+def sections(text: str) -> list[str]:
+    """The profiles a ledger file holds a `# profile: NAME` section for (what `export` writes)."""
+    return list(dict.fromkeys(m.group(1) for line in text.splitlines() if (m := _SECTION.match(line))))
+
+
+def section_of(text: str, profile: str) -> str:
+    """The file with every line outside `profile`'s section blanked (line numbers kept for the report)."""
+    kept, inside = [], False
+    for line in text.splitlines():
+        if match := _SECTION.match(line):
+            inside = match.group(1) == profile
+        kept.append(line if inside else "")
+    return "\n".join(kept) + "\n"
+
+
 def export_rows(conn: sqlite3.Connection) -> list[str]:
     """The active ledger rows as TSV lines (each ending in a newline)."""
     rows = conn.execute(
