@@ -31,7 +31,7 @@ WRITER = textwrap.dedent(
 
 
 def test_syncs_during_a_busy_hermes_raise_no_error(capsys, synced_home):
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(synced_home), "8"], stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(synced_home), "5"], stdout=subprocess.PIPE, text=True)
     codes = []
     try:
         time.sleep(0.5)

@@ -37,7 +37,6 @@ def _fill(disk, free_kb: int):
 CASES = {
     # where the small disk is: the whole home (the instance and data directory inside it), at three levels
     "home, 20 KB free": ("home", 20),
-    "home, 200 KB free": ("home", 200),
     "home, 400 KB free": ("home", 400),
     "the store only": ("store", 0),
     "the data directory only": ("data", 0),

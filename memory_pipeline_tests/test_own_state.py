@@ -35,7 +35,6 @@ def test_a_damaged_file_of_its_own_is_named_before_any_write_and_reset_on_reques
     err = capsys.readouterr().err
     assert f"moved aside {damaged}.damaged-" in err
     assert table_checksums(store) != before and list(damaged.parent.glob(f"{damaged.name}.damaged-*"))
-    assert main(["sync", "--hermes-home", str(synced_home), "--profile", "default", "--force", "--quiet"]) == 0
 
 
 def test_a_damaged_skip_state_only_makes_the_profile_run(capsys, synced_home):

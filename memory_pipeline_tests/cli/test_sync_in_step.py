@@ -54,7 +54,6 @@ def after_the_run(monkeypatch):
 
 def test_an_entry_appended_after_the_run_read_the_files_is_synced_by_the_next_sync(capsys, synced_home, after_the_run):
     memory = synced_home / "memories" / "MEMORY.md"
-    sync_json(capsys, synced_home, "--profile", "default")  # this copy's first sync: its skip state
     made = after_the_run(lambda: _append(memory, "**Late entry**: written while the sync finished"))
     assert profile_result(sync_json(capsys, synced_home, "--profile", "default", "--force"))["skipped"] is False
     assert made, "the hook ran"
@@ -83,7 +82,6 @@ def test_an_entry_appended_during_the_run_is_synced_by_the_next_sync(capsys, syn
 
 def test_a_private_fact_hermes_adds_after_the_run_is_tagged_by_the_next_sync(capsys, synced_home, after_the_run):
     db = synced_home / "memory_store.db"
-    sync_json(capsys, synced_home, "--profile", "default")
     after_the_run(lambda: _hermes_add_fact(db, PRIVATE_FACT))
     sync_json(capsys, synced_home, "--profile", "default", "--force")
     assert "private-person" not in _tags(db, PRIVATE_FACT)
