@@ -93,7 +93,14 @@ class FactWrites:
     def relink(self, fact_id: int, content: str, links: list[tuple[int, str]]) -> None:
         """New entity links and the vector that encodes them (the category's bank follows)."""
         category, old_blob = self.conn.execute("SELECT category, hrr_vector FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        before = self.current_links(fact_id)
         self.set_links(fact_id, links)
+        # An entity this left with no fact at all (a person's name once its fact became private)
+        # would still answer a probe of that name: it goes.
+        self.conn.executemany(
+            "DELETE FROM entities WHERE entity_id = ? AND NOT EXISTS (SELECT 1 FROM fact_entities WHERE entity_id = ?)",
+            [(entity_id, entity_id) for entity_id in before],
+        )
         blob = self.vector(content, links)
         self.conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?", (blob, fact_id))
         self.vector_changed(category, old_blob, category, blob)

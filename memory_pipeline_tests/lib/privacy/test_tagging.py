@@ -73,3 +73,21 @@ def test_vectors_after_tagging_are_what_holographic_computes(store, tmp_path):
     for name, blob in query(copy, "SELECT bank_name, vector FROM memory_banks"):
         (own,) = query(db, "SELECT vector FROM memory_banks WHERE bank_name = ?", (name,))[0]
         assert np.max(np.abs(np.frombuffer(blob) - np.frombuffer(own))) <= 1e-9
+
+
+def test_an_entity_left_with_no_fact_after_a_retag_is_removed(store, tmp_path):
+    db, settings = store
+    linked = query(
+        db,
+        """SELECT e.entity_id, e.name FROM entities e JOIN fact_entities fe USING (entity_id) JOIN facts f USING (fact_id)
+           WHERE f.content LIKE '%restic%'""",
+    )
+    assert linked  # the backups fact's title names its entity
+    with opened(db) as conn:
+        retag_store(conn, _keywords(tmp_path, "restic"), settings)
+    orphans = query(
+        db, "SELECT count(*) FROM entities e WHERE NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = e.entity_id)"
+    )
+    assert orphans == [(0,)]
+    gone = {entity_id for entity_id, _ in linked} - {r[0] for r in query(db, "SELECT entity_id FROM fact_entities")}
+    assert gone and not query(db, f"SELECT 1 FROM entities WHERE entity_id IN ({','.join(map(str, gone))})")
