@@ -32,10 +32,6 @@ def register(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def _current(profile: Profile) -> dict[str, set[str]]:
-    return {r.source: set(r.entries) for r in read_profile(profile)}
-
-
 def _shown(fact_id: int, content: str, keywords) -> str:
     private = keywords is None or bool(private_reasons(content, keywords))
     return f"#{fact_id} (private)" if private else f'#{fact_id} "{entry_title(content)}"'
@@ -55,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         if not store.is_file():
             results.append({"profile": profile.name, "store": str(store), "unexplained": [], "settled": []})
             continue
-        current = _current(profile)
+        current = read_profile(profile)
         try:
             with opened(store, create=args.apply) as conn:
                 rows = {row.fact_id: row for row in mirror_rows(conn)}

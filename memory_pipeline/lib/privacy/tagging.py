@@ -69,7 +69,7 @@ def retag_store(
     under the lock. `watermarks` hears how the store was found and left."""
     if policy not in PRIVACY_POLICIES:
         raise ValueError(f"privacy policy must be one of {', '.join(PRIVACY_POLICIES)}, not {policy!r}")
-    watermarks = watermarks if watermarks is not None else WatermarkChain()
+    watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
     with read_snapshot(conn):
         watermarks.observe(conn)
         report, candidates = _scan(conn, keywords, settings, policy)

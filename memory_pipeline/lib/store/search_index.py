@@ -101,7 +101,7 @@ class IndexSync:
 def sync_search_index(conn: sqlite3.Connection, watermarks: WatermarkChain | None = None) -> IndexSync:
     """Bring `memory_pipeline_fts` in step with `facts`; writes only what differs. `watermarks`
     hears how the store was found (the index itself is not part of a watermark)."""
-    watermarks = watermarks if watermarks is not None else WatermarkChain()
+    watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
     present = table_exists(conn, INDEX_TABLE)
     result = IndexSync()
     stale: list[tuple[int, str, bool]] = []

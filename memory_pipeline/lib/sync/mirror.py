@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from memory_pipeline.lib.hermes.hashing import entry_sha256
+from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
 from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, SOURCE_CATEGORY, table_exists, write_transaction
 
@@ -82,8 +83,9 @@ def known_entry_hashes(conn: sqlite3.Connection) -> set[str]:
     return {str(h) for (h,) in conn.execute(f"SELECT DISTINCT entry_sha256 FROM {LEDGER_TABLE}")}
 
 
-def unexplained_mirrors(rows: list[MirrorRow], current: dict[str, set[str]]) -> list[int]:
+def unexplained_mirrors(rows: list[MirrorRow], readings: list[SourceReading]) -> list[int]:
     """The mirror rows no entry of the files has the text of (what a sync leaves for a person)."""
+    current = {r.source: set(r.entries) for r in readings}
     return [row.fact_id for row in rows if row.content.strip() not in current.get(row.source, set())]
 
 
@@ -148,11 +150,13 @@ def _previous_versions(diff: pd.DataFrame, rows: list[MirrorRow], threshold: flo
     return diff, taken
 
 
-def settle_unexplained(conn: sqlite3.Connection, fact_ids: list[int], current: dict[str, set[str]], *, keep: bool, retire_one) -> list[int]:
+def settle_unexplained(
+    conn: sqlite3.Connection, fact_ids: list[int], readings: list[SourceReading], *, keep: bool, retire_one
+) -> list[int]:
     """Retire (with `retire_one(conn, fact_id)`) or keep as the agent's own the unexplained mirror
     rows named, in one transaction; only those still unexplained when the lock is held. Their ids."""
     with write_transaction(conn):
-        still = set(unexplained_mirrors(mirror_rows(conn), current))
+        still = set(unexplained_mirrors(mirror_rows(conn), readings))
         chosen = [i for i in dict.fromkeys(fact_ids) if i in still]
         for fact_id in chosen:
             if keep:

@@ -41,12 +41,15 @@ def state_path(data_dir: Path, profile: str) -> Path:
     return data_dir / "last_sync" / f"{profile}.json"
 
 
-def _store_now(path: Path) -> list | None:
-    """The store file's identity and watermark as they are now; None without a store."""
+def _store_now(path: Path, watermark: str | None = None) -> list | None:
+    """The store file's identity and its watermark: as it is now, or the one given (what a run
+    saw, so the store is not read again); None without a store."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
         return None
+    if watermark is not None:
+        return [st.st_dev, st.st_ino, watermark]
     try:
         with opened(path, create=False) as conn:
             return [st.st_dev, st.st_ino, store_watermark(conn)]
@@ -98,10 +101,9 @@ def current_state(profile: Profile, keywords: Path, settings: dict) -> dict | No
 def state_of_run(profile: Profile, keywords: Path, settings: dict, read: RunInputs, config: str) -> dict | None:
     """The same, as the run saw it (never re-read after it: a change made meanwhile must not be
     taken as synced); `config` is the digest taken before the run started."""
-    store = _store_now(holographic_settings(profile.home).db_path)
-    if store is None or "unusable" in store:
+    store = _store_now(holographic_settings(profile.home).db_path, read.store_watermark)
+    if store is None:
         return None
-    store[2] = read.store_watermark
     return _state(profile, keywords, settings, files=read.files, store=store, keywords_sha256=read.keywords_sha256, config=config)
 
 

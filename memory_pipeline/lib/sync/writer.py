@@ -196,7 +196,7 @@ def write_sync(
     entries out. With `privacy` (the keyword list and policy), every fact written is tagged in
     that transaction too, so none is ever visible untagged. `watermarks` hears how the store was
     found and left."""
-    watermarks = watermarks if watermarks is not None else WatermarkChain()
+    watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
     if removal_policy not in REMOVAL_POLICIES:
         raise ValueError(f"removal policy must be one of {', '.join(REMOVAL_POLICIES)}, not {removal_policy!r}")
     diff, held, provenance = entry_diff.frame, entry_diff.held, extraction.provenance

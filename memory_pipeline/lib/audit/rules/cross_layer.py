@@ -138,7 +138,7 @@ def mirror_facts(conn: sqlite3.Connection, settings: HolographicSettings) -> lis
 
 def mirrors_adopted(audit: Audit) -> AuditResult:
     rows = audit.store_side("mirrors_adopted") if audit.inputs.conn is not None else []
-    ids = unexplained_mirrors(rows, {r.source: set(r.entries) for r in audit.inputs.readings})
+    ids = unexplained_mirrors(rows, audit.inputs.readings)
     named = ", ".join(str(i) for i in ids[:_NAMED_IDS]) + (f" and {len(ids) - _NAMED_IDS} more" if len(ids) > _NAMED_IDS else "")
     detail = (
         f"{len(ids)} facts shaped like Holographic's mirror of an entry that no entry backs (fact ids {named}): "
