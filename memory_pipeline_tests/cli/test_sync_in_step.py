@@ -125,3 +125,29 @@ def test_a_clock_that_ran_ahead_does_not_hide_a_later_hermes_edit(capsys, synced
         store.close()
     assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is False
     assert "private-person" in _tags(db, "Standup is at 9:30 with Zhang Wei")
+
+
+def _restore_bank(db, bank: tuple) -> None:
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE memory_banks SET vector = ?, fact_count = ? WHERE bank_name = 'cat:general'", bank)
+    conn.close()
+
+
+def test_a_bank_holographic_rewrote_late_is_settled_by_the_next_sync(capsys, synced_home, after_the_run):
+    """Holographic reads a category's vectors and writes their bundle in two transactions: a
+    rebuild whose read came before another add and whose write came after leaves the bank one fact
+    behind. Written here once the run is over, it changes nothing but the bank."""
+    db = synced_home / "memory_store.db"
+    _hermes_add_fact(db, "Deploy window is Tuesday night")
+    early = query(db, "SELECT vector, fact_count FROM memory_banks WHERE bank_name = 'cat:general'")[0]
+    _hermes_add_fact(db, "Release notes go out on Wednesday")
+    made = after_the_run(lambda: _restore_bank(db, early))
+    sync_json(capsys, synced_home, "--profile", "default", "--force")
+    assert made, "the hook ran"
+    vectors = query(db, "SELECT count(*) FROM facts WHERE category = 'general' AND hrr_vector IS NOT NULL")[0][0]
+    assert query(db, "SELECT fact_count FROM memory_banks WHERE bank_name = 'cat:general'") == [(vectors - 1,)]
+    settled = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    assert settled["skipped"] is False and "index_consistency" not in settled["failing_checks"]
+    assert query(db, "SELECT fact_count FROM memory_banks WHERE bank_name = 'cat:general'") == [(vectors,)]
+    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is True

@@ -8,10 +8,10 @@ import sqlite3
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import retag_store
 from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, write_transaction
-from memory_pipeline.lib.store.fact_writes import FactWrites
+from memory_pipeline.lib.store.fact_writes import FactWrites, banks_off
 from memory_pipeline.lib.store.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
 from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.vector_codec import VectorState, decodable_sql, state_sql
+from memory_pipeline.lib.store.vector_codec import decodable_sql
 
 
 def repair_indexes(conn: sqlite3.Connection, settings: HolographicSettings) -> list[str]:
@@ -45,27 +45,6 @@ def repair_indexes(conn: sqlite3.Connection, settings: HolographicSettings) -> l
     if synced.changed:
         done.append(f"brought the search index in step ({synced.changed} rows)")
     return done
-
-
-def banks_off(conn: sqlite3.Connection, dim: int) -> set[str]:
-    """Categories whose bank is not the bundle Hermes would keep: missing, left over, counting
-    other than its decodable vectors, of another dim, or itself undecodable."""
-    counts = dict(
-        conn.execute(f"SELECT category, count(*) FROM facts WHERE {decodable_sql('hrr_vector', dim)} GROUP BY category").fetchall()
-    )
-    banks = {
-        name[4:]: (count, bank_dim, state)
-        for name, count, bank_dim, state in conn.execute(
-            f"SELECT bank_name, fact_count, dim, {state_sql('vector', dim)} FROM memory_banks WHERE bank_name LIKE 'cat:%'"
-        )
-    }
-    off = {category for category in counts if category not in banks}
-    off |= {
-        category
-        for category, (count, bank_dim, state) in banks.items()
-        if count != counts.get(category, 0) or bank_dim != dim or state <= VectorState.MALFORMED
-    }
-    return off
 
 
 def repair_tags(conn: sqlite3.Connection, keywords: KeywordList, settings: HolographicSettings, policy: str = "tag") -> list[str]:

@@ -1,5 +1,6 @@
-"""What a store holds, as one short digest that any write to a fact, a ledger row or the list of
-facts kept as the agent's own changes, whoever makes it (Hermes' `add_fact` / `update_fact` / `remove_fact`, a sync, a ledger import).
+"""What a store holds, as one short digest that any write to a fact, a ledger row, the list of
+facts kept as the agent's own or a category bank changes, whoever makes it (Hermes' `add_fact` /
+`update_fact` / `remove_fact`, a bank Holographic rewrote late, a sync, a ledger import).
 
 Clock-free by design: a sum of a checksum per row (its id, content, category, tags and trust),
 with the row count and the highest id, so an `updated_at` from a clock that once ran ahead hides
@@ -32,14 +33,15 @@ def _checksum(*columns: str) -> str:
 
 
 def store_watermark(conn: sqlite3.Connection) -> str:
-    """The digest of every fact, ledger row and kept fact id (read in the caller's transaction, if any)."""
+    """The digest of every fact, ledger row, kept fact id and bank (read in the caller's transaction, if any)."""
     conn.create_function(_ROW_CHECKSUM, -1, _row_crc, deterministic=True)
     facts = conn.execute(
         f"SELECT count(*), max(fact_id), {_checksum('fact_id', 'content', 'category', 'tags', 'trust_score')} FROM facts"
     ).fetchone()
     ledger = _row_of(conn, LEDGER_TABLE, f"count(*), {_checksum('entry_id', 'source', 'entry_sha256', 'fact_id', 'status')}")
     kept = _row_of(conn, KEPT_TABLE, "count(*), total(fact_id)")
-    return hashlib.sha256(repr((tuple(facts), ledger, kept)).encode()).hexdigest()[:32]
+    banks = _row_of(conn, "memory_banks", f"count(*), {_checksum('bank_name', 'fact_count', 'dim', 'vector')}")
+    return hashlib.sha256(repr((tuple(facts), ledger, kept, banks)).encode()).hexdigest()[:32]
 
 
 def _row_of(conn: sqlite3.Connection, table: str, aggregates: str) -> tuple | None:

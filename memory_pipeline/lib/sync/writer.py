@@ -13,7 +13,7 @@ from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import tag_written
 from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG, write_transaction
-from memory_pipeline.lib.store.fact_writes import FactWrites
+from memory_pipeline.lib.store.fact_writes import FactWrites, banks_off
 from memory_pipeline.lib.store.quarantine import quarantine, releasable_entries, release
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.watermark import WatermarkChain
@@ -218,13 +218,15 @@ def write_sync(
     releasable = releasable_entries(conn, set(diff.loc[diff["status"] != "removed", "entry_id"]), held, set(ready["entry_id"]))
     # Facts an older sync kept at full trust under `keep` move to `retire` when it is the policy.
     to_retire = unbacked_facts_to_retire(conn, settings) if removal_policy == "retire" and ledger_exists(conn) else []
-    if ready.empty and removed.empty and compacted.empty and not (failed or releasable or to_retire or adoptions or mirrors.retired):
+    nothing_to_write = ready.empty and removed.empty and compacted.empty
+    if nothing_to_write and not (failed or releasable or to_retire or adoptions or mirrors.retired or banks_off(conn, settings.hrr_dim)):
         report.facts_total = _count_facts(conn)
         watermarks.observe(conn)
         return report  # nothing to write: not even a transaction is opened
 
     with write_transaction(conn):
         watermarks.observe(conn)
+        left_behind = banks_off(conn, settings.hrr_dim)  # by a Holographic write racing another
         if ledger_fingerprint(conn) != entry_diff.ledger_fingerprint:
             raise StaleDiff(f"{_db_path(conn)}: the ledger changed since the diff was made; run the sync again")
         problems = ledger_problems(conn)
@@ -274,7 +276,7 @@ def write_sync(
         writer.release(to_retire, removal_policy)
         if privacy is not None:
             report.tagged_private = tag_written(writer, all_written, privacy[0], settings, privacy[1]).tagged
-        writer.rebuild_banks()
+        writer.rebuild_banks_in_full(left_behind)
         report.facts_total = _count_facts(conn)
         report.wrote = True
         watermarks.wrote(conn)
