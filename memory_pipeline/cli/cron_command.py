@@ -46,7 +46,7 @@ def wrapper_script(home) -> str:
         [
             "#!/usr/bin/env bash",
             "# Written by `memory-pipeline cron install`: keeps Hermes' fact store in step with MEMORY.md and USER.md.",
-            "# Silent on a clean sync; one line when a check does not pass; exit status 1 when the sync fails.",
+            "# Silent on a clean sync; one line when a check does not pass (a standing one once); exit status 1 when the sync fails.",
             *exports,
             "exec " + " ".join(shlex.quote(part) for part in command),
             "",

@@ -18,11 +18,29 @@ from memory_pipeline.cli.common import (
     remote_ollama_allowed,
     selected_profiles,
 )
-from memory_pipeline.cli.sync_output import Printer, problems, profile_summary, skipped_summary
+from memory_pipeline.cli.sync_output import (
+    Printer,
+    check_errors,
+    profile_summary,
+    retry_can_fix,
+    run_checks,
+    run_problems,
+    skipped_summary,
+    standing_checks,
+)
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
 from memory_pipeline.lib.privacy.matching import KeywordListError, keyword_list_path, load_keyword_list
-from memory_pipeline.lib.sync.state import config_digest, current_state, forget, record, recorded, state_of_run
+from memory_pipeline.lib.sync.state import (
+    already_said,
+    config_digest,
+    current_state,
+    forget,
+    record,
+    recorded,
+    standing_digest,
+    state_of_run,
+)
 
 
 def register(commands) -> None:
@@ -66,7 +84,9 @@ def register(commands) -> None:
         help="move a damaged file of the pipeline's own (Dagster instance, history) aside and start it afresh",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--quiet", action="store_true", help="for cron: nothing on a clean sync, one line when a check does not pass")
+    parser.add_argument(
+        "--quiet", action="store_true", help="for cron: nothing on a clean sync, one line when a check does not pass (a standing one once)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -106,26 +126,28 @@ def _sync(args: argparse.Namespace) -> int:
         loaded = None  # the run fails before writing, with the list's one-line problem: nothing to name
     names_keywords = loaded if text else None
     printer = Printer(tty=text and sys.stdout.isatty(), asked_extractor=args.extractor, keywords=names_keywords, retag=args.retag)
-    summaries: dict[str, dict] = {name: skipped_summary(home, profiles[name]) for name in skipped}
+    # Per profile, the checks left failing: a skipped profile's stand from its last run's report.
+    failing = {name: standing_checks(home, profiles[name]) for name in skipped}
+    summaries: dict[str, dict] = {name: skipped_summary(home, profiles[name], failing[name]) for name in skipped}
     lines: list[str] = []
     if text:
         for name in skipped:
-            printer.skipped(name)
+            printer.skipped(name, failing[name])
 
     def done(profile_run) -> None:
         summaries[profile_run.profile] = profile_summary(profile_run)
-        found = problems(profile_run)
-        pending = int(profile_run.metadata.get("fact_store", {}).get("quarantined", 0))
-        if found or pending or not profile_run.success:  # pending entries are retried by the next sync
+        lines.extend(run_problems(profile_run))
+        if profile_run.success:
+            failing[profile_run.profile] = run_checks(profile_run)
+        if retry_can_fix(profile_run):  # the next sync runs: quarantined entries are retried
             forget(data_dir, profile_run.profile)
-        else:  # clean: what the run read is what the next sync compares with
+        else:  # what the run read is what the next sync compares with; its failing checks stand
             read = profile_run.inputs_read()
             state = read and state_of_run(profiles[profile_run.profile], keywords, settings, read, configs[profile_run.profile])
             if state:
                 record(data_dir, profile_run.profile, state, profile_run.run_id)
             else:  # a re-tag (no files read), or another writer wrote during the run: the next sync runs
                 forget(data_dir, profile_run.profile)
-        lines.extend(found)
         if text:
             printer.done(profile_run, summaries[profile_run.profile])
 
@@ -163,6 +185,11 @@ def _sync(args: argparse.Namespace) -> int:
             )
     if text and backfill:
         print(f"re-tagged by Dagster backfill {backfill} on the running daemon (the UI's Backfills view shows it)")
+    # For cron, a standing problem is said once, when it appears or changes.
+    said = {name for name in failing if args.quiet and already_said(data_dir, name, standing_digest(failing[name]))}
+    for name in profiles:
+        if name in failing and name not in said:
+            lines.extend(check_errors(name, failing[name]))
     for line in lines:
         print(f"memory-pipeline: {line}", file=sys.stderr)
     ok = not lines
@@ -178,7 +205,9 @@ def _sync(args: argparse.Namespace) -> int:
         )
     elif args.quiet:
         # For cron: silent when all is well, one line when a check does not pass (errors went to stderr).
-        findings = [f"{s['profile']}: {', '.join(s['failing_checks'])}" for s in ordered if s["failing_checks"] and not s["skipped"]]
+        findings = [
+            f"{s['profile']}: {', '.join(s['failing_checks'])}" for s in ordered if s["failing_checks"] and s["profile"] not in said
+        ]
         if ok and findings:
             print(f"memory-pipeline: checks not passing: {'; '.join(findings)} (see `memory-pipeline audit`)")
     return 0 if ok else 1

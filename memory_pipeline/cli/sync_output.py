@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.cli.common import shown_path
-from memory_pipeline.lib.audit.checks import fix_command, last_report
+from memory_pipeline.lib.audit.checks import ERROR, WARN, fix_command, last_report
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
 from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
 from memory_pipeline.lib.store.database import PRIVATE_TAG, has_tag_sql, opened
@@ -69,11 +69,21 @@ def mirror_line(summary: dict) -> str | None:
     return f"Holographic mirror rows: {m['found']} found; {', '.join(p for p in parts if p)}"
 
 
-def skipped_summary(home: Path, profile: Profile) -> dict:
-    """A profile nothing could have changed in since its last clean sync: every entry unchanged,
-    the store's counts as they are, the checks of that sync's audit."""
+def standing_checks(home: Path, profile: Profile) -> list[tuple[str, str, str]]:
+    """The checks the profile's last full run left failing, as its report says: (check, severity,
+    detail). A skipped profile's inputs are as that run read them, so they stand until they change."""
     checks = last_report(pipeline_data_dir(home), profile.name).get("checks", [])
-    failing = sorted(c["name"] for c in checks if not c.get("passed"))
+    return [(str(c["name"]), str(c.get("severity", WARN)), str(c.get("detail", ""))) for c in checks if not c.get("passed")]
+
+
+def run_checks(run) -> list[tuple[str, str, str]]:
+    """The same for a run that just ended."""
+    return [(name, severity, run.details.get(name, "")) for name, passed, severity in run.checks if not passed]
+
+
+def skipped_summary(home: Path, profile: Profile, failing: list[tuple[str, str, str]]) -> dict:
+    """A profile nothing could have changed in since its last sync: every entry unchanged, the
+    store's counts as they are, the checks that sync's audit left failing."""
     store = holographic_settings(profile.home).db_path
     with opened(store, create=False) as conn:
         facts, private = conn.execute(
@@ -95,13 +105,21 @@ def skipped_summary(home: Path, profile: Profile) -> dict:
         "store": str(store),
         "private_facts": int(private),
         "mirrors": dict(NO_MIRRORS),
-        "failing_checks": failing,
+        "failing_checks": sorted(name for name, _, _ in failing),
         "error": None,
     }
 
 
-def problems(run) -> list[str]:
-    """One line per thing a person must look at, each ending with the command that fixes it."""
+def retry_can_fix(run) -> bool:
+    """Whether the same inputs run again may end otherwise: a failed run, entries waiting in
+    quarantine, a memory file that could not be read. Any other failing check stands until the
+    files, the store or the settings change (a person's fix changes them)."""
+    quarantined = int(run.metadata.get("fact_store", {}).get("quarantined", 0))
+    return not run.success or quarantined > 0 or bool(run.metadata.get("parsed_entries", {}).get("unreadable"))
+
+
+def run_problems(run) -> list[str]:
+    """One line per thing about the run itself a person must look at, each ending with the way out."""
     if run.error:
         return [f"sync of profile {run.profile} failed: {run.error}"]
     found = []
@@ -116,9 +134,21 @@ def problems(run) -> list[str]:
             f"profile {run.profile}: {held} synced entries held because {parsed['missing']} is missing; "
             "create it (even empty) to let them go"
         )
-    for check in run.failing_errors:
-        found.append(f"profile {run.profile}: {check} failed: {run.details.get(check, '')}; fix: {fix_command(check, run.profile)}")
     return found
+
+
+def check_errors(profile: str, failing: list[tuple[str, str, str]]) -> list[str]:
+    """The failing ERROR checks, one line each ending with the command that fixes it (stderr)."""
+    return [
+        f"profile {profile}: {name} failed: {detail}; fix: {fix_command(name, profile)}"
+        for name, severity, detail in failing
+        if severity == ERROR
+    ]
+
+
+def check_warnings(profile: str, failing: list[tuple[str, str, str]]) -> list[str]:
+    """The failing WARN checks, as a profile's block shows them."""
+    return [f"  {name}: {detail}; fix: {fix_command(name, profile)}" for name, severity, detail in failing if severity == WARN]
 
 
 def entry_title(text: str | None) -> str:
@@ -173,8 +203,10 @@ class Printer:
         if self.tty:
             sys.stdout.write("\r\x1b[2K")
 
-    def skipped(self, profile: str) -> None:
+    def skipped(self, profile: str, failing: list[tuple[str, str, str]]) -> None:
         print(f"{profile}: unchanged (skipped; --force runs it anyway)")
+        for line in check_warnings(profile, failing):
+            print(line)
 
     def done(self, run, summary: dict) -> None:
         self.clear()
@@ -200,5 +232,5 @@ class Printer:
             print(f"  {line}")
         if len(run.changes) > _NAMED:
             print(f"  … and {len(run.changes) - _NAMED} more (`memory-pipeline entries --profile {run.profile}` lists every entry)")
-        for check in run.failing_warnings:
-            print(f"  {check}: {run.details.get(check, '')}; fix: {fix_command(check, run.profile)}")
+        for line in check_warnings(run.profile, run_checks(run)):
+            print(line)

@@ -35,8 +35,11 @@ def test_an_unchanged_profile_is_skipped_without_a_run(capsys, synced_home):
     assert {p["skipped"] for p in profiles.values()} == {True} and _runs(synced_home) == runs
     assert profiles["default"]["unchanged"] == 23 and profiles["default"]["facts_total"] == 23
     assert main(["sync", "--hermes-home", str(synced_home)]) == 0
+    # The checks the last run left failing stand, said where a run would say them.
     assert capsys.readouterr().out.splitlines() == [
         "default: unchanged (skipped; --force runs it anyway)",
+        "  cap_usage: MEMORY.md 2078/2200 chars (94%); USER.md 325/1375 chars (24%); target ≤ 85%; "
+        "fix: memory-pipeline compact --profile default",
         "work: unchanged (skipped; --force runs it anyway)",
     ]
     forced = _sync(capsys, synced_home, "--force", "--profile", "work")

@@ -141,7 +141,7 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         "parsed_entries",
         WARN,
         "Hermes' own reader sees the same entries as the pipeline.",
-        "memory-pipeline entries --profile {profile}",
+        "make the edit the detail names in the memory file (`memory-pipeline entries --profile {profile}` shows both readings)",
         start=8,
     ),
     CheckSpec(

@@ -154,6 +154,16 @@ def _unreadable(reading: SourceReading, message: str, *, exists: bool) -> Source
     return reading
 
 
+def _boundary_lines(text: str) -> list[int]:
+    """The line number of each boundary, so a finding says which line to delete (one pass)."""
+    lines, line, last = [], 1, 0
+    for match in _BOUNDARY.finditer(text):
+        line += text.count("\n", last, match.start())
+        last = match.start()
+        lines.append(line)
+    return lines
+
+
 def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: bool) -> list[Finding]:
     """Every way the file departs from what Hermes writes. Details never quote entry text."""
     findings: list[Finding] = []
@@ -164,23 +174,34 @@ def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: b
         add(
             "bom",
             f"{name} starts with a UTF-8 byte-order mark: Hermes 0.19.0 keeps it inside the first entry; "
-            "current Hermes strips it, as the pipeline does",
+            "current Hermes strips it, as the pipeline does: remove it",
         )
     crlf = decoded.count("\r\n")
     lone_cr = decoded.count("\r") - crlf
     if crlf or lone_cr:
-        add("crlf", f"{name} has {crlf} CRLF and {lone_cr} bare CR line endings; read as LF")
+        add("crlf", f"{name} has {crlf} CRLF and {lone_cr} bare CR line endings; read as LF: save it with LF line endings")
 
     parts = split_parts(text)
     if len(parts) > 1 and not parts[0].strip():
-        add("leading_delimiter", f"{name} starts with a § line before any entry")
-    empty_between = sum(1 for p in parts[1:-1] if not p.strip())
-    if empty_between:
-        add("doubled_delimiter", f"{name} has {empty_between} empty entries between consecutive § lines")
+        add("leading_delimiter", f"{name} starts with a § line before any entry: delete line {_boundary_lines(text)[0]}")
+    empty = [i for i, p in enumerate(parts[1:-1], start=1) if not p.strip()]
+    if empty:
+        lines = _boundary_lines(text)
+        empty_between = [lines[i] for i in empty]
+        add(
+            "doubled_delimiter",
+            f"{name} has {len(empty_between)} empty entries between consecutive § lines: "
+            f"delete line{'s' if len(empty_between) > 1 else ''} {', '.join(map(str, empty_between[:20]))}"
+            + (f" and {len(empty_between) - 20} more" if len(empty_between) > 20 else ""),
+        )
     first = next((p for p in parts if p.strip()), "")
     first_line = first.strip().split("\n", 1)[0]
     if first and _PREAMBLE_LINE.match(first_line):
-        add("preamble", f"{name} opens with header text ({len(first_line)} chars) that Hermes reads as part of the first entry")
+        line = text.count("\n", 0, text.index(first_line)) + 1
+        add(
+            "preamble",
+            f"{name} opens with header text ({len(first_line)} chars) that Hermes reads as part of the first entry: delete line {line}",
+        )
     if text.endswith("\n"):
         add("trailing_newline", f"{name} ends with a newline; Hermes writes none")
 

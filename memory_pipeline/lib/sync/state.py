@@ -123,3 +123,27 @@ def record(data_dir: Path, profile: str, state: dict, run_id: str) -> None:
 
 def forget(data_dir: Path, profile: str) -> None:
     state_path(data_dir, profile).unlink(missing_ok=True)
+
+
+def standing_digest(failing: list[tuple[str, str, str]]) -> str:
+    """One digest of a profile's failing checks (check, severity, detail): a problem that changes
+    (a file further over its cap) digests differently."""
+    return hashlib.sha256(json.dumps(sorted(failing), ensure_ascii=False).encode()).hexdigest()
+
+
+def _said_path(data_dir: Path, profile: str) -> Path:
+    return data_dir / "last_sync" / f"{profile}.said"
+
+
+def already_said(data_dir: Path, profile: str, digest: str) -> bool:
+    """Whether `sync --quiet` last said exactly these failing checks for the profile; remembers
+    them when not, so a standing problem is said once when it appears or changes."""
+    path = _said_path(data_dir, profile)
+    try:
+        if (read_regular_file(path) or b"").decode() == digest:
+            return True
+    except (UnreadableFile, UnicodeDecodeError):
+        pass  # a damaged note: say it again
+    path.parent.mkdir(parents=True, exist_ok=True)
+    replace_file(path, digest)
+    return False

@@ -180,11 +180,24 @@ def test_quarantined_entry(work):
     assert failing(profile) == {"quarantine_empty"}
 
 
-def test_format_parity(capsys, work):
+def _delete_lines(path, numbers: list[int]) -> None:
+    lines = path.read_text(encoding="utf-8").split("\n")
+    path.write_text("\n".join(line for n, line in enumerate(lines, start=1) if n not in numbers), encoding="utf-8")
+
+
+def test_format_parity_names_the_lines_whose_deletion_makes_it_pass(capsys, work):
     home, profile = work
     path = profile.memory_file("memory")
-    path.write_text("§\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    entries = read_entries(path)
+    path.write_text("§\n" + "\n§\n§\n".join(entries), encoding="utf-8")
     assert failing(profile) == {"format_parity"}
+    code = main(["sync", "--hermes-home", str(home), "--profile", "work"])
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  format_parity:")]
+    assert "starts with a § line before any entry: delete line 1;" in line and "fix: make the edit the detail names" in line
+    doubled = line.split("consecutive § lines: delete lines ")[1].split(";")[0]
+    assert code == 0 and len(doubled.split(", ")) == len(entries) - 1
+    _delete_lines(path, [1, *map(int, doubled.split(", "))])  # what the detail says, nothing else
+    assert failing(profile) == set() and read_entries(path) == entries
 
 
 @pytest.mark.parametrize(

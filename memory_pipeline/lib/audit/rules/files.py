@@ -30,9 +30,19 @@ def cap_usage(audit: Audit) -> AuditResult:
     )
 
 
+# Findings that make Hermes read a file otherwise than the pipeline; each names the edit that ends it.
+_PARITY_CAUSES = ("leading_delimiter", "doubled_delimiter", "bom")
+
+
 def format_parity(audit: Audit) -> AuditResult:
     readings = audit.inputs.readings
-    differs = [f.detail for r in readings for f in r.findings if f.code == "hermes_parse_differs"]
+    differs = [
+        "; ".join(
+            [f.detail for f in r.findings if f.code == "hermes_parse_differs"] + [f.detail for f in r.findings if f.code in _PARITY_CAUSES]
+        )
+        for r in readings
+        if any(f.code == "hermes_parse_differs" for f in r.findings)
+    ]
     unreadable = [r.path.name for r in readings if not r.readable]
     return AuditResult(
         "format_parity",

@@ -1,0 +1,71 @@
+"""A problem only the user can fix (a file over its cap) stands: an unchanged profile is skipped
+all the same and the skip repeats the problem where a run would say it; `--quiet` (cron) says it
+once, when it appears or changes. What a retry can fix (entries in quarantine) still runs."""
+
+import dagster as dg
+
+from memory_pipeline.cli import main
+from memory_pipeline.instance import local_instance
+from memory_pipeline_tests.store_helpers import profile_result, read_entries, said, sync_json, write_entries
+
+
+def _over_cap(home, n: int = 1) -> None:
+    memory = home / "memories" / "MEMORY.md"
+    write_entries(memory, read_entries(memory) + [f"**Overflow {n}**: " + "x " * 150])
+
+
+def _runs(home) -> int:
+    instance = local_instance(home)
+    try:
+        return len(instance.get_runs(filters=dg.RunsFilter(job_name="memory_sync_job")))
+    finally:
+        instance.dispose()
+
+
+def _sync(capsys, home, *args) -> tuple[int, list[str], list[str]]:
+    code = main(["sync", "--hermes-home", str(home), "--profile", "default", *args])
+    out = capsys.readouterr()
+    return code, out.out.splitlines(), said(out.err)
+
+
+def test_an_over_cap_profile_is_skipped_and_its_error_repeated(capsys, synced_home):
+    _over_cap(synced_home)
+    code, _, first = _sync(capsys, synced_home)
+    runs = _runs(synced_home)
+    assert code == 1 and len(first) == 1 and first[0].startswith("memory-pipeline: profile default: cap_usage failed: MEMORY.md")
+    assert first[0].endswith("fix: memory-pipeline compact --profile default")
+    code, out, again = _sync(capsys, synced_home)
+    assert (code, out, again) == (1, ["default: unchanged (skipped; --force runs it anyway)"], first)
+    assert _runs(synced_home) == runs  # no Dagster run for a problem no run can fix
+    payload = sync_json(capsys, synced_home, "--profile", "default")
+    assert payload["ok"] is False and profile_result(payload)["skipped"] is True
+    assert "cap_usage" in profile_result(payload)["failing_checks"]
+
+
+def test_quiet_says_a_standing_problem_once_and_again_when_it_changes(capsys, synced_home):
+    _over_cap(synced_home)
+    code, out, err = _sync(capsys, synced_home, "--quiet")
+    assert code == 1 and out == [] and [line.split(": ")[2] for line in err] == ["cap_usage failed"]
+    assert _sync(capsys, synced_home, "--quiet") == (0, [], [])  # skipped, already said: silent
+    assert _sync(capsys, synced_home, "--quiet", "--force") == (0, [], [])  # a run that finds the same: silent too
+    _over_cap(synced_home, 2)  # further over: a changed problem
+    code, out, err = _sync(capsys, synced_home, "--quiet")
+    assert code == 1 and len(err) == 1 and "cap_usage failed" in err[0]
+    assert _sync(capsys, synced_home, "--quiet") == (0, [], [])
+    code, _, err = _sync(capsys, synced_home)  # on a terminal it is always said
+    assert code == 1 and len(err) == 1
+
+
+def test_a_standing_warning_is_said_once_by_quiet_then_cleared(capsys, synced_home):
+    # The demo's MEMORY.md is above the 85% target; the home's first (quiet) sync said so.
+    assert _sync(capsys, synced_home, "--quiet") == (0, [], [])
+    memory = synced_home / "memories" / "MEMORY.md"
+    write_entries(memory, read_entries(memory) + ["Short note"])  # still above: the detail changed
+    warned = ["memory-pipeline: checks not passing: default: cap_usage (see `memory-pipeline audit`)"]
+    assert _sync(capsys, synced_home, "--quiet") == (0, warned, [])
+    assert _sync(capsys, synced_home, "--quiet") == (0, [], [])
+    write_entries(memory, read_entries(memory)[:5])
+    assert _sync(capsys, synced_home, "--quiet") == (0, [], [])  # passes now: nothing to say
+    write_entries(memory, read_entries(memory) + ["**Again**: " + "y " * 1000])
+    code, out, err = _sync(capsys, synced_home, "--quiet")
+    assert code == 1 and "cap_usage failed" in err[0]
