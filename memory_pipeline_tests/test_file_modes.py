@@ -35,6 +35,6 @@ def test_what_a_sync_writes_is_its_owners_alone(capsys, synced_home, tmp_path, m
 def test_compact_keeps_the_memory_files_mode_and_its_backup_takes_it(capsys, synced_home, open_umask):
     memory = synced_home / "memories" / "MEMORY.md"
     memory.chmod(0o600)  # how Hermes writes it (mkstemp)
-    assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply"]) == 0
+    assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply", "--yes"]) == 0
     (backup,) = memory.parent.glob("MEMORY.md.bak-*")
     assert stat.S_IMODE(memory.stat().st_mode) == 0o600 and stat.S_IMODE(backup.stat().st_mode) == 0o600

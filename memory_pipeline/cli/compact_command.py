@@ -1,4 +1,4 @@
-"""`memory-pipeline compact [--profile NAME] [--target 0.8] [--apply]`: shorten over-budget memory
+"""`memory-pipeline compact [--profile NAME] [--target 0.8] [--apply [--yes]]`: shorten over-budget memory
 files into summaries that point at the facts holding the full text."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 import sqlite3
+import sys
 from typing import TYPE_CHECKING
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
@@ -24,7 +25,12 @@ def register(commands) -> None:
     add_home_argument(parser)
     add_profile_arguments(parser)
     parser.add_argument("--target", type=float, default=COMPACT_TARGET, help=f"share of the cap to fit into (default {COMPACT_TARGET})")
-    parser.add_argument("--apply", action="store_true", help="write the proposal (under Hermes' lock, after a backup), then sync")
+    parser.add_argument(
+        "--apply", action="store_true", help="write the proposal (asked first, under Hermes' lock, after a backup), then sync"
+    )
+    parser.add_argument(
+        "--yes", action="store_true", help="with --apply: write without asking (needed where there is no terminal to ask on)"
+    )
     parser.add_argument(
         "--lock-timeout", type=float, default=10.0, metavar="SECONDS", help="how long to wait for Hermes' lock on the file (default 10)"
     )
@@ -102,7 +108,22 @@ def _compact(args: argparse.Namespace, profile) -> int:
                 _confirm_facts(conn, proposal)
     except StoreError as exc:
         raise CommandError(str(exc)) from None
+    if not (args.yes or _consent(proposals)):
+        print("nothing written")
+        return 0
     return _apply_all(args, profile, proposals)
+
+
+def _consent(proposals: list[Proposal]) -> bool:
+    """Asked on a terminal after the diff; without one, only `--yes` writes."""
+    names = " and ".join(p.path.name for p in proposals)
+    if not sys.stdin.isatty():
+        raise CommandError(f"--apply rewrites {names} and there is no terminal to ask on: add --yes to write the proposal above")
+    try:
+        answer = input(f"\nwrite this to {names} (a backup is kept)? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _print_proposal(profile: str, proposal: Proposal) -> None:
@@ -114,6 +135,11 @@ def _print_proposal(profile: str, proposal: Proposal) -> None:
         )
         return
     print(proposal.diff(), end="")
+    for rewrite in proposal.rewrites:
+        if rewrite.left_out:
+            lines = ", ".join(map(str, rewrite.left_out))
+            pointer = "/".join(map(str, rewrite.fact_ids))
+            print(f"entry {rewrite.position + 1}: line{'s' if len(rewrite.left_out) > 1 else ''} {lines} kept only in fact_store#{pointer}")
     print(
         f"\n{name}: {len(proposal.rewrites)} entries shortened, {_usage(proposal.chars_before, proposal.limit)} → "
         f"{_usage(proposal.chars_after, proposal.limit)}; target {100 * proposal.target:.0f}% "

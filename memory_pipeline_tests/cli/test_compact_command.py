@@ -54,7 +54,7 @@ def test_apply_is_read_back_by_hermes_and_sync_adds_nothing(capsys, synced_home)
     proposal = _proposal(synced_home)
     facts_before = _facts(synced_home)
 
-    assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply"]) == 0
+    assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply", "--yes"]) == 0
     out = capsys.readouterr().out
     assert f"synced profile default: added 0, {len(proposal.rewrites)} entries re-pointed" in out
 
@@ -93,7 +93,7 @@ def test_held_lock_waits_then_gives_up(capsys, synced_home):
     lock = _hold_lock(synced_home)
     try:
         started = time.monotonic()
-        code = main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply", "--lock-timeout", "0.5"])
+        code = main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply", "--yes", "--lock-timeout", "0.5"])
         waited = time.monotonic() - started
     finally:
         lock.close()
@@ -119,6 +119,7 @@ def test_file_changed_between_proposal_and_apply_stops(synced_home):
             "--profile",
             "default",
             "--apply",
+            "--yes",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -138,3 +139,40 @@ def test_file_changed_between_proposal_and_apply_stops(synced_home):
     assert "MEMORY.md: changed since the proposal was made (the agent wrote meanwhile); nothing written" in err
     assert _memory(synced_home).read_text(encoding="utf-8") == agent_wrote
     assert not list((synced_home / "memories").glob("MEMORY.md.bak-*"))
+
+
+def test_apply_without_a_terminal_needs_yes_and_writes_nothing(capsys, synced_home):
+    before = _memory(synced_home).read_bytes()
+    code = main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "+**" in out  # the proposal is shown first
+    assert "there is no terminal to ask on: add --yes" in err
+    assert _memory(synced_home).read_bytes() == before and not list((synced_home / "memories").glob("MEMORY.md.bak-*"))
+
+
+def _compact_on_a_terminal(home, answer: bytes) -> tuple[int, str]:
+    """`compact --apply` with a pseudo-terminal as its standard input, answering its question."""
+    primary, secondary = os.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memory_pipeline.cli", "compact", "--hermes-home", str(home), "--profile", "default", "--apply"],
+        stdin=secondary,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    os.close(secondary)
+    try:
+        os.write(primary, answer)
+        out, _ = process.communicate(timeout=120)
+    finally:
+        os.close(primary)
+    return process.returncode, out.decode()
+
+
+def test_apply_asks_on_a_terminal_and_writes_only_on_yes(synced_home):
+    before = _memory(synced_home).read_bytes()
+    code, out = _compact_on_a_terminal(synced_home, b"n\n")
+    assert code == 0 and "write this to MEMORY.md (a backup is kept)? [y/N]" in out and out.rstrip().endswith("nothing written")
+    assert _memory(synced_home).read_bytes() == before
+    code, out = _compact_on_a_terminal(synced_home, b"y\n")
+    assert code == 0 and "synced profile default: added 0" in out
+    assert _memory(synced_home).read_bytes() != before and len(list((synced_home / "memories").glob("MEMORY.md.bak-*"))) == 1

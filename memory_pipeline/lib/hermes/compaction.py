@@ -47,6 +47,7 @@ class Rewrite:
     before: str
     after: str
     fact_ids: tuple[int, ...]
+    left_out: tuple[int, ...] = ()  # lines of `before` (1-based) only the fact store keeps from now on
 
 
 @dataclass
@@ -81,10 +82,61 @@ class Proposal:
         return "".join(difflib.unified_diff(old, new, f"{self.path.name} (now)", f"{self.path.name} (compacted)"))
 
 
-def shorten(text: str) -> str:
-    """Deterministic one-line summary: the first sentence after the title, cut at a clause
+# A title taken from an entry's first words ends before a clause's punctuation (ASCII or CJK) or an
+# opening bracket, else at white space.
+_CLAUSE_END = re.compile(r"[，、。．；：！？（(【\[「『《〈]|[.,;:!?](?=\s|$)")  # an ASCII stop only before white space (`v2.1`, `22:00`)
+_BRACKETS = {"（": "）", "(": ")", "【": "】", "[": "]", "「": "」", "『": "』", "《": "》", "〈": "〉"}
+_TITLE_CHARS = 24
+_LONGEST_CLAUSE_TITLE = 40
+_STRIP_AFTER_TITLE = " ，,、。．；;：:-—"
+
+
+def _first_words(line: str, limit: int = _TITLE_CHARS) -> str:
+    """The line's first clause when it is short, else its first words within `limit` characters,
+    with every bracket it opens closed (text with no boundary at all is cut at the limit)."""
+    clause = _CLAUSE_END.search(line, 1)
+    spaces = [m.start() for m in re.finditer(r"\s", line[: limit + 1])]
+    if clause and clause.start() <= limit:
+        title = line[: clause.start()]
+    elif len(line) <= limit:
+        title = line
+    elif spaces and spaces[-1] >= limit // 3:
+        title = line[: spaces[-1]]
+    elif clause and clause.start() <= _LONGEST_CLAUSE_TITLE:
+        title = line[: clause.start()]
+    else:
+        title = line[:limit]
+    while (opened := _unclosed(title)) is not None:
+        title = title[:opened]
+    return title.rstrip(_STRIP_AFTER_TITLE) or line[:limit]
+
+
+def _unclosed(text: str) -> int | None:
+    """The position of the first bracket left open in `text`, if any."""
+    stack: list[tuple[int, str]] = []
+    for i, ch in enumerate(text):
+        if ch in _BRACKETS:
+            stack.append((i, _BRACKETS[ch]))
+        elif stack and ch == stack[-1][1]:
+            stack.pop()
+    return stack[0][0] if stack else None
+
+
+def entry_title(text: str) -> tuple[str, str]:
+    """(title, body): the entry's own title (`**Title**:`, `Title:`) and what follows it, else its
+    first words and the rest, so a summary of the body never repeats the title."""
+    stripped = text.strip()
+    if title := title_entity(stripped):
+        return title, _TITLE_PREFIX.sub("", stripped, count=1)
+    first_line = " ".join(stripped.split("\n", 1)[0].split())
+    title = _first_words(first_line)
+    rest = " ".join(stripped.split())[len(title) :].lstrip(_STRIP_AFTER_TITLE)
+    return title, rest
+
+
+def shorten(body: str) -> str:
+    """Deterministic one-line summary of an entry's body: its first sentence, cut at a clause
     boundary when it is still longer than MAX_SUMMARY_CHARS."""
-    body = _TITLE_PREFIX.sub("", text.strip(), count=1) if title_entity(text) else text.strip()
     body = " ".join(body.split())
     end = _SENTENCE_END.search(body)
     sentence = (body[: end.end()].strip() if end else body).rstrip("；;，, ")
@@ -94,9 +146,15 @@ def shorten(text: str) -> str:
     return sentence[: cuts[-1] if cuts and cuts[-1] > MAX_SUMMARY_CHARS // 3 else MAX_SUMMARY_CHARS].rstrip() + "…"
 
 
-def pointer_entry(text: str, fact_ids: tuple[int, ...], summary: str) -> str:
-    title = title_entity(text) or " ".join(text.split()[:3])[:24]
-    return f"**{title} (→ fact_store#{'/'.join(map(str, fact_ids))})**: {summary}"
+def lines_left_out(text: str, summary: str) -> tuple[int, ...]:
+    """The entry's lines (1-based, after its first) of which the summary keeps nothing: from then
+    on only the fact store holds them."""
+    lines = [line.strip() for line in text.strip().split("\n")]
+    return tuple(n for n, line in enumerate(lines[1:], start=2) if line and line[:12] not in summary)
+
+
+def pointer_entry(title: str, fact_ids: tuple[int, ...], summary: str) -> str:
+    return f"**{title} (→ fact_store#{'/'.join(map(str, fact_ids))})**" + (f": {summary}" if summary else ":")
 
 
 def propose(
@@ -122,11 +180,13 @@ def propose(
         fact_ids = tuple(sorted(synced.get((reading.source, short_hash(entry_sha256(text))), ())))
         if not fact_ids or fact_pointers(text):
             continue
-        shorter = pointer_entry(text, fact_ids, summarise(text))
+        title, body = entry_title(text)
+        summary = summarise(body)
+        shorter = pointer_entry(title, fact_ids, summary)
         if len(shorter) >= len(text) or shorter in proposal.after:
             continue
         proposal.after[position] = shorter
-        proposal.rewrites.append(Rewrite(position, text, shorter, fact_ids))
+        proposal.rewrites.append(Rewrite(position, text, shorter, fact_ids, lines_left_out(text, summary)))
     return proposal
 
 
