@@ -114,12 +114,10 @@ def _changes(instance: dg.DagsterInstance, profile: str) -> list[dict]:
 
 
 def resources_config(hermes_home: Path, resource_config: dict[str, dict] | None) -> dict:
-    return {
-        "resources": {
-            "hermes": {"config": {"hermes_home": str(hermes_home)}},
-            **{key: {"config": config} for key, config in (resource_config or {}).items()},
-        }
-    }
+    resources = {key: {"config": config} for key, config in (resource_config or {}).items()}
+    hermes = resources.setdefault("hermes", {"config": {}})
+    hermes["config"] = {**hermes["config"], "hermes_home": str(hermes_home)}
+    return {"resources": resources}
 
 
 def profile_run(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline.cli.common import (
     CommandError,
+    add_cap_target_argument,
     add_home_argument,
     add_profile_arguments,
     hermes_home,
@@ -37,19 +38,28 @@ def register(commands) -> None:
     parser.add_argument(
         "--repair", action="store_true", help="fix what is safe to fix mechanically (FTS rebuild, vectors and banks, tags, pending entries)"
     )
+    add_cap_target_argument(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--verbose", action="store_true", help="list the checks that pass too")
     parser.set_defaults(run=run)
 
 
-def _audit(profile: Profile, home: Path, keywords: KeywordList) -> list[AuditResult]:
+def _audit(profile: Profile, home: Path, keywords: KeywordList, cap_target: float | None = None) -> list[AuditResult]:
     # The audit engine (pandas, DuckDB) is imported by the commands that run it: `--help` stays quick.
     from memory_pipeline.lib.audit.engine import AuditInputs, run_audits
 
     settings = holographic_settings(profile.home)
     with opened(settings.db_path, create=False, missing_ok=True) as conn:
         return run_audits(
-            AuditInputs(read_profile(profile), conn, settings, keywords, data_dir=pipeline_data_dir(home), profile=profile.name)
+            AuditInputs(
+                read_profile(profile),
+                conn,
+                settings,
+                keywords,
+                data_dir=pipeline_data_dir(home),
+                profile=profile.name,
+                cap_target=cap_target or profile.cap_target(),
+            )
         )
 
 
@@ -94,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     profiles = []
     try:
         for profile in selected_profiles(args, home):
-            results = _audit(profile, home, keywords)
+            results = _audit(profile, home, keywords, args.cap_target)
             if args.repair:
                 failing = {r.name for r in results if not r.passed}
                 done, failed = _repair(profile, home, keywords, failing)
@@ -102,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
                     print(f"{profile.name}: repaired: {line}", file=sys.stderr if args.json else sys.stdout)
                 for line in failed:
                     print(f"{profile.name}: not repaired: {line}", file=sys.stderr)
-                results = _audit(profile, home, keywords) if failing else results
+                results = _audit(profile, home, keywords, args.cap_target) if failing else results
             profiles.append((profile.name, results))
     except StoreError as exc:
         raise CommandError(str(exc)) from None

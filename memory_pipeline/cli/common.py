@@ -42,6 +42,23 @@ def add_profile_arguments(parser: argparse.ArgumentParser, *, all_flag: bool = F
         group.add_argument("--all-profiles", action="store_true", help="every profile (the default)")
 
 
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"a share of the cap between 0 and 1, not {text}")
+    return value
+
+
+def add_cap_target_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cap-target",
+        type=_share,
+        metavar="SHARE",
+        help="share of each file's cap cap_usage warns above (default: the profile's "
+        "plugins.memory-pipeline.cap_target in config.yaml, else 0.85)",
+    )
+
+
 def add_single_profile_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", metavar="NAME", default=DEFAULT_PROFILE, help="profile (default: default)")
 

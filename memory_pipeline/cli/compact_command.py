@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
-from memory_pipeline.lib.choices import COMPACT_TARGET
+from memory_pipeline.lib.choices import COMPACT_MARGIN, compact_target
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
 from memory_pipeline.lib.store.database import StoreError, opened
@@ -24,7 +24,11 @@ def register(commands) -> None:
     parser = commands.add_parser("compact", help="propose (or --apply) summary + fact_store#N rewrites for over-budget files")
     add_home_argument(parser)
     add_profile_arguments(parser)
-    parser.add_argument("--target", type=float, default=COMPACT_TARGET, help=f"share of the cap to fit into (default {COMPACT_TARGET})")
+    parser.add_argument(
+        "--target",
+        type=float,
+        help=f"share of the cap to fit into (default: {COMPACT_MARGIN:.2f} below the profile's cap target, 0.80 for the default 0.85)",
+    )
     parser.add_argument(
         "--apply", action="store_true", help="write the proposal (asked first, under Hermes' lock, after a backup), then sync"
     )
@@ -59,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     # Compaction reads the ledger (pandas): imported in `_compact`, so `--help` stays quick.
     if not (math.isfinite(args.lock_timeout) and args.lock_timeout >= 0):
         raise CommandError(f"--lock-timeout must be a finite number of seconds ≥ 0, not {args.lock_timeout}")
-    if not 0 < args.target <= 1:
+    if args.target is not None and not 0 < args.target <= 1:
         raise CommandError(f"--target must be a share of the cap between 0 and 1, not {args.target}")
     profiles = selected_profiles(args, hermes_home(args))
     if args.apply and len(profiles) > 1:
@@ -80,6 +84,7 @@ def _compact(args: argparse.Namespace, profile) -> int:
     from memory_pipeline.lib.sync.ledger import active_ledger, synced_facts
 
     settings = holographic_settings(profile.home)
+    target = args.target if args.target is not None else compact_target(profile.cap_target())
     try:
         with opened(settings.db_path, create=False) as conn:
             ledger = active_ledger(conn)
@@ -87,14 +92,13 @@ def _compact(args: argparse.Namespace, profile) -> int:
             limits = profile.char_limits()
             for source in SOURCE_FILES:
                 reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
-                if not reading.exists or reading.cap_usage <= args.target:
+                if not reading.exists or reading.cap_usage <= target:
                     print(
-                        f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, "
-                        f"within the {100 * args.target:.0f}% target"
+                        f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, within the {100 * target:.0f}% target"
                     )
                     continue
                 try:
-                    proposal = propose(reading, raw, synced_facts(ledger), target=args.target)
+                    proposal = propose(reading, raw, synced_facts(ledger), target=target)
                 except CompactionError as exc:
                     raise CommandError(str(exc)) from None
                 _print_proposal(profile.name, proposal)

@@ -9,6 +9,7 @@ import time
 
 from memory_pipeline.cli.common import (
     CommandError,
+    add_cap_target_argument,
     add_extractor_arguments,
     add_home_argument,
     add_profile_arguments,
@@ -71,6 +72,7 @@ def register(commands) -> None:
     parser.add_argument(
         "--privacy-policy", choices=PRIVACY_POLICIES, default="tag", help="private facts: tag (default) or hide (also below prefetch trust)"
     )
+    add_cap_target_argument(parser)
     parser.add_argument(
         "--retag", action="store_true", help="only re-check privacy tags and the search index (after editing the keyword list)"
     )
@@ -102,6 +104,7 @@ def _sync(args: argparse.Namespace) -> int:
     data_dir = pipeline_data_dir(home)
     keywords = keyword_list_path(args.keywords, home)
     resource_config = {
+        **({"hermes": {"cap_target": args.cap_target}} if args.cap_target else {}),
         "extractor": extractor_config(args),
         "store": {"removal_policy": RemovalPolicy(args.removal_policy).name, "vector_format": VectorFormat(args.vector_format).name},
         "privacy": {"keywords_path": str(args.keywords or ""), "policy": PrivacyPolicy(args.privacy_policy).name},

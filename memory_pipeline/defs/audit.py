@@ -29,7 +29,15 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
     # (and fact_store's), never the ledger check's.
     keywords = privacy.keywords_for_step(hermes.path()) if names is None or "privacy_coverage" in names else None
     with store.connected(settings, create=False) as conn:
-        inputs = AuditInputs(readings, conn, settings, keywords, data_dir=pipeline_data_dir(hermes.path()), profile=profile.name)
+        inputs = AuditInputs(
+            readings,
+            conn,
+            settings,
+            keywords,
+            data_dir=pipeline_data_dir(hermes.path()),
+            profile=profile.name,
+            cap_target=hermes.cap_target or profile.cap_target(),
+        )
         with Audit(inputs, names) as audit:
             yield audit
 

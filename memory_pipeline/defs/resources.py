@@ -30,6 +30,9 @@ class HermesHomeResource(dg.ConfigurableResource):
     """
 
     hermes_home: str = ""
+    # The share of each file's cap `cap_usage` warns above; 0 means each profile's own setting
+    # (`plugins.memory-pipeline.cap_target` in its config.yaml, else 0.85).
+    cap_target: float = 0.0
     # The memory files as this run read them (the in-process executor keeps one resource per run):
     # the audit judges what the run synced, not a file Hermes rewrote a moment later.
     _readings: dict[str, list[SourceReading]] = PrivateAttr(default_factory=dict)

@@ -42,8 +42,16 @@ class VectorFormat(str, enum.Enum):
     HRR1 = "hrr1"
 
 
-# `compact`: the share of a file's cap the proposal fits the entries into.
-COMPACT_TARGET = 0.8
+# `cap_usage`: the share of a file's cap above which it warns (a profile sets its own in config.yaml).
+DEFAULT_CAP_TARGET = 0.85
+# `compact` fits a file this far below the warning by default, so the agent's next few additions
+# fit without one (80% of the cap for the default target).
+COMPACT_MARGIN = 0.05
+
+
+def compact_target(cap_target: float) -> float:
+    """The share of the cap `compact` fits a file into, for a profile's cap target."""
+    return round(max(cap_target - COMPACT_MARGIN, cap_target / 2), 2)
 
 
 def values(choice: type[enum.Enum]) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from typing import TypeVar
 import duckdb
 import pandas as pd
 
+from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.privacy.matching import KeywordList
@@ -33,6 +34,7 @@ class AuditInputs:
     keywords: KeywordList | None  # None: no check that needs it is run
     data_dir: Path | None = None  # the pipeline's data directory: its history feeds the extraction checks
     profile: str = ""
+    cap_target: float = DEFAULT_CAP_TARGET  # the share of each cap `cap_usage` warns above
 
 
 def _table(conn: sqlite3.Connection, sql: str, columns: list[str], params: dict | tuple = ()) -> pd.DataFrame:

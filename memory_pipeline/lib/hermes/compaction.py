@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_pipeline.lib.choices import COMPACT_TARGET
+from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET, compact_target
 from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
 from memory_pipeline.lib.hermes.memory_files import (
     ENTRY_DELIMITER,
@@ -162,7 +162,7 @@ def propose(
     raw: bytes,
     synced: dict[tuple[str, str], list[int]],
     *,
-    target: float = COMPACT_TARGET,
+    target: float = compact_target(DEFAULT_CAP_TARGET),
     summarise: Callable[[str], str] = shorten,
 ) -> Proposal:
     """Shorten the longest entries whose facts exist, one at a time, until the file fits

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET
 from memory_pipeline.lib.hermes.memory_files import DEFAULT_CHAR_LIMITS, SOURCE_FILES, SourceReading, content_digest, read_source
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, read_text_file
 
@@ -40,6 +41,9 @@ class Profile:
 
     def char_limits(self) -> dict[str, int]:
         return char_limits(self.home / "config.yaml")
+
+    def cap_target(self) -> float:
+        return cap_target(self.home / "config.yaml")
 
 
 def read_profile(profile: Profile) -> list[SourceReading]:
@@ -133,19 +137,32 @@ def get_profile(hermes_home: Path, name: str) -> Profile:
     raise ProfileNotFound(f"{hermes_home}: no profile named {name!r} (profiles: {', '.join(p.name for p in profiles) or 'none'})")
 
 
+def config_section(config_path: Path, *keys: str) -> dict:
+    """The mapping at `keys` in a profile's config.yaml (`plugins`, `hermes-memory-store`), empty
+    when the file, a key or the YAML is missing or odd: like Hermes, the defaults then apply."""
+    try:
+        section = yaml.safe_load(read_text_file(config_path) or "") or {}
+    except (UnreadableFile, yaml.YAMLError):
+        return {}
+    for key in keys:
+        section = section.get(key) if isinstance(section, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def cap_target(config_path: Path) -> float:
+    """The share of each file's cap the profile aims to stay within (`plugins.memory-pipeline.cap_target`
+    in its config.yaml, a number in (0, 1]); `cap_usage` warns above it."""
+    value = config_section(config_path, "plugins", "memory-pipeline").get("cap_target")
+    return float(value) if isinstance(value, (int, float)) and 0 < value <= 1 else DEFAULT_CAP_TARGET
+
+
 def char_limits(config_path: Path) -> dict[str, int]:
     """Hermes' `memory.memory_char_limit` / `memory.user_char_limit`, else the defaults.
 
     Like Hermes, an unreadable or odd config falls back to the defaults rather than failing.
     """
     limits = dict(DEFAULT_CHAR_LIMITS)
-    try:
-        config = yaml.safe_load(read_text_file(config_path) or "") or {}
-    except (UnreadableFile, yaml.YAMLError):
-        return limits
-    memory_config = config.get("memory") if isinstance(config, dict) else None
-    if not isinstance(memory_config, dict):
-        return limits
+    memory_config = config_section(config_path, "memory")
     for source, key in _CONFIG_LIMIT_KEYS.items():
         try:
             value = int(memory_config.get(key, limits[source]))

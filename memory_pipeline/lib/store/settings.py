@@ -6,10 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from memory_pipeline.lib.choices import VectorFormat
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
+from memory_pipeline.lib.hermes.profiles import config_section
 
 DEFAULT_DIM = 1024  # Holographic's `hrr_dim` when its config sets none
 
@@ -28,13 +26,7 @@ class HolographicSettings:
 def holographic_settings(profile_home: Path) -> HolographicSettings:
     """Read as the provider reads it: `$HERMES_HOME/config.yaml`, defaults on any trouble."""
     default_db = profile_home / "memory_store.db"
-    try:
-        config = yaml.safe_load(read_text_file(profile_home / "config.yaml") or "") or {}
-        plugin = ((config.get("plugins") or {}).get("hermes-memory-store") or {}) if isinstance(config, dict) else {}
-    except (UnreadableFile, yaml.YAMLError, AttributeError):
-        plugin = {}
-    if not isinstance(plugin, dict):
-        plugin = {}
+    plugin = config_section(profile_home / "config.yaml", "plugins", "hermes-memory-store")
     db_path = default_db
     if isinstance(plugin.get("db_path"), str) and plugin["db_path"].strip():
         raw = plugin["db_path"].replace("${HERMES_HOME}", str(profile_home)).replace("$HERMES_HOME", str(profile_home))

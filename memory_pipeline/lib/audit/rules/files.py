@@ -8,26 +8,52 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
+from memory_pipeline.lib.choices import compact_target
+from memory_pipeline.lib.hermes.compaction import propose
+from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
 
 if TYPE_CHECKING:
     from memory_pipeline.lib.audit.engine import Audit
 
-CAP_TARGET = 0.85
-
 
 def cap_usage(audit: Audit) -> AuditResult:
-    """Both files within the 85% target (WARN above it); ERROR once a file is over its cap."""
-    usage = [(r, r.chars) for r in audit.inputs.readings]
-    share = {r.source: chars / r.limit if r.limit > 0 else 0.0 for r, chars in usage}
+    """Both files within the profile's target share of their caps (WARN above it); ERROR once a
+    file is over its cap. The detail says the room left and what `compact` would free."""
+    target = audit.inputs.cap_target
+    readings = audit.inputs.readings
+    share = {r.source: r.chars / r.limit if r.limit > 0 else 0.0 for r in readings}
+    over = {r.source for r in readings if share[r.source] > target}
+    synced = _synced_entries(audit) if over else {}
+    parts = []
+    for r in readings:
+        part = f"{r.path.name} {r.chars}/{r.limit} chars ({100 * share[r.source]:.0f}%), {r.limit - r.chars} left"
+        if r.source in over:
+            proposal = propose(r, b"", synced, target=compact_target(target)) if r.readable else None
+            freed = proposal.chars_before - proposal.chars_after if proposal else 0
+            part += (
+                f", `compact` would free {freed} (→ {100 * proposal.chars_after / r.limit:.0f}%)"
+                if freed
+                else ", no synced entry for `compact` to shorten"
+            )
+        parts.append(part)
     return AuditResult(
         "cap_usage",
-        all(s <= CAP_TARGET for s in share.values()),
+        not over,
         ERROR if any(s > 1.0 for s in share.values()) else WARN,
-        "; ".join(f"{r.path.name} {chars}/{r.limit} chars ({100 * share[r.source]:.0f}%)" for r, chars in usage)
-        + f"; target ≤ {100 * CAP_TARGET:.0f}%",
+        "; ".join(parts) + f"; target ≤ {100 * target:.0f}%",
         {f"{source}_usage_pct": round(100.0 * s, 2) for source, s in share.items()},
     )
+
+
+def _synced_entries(audit: Audit) -> dict[tuple[str, str], list[int]]:
+    """Each active ledger entry's (source, short hash) and its facts, where all of them exist."""
+    rows = audit.db.execute(
+        f"""SELECT l.source, left(l.entry_sha256, {SHORT_HASH_CHARS}), list(l.fact_id ORDER BY l.fact_id), bool_and(f.fact_id IS NOT NULL)
+            FROM ledger l LEFT JOIN facts f ON f.fact_id = l.fact_id
+            WHERE l.status = 'active' AND l.fact_id IS NOT NULL GROUP BY 1, 2"""
+    ).fetchall()
+    return {(source, short): [int(i) for i in ids] for source, short, ids, complete in rows if complete}
 
 
 # Findings that make Hermes read a file otherwise than the pipeline; each names the edit that ends it.
