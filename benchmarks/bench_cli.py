@@ -3,10 +3,11 @@
     .venv/bin/python benchmarks/bench_cli.py [--repeat 7]
 
 The interactive commands (`--help`, `search`, `status`, `entries`) against `python -c "import
-dagster"` (what every command cost while it imported Dagster and pandas), and a no-change `sync`
-of a four-profile home against a no-change `sync` of one of its profiles. Each round runs every
-command once, in turn, so the machine's drift hits all of them alike; the table gives medians.
-Prints a Markdown table.
+dagster"` (what every command cost while it imported Dagster and pandas); a one-profile `sync` with
+one edited entry (a whole Dagster run) against the same import; and a no-change `sync` of a
+four-profile home, one of whose profiles is over its cap (a standing problem), against a no-change
+`sync` of one of its profiles. Each round runs every command once, in turn, so the machine's drift
+hits all of them alike; the table gives medians. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -35,7 +36,16 @@ def _home(base: Path) -> Path:
     shutil.copytree(DEMO_HERMES_HOME, home, ignore=shutil.ignore_patterns("memory_store.db*", "memory-pipeline"))
     for name, source in (("research", "profiles/work"), ("family", "")):
         shutil.copytree(home / source / "memories", home / "profiles" / name / "memories")
+    family = home / "profiles" / "family" / "memories" / "MEMORY.md"
+    family.write_text(family.read_text(encoding="utf-8") + "\n§\n**Overflow**: " + "家庭日程 " * 60, encoding="utf-8")  # over its cap
     return home
+
+
+def _edit_one_entry(home: Path, round_: int) -> None:
+    """A different last line each round: the next sync of `default` has one changed entry."""
+    memory = home / "memories" / "MEMORY.md"
+    text = memory.read_text(encoding="utf-8").rsplit("\n§\n", 1)[0]
+    memory.write_text(f"{text}\n§\n**Round**: edited in round {round_}", encoding="utf-8")
 
 
 def _timed(command: list[str], env: dict) -> float:
@@ -61,12 +71,15 @@ def main() -> None:
             "memory-pipeline search 部署": [*CLI, "search", "部署"],
             "memory-pipeline status": [*CLI, "status"],
             "memory-pipeline entries": [*CLI, "entries"],
+            "memory-pipeline sync --profile default (one edited entry)": [*CLI, "sync", "--profile", "default"],
             "memory-pipeline sync --profile default (no change)": [*CLI, "sync", "--profile", "default"],
-            "memory-pipeline sync (4 profiles, no change)": [*CLI, "sync"],
+            "memory-pipeline sync (4 profiles, no change, 1 over its cap)": [*CLI, "sync"],
         }
         times: dict[str, list[float]] = {label: [] for label in commands}
-        for _ in range(args.repeat):
+        for round_ in range(args.repeat):
             for label, command in commands.items():
+                if "edited" in label:
+                    _edit_one_entry(home, round_)
                 times[label].append(_timed(command, env))
     medians = {label: median(values) for label, values in times.items()}
     dagster = medians['python -c "import dagster"']

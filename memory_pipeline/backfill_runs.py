@@ -38,31 +38,47 @@ def run_retag_backfill(
     timeout_s: float = 900.0,
 ) -> tuple[str, list[ProfileRun]]:
     """The re-tag as one backfill on the running daemon (what the keyword-list sensor launches),
-    waited for; its id and what each profile's run did."""
-    from memory_pipeline.defs.backfills import submit_retag_backfill
+    waited for; its id and what each profile's run did. An identical backfill still running (the
+    sensor saw the same edit) is waited for instead of a second one. Each profile is heard of as
+    its run starts and as it ends."""
+    from memory_pipeline.defs.backfills import retag_in_progress, submit_retag_backfill
 
-    backfill_id = submit_retag_backfill(instance, profiles, keywords_sha256, resources_config(hermes_home, resource_config))
-    for profile in profiles:
-        if on_start is not None:
-            on_start(profile)
+    backfill_id = retag_in_progress(instance, keywords_sha256, profiles) or submit_retag_backfill(
+        instance, profiles, keywords_sha256, resources_config(hermes_home, resource_config)
+    )
     deadline = time.monotonic() + timeout_s
-    while (status := instance.get_backfill(backfill_id).status.value) not in _BACKFILL_ENDED:
-        if time.monotonic() > deadline or not daemon_runs_backfills(instance):
+    done: dict[str, ProfileRun] = {}
+    started: set[str] = set()
+    while len(done) < len(profiles):
+        status = instance.get_backfill(backfill_id).status.value
+        for profile in (p for p in profiles if p not in done):
+            run = _backfill_run(instance, backfill_id, profile)
+            if run is not None and profile not in started:
+                started.add(profile)
+                if on_start is not None:
+                    on_start(profile)
+            if (run is not None and run.is_finished) or (run is None and status in _BACKFILL_ENDED):
+                done[profile] = _profile_result(instance, backfill_id, status, profile, run)
+                if on_done is not None:
+                    on_done(done[profile])
+        if len(done) < len(profiles) and (time.monotonic() > deadline or not daemon_runs_backfills(instance)):
             raise BackfillNotFinished(
                 f"backfill {backfill_id} is still {status.lower()}: the Dagster daemon stopped or is slow; the UI's Backfills view shows it"
             )
-        time.sleep(0.5)
-    runs = []
-    for profile in profiles:
-        found = instance.get_runs(filters=dg.RunsFilter(tags={_BACKFILL_ID_TAG: backfill_id, "dagster/partition": profile}), limit=1)
-        if not found:
-            runs.append(ProfileRun(profile, False, "", 0.0, error=f"backfill {backfill_id} ({status.lower()}) ran nothing for {profile}"))
-        else:
-            run_id = found[0].run_id
-            stats = instance.get_run_stats(run_id)
-            events = [entry.dagster_event for entry in instance.all_logs(run_id) if entry.dagster_event is not None]
-            success = found[0].status == dg.DagsterRunStatus.SUCCESS
-            runs.append(profile_run(instance, events, run_id, profile, success, (stats.end_time or 0.0) - (stats.start_time or 0.0)))
-        if on_done is not None:
-            on_done(runs[-1])
-    return backfill_id, runs
+        if len(done) < len(profiles):
+            time.sleep(0.5)
+    return backfill_id, [done[p] for p in profiles]
+
+
+def _backfill_run(instance: dg.DagsterInstance, backfill_id: str, profile: str) -> dg.DagsterRun | None:
+    found = instance.get_runs(filters=dg.RunsFilter(tags={_BACKFILL_ID_TAG: backfill_id, "dagster/partition": profile}), limit=1)
+    return found[0] if found else None
+
+
+def _profile_result(instance: dg.DagsterInstance, backfill_id: str, status: str, profile: str, run: dg.DagsterRun | None) -> ProfileRun:
+    if run is None:
+        return ProfileRun(profile, False, "", 0.0, error=f"backfill {backfill_id} ({status.lower()}) ran nothing for {profile}")
+    stats = instance.get_run_stats(run.run_id)
+    events = [entry.dagster_event for entry in instance.all_logs(run.run_id) if entry.dagster_event is not None]
+    success = run.status == dg.DagsterRunStatus.SUCCESS
+    return profile_run(instance, events, run.run_id, profile, success, (stats.end_time or 0.0) - (stats.start_time or 0.0))

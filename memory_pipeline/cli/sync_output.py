@@ -151,6 +151,17 @@ def check_warnings(profile: str, failing: list[tuple[str, str, str]]) -> list[st
     return [f"  {name}: {detail}; fix: {fix_command(name, profile)}" for name, severity, detail in failing if severity == WARN]
 
 
+def retag_changes(run) -> str:
+    """`2 newly private (#12, #31), 1 no longer private (#7)`: what a re-tag changed, by fact id."""
+    tags = run.metadata.get("privacy_tags", {})
+    said = []
+    for count, ids, label in (("tagged", "newly_private_ids", "newly private"), ("untagged", "no_longer_private_ids", "no longer private")):
+        shown = [i for i in str(tags.get(ids, "")).split(",") if i]
+        named = ", ".join(f"#{i}" if i.isdigit() else i for i in shown)
+        said.append(f"{int(tags.get(count, 0))} {label}" + (f" ({named})" if shown else ""))
+    return ", ".join(said)
+
+
 def entry_title(text: str | None) -> str:
     """An entry's `**Title**:` or `Title:`, else its first characters, on one line."""
     line = " ".join((text or "").split())
@@ -196,7 +207,7 @@ class Printer:
 
     def starting(self, profile: str) -> None:
         if self.tty:
-            sys.stdout.write(f"syncing {profile}…\r")
+            sys.stdout.write(f"{'re-tagging' if self.retag else 'syncing'} {profile}…\r")
             sys.stdout.flush()
 
     def clear(self) -> None:
@@ -214,7 +225,7 @@ class Printer:
         if s["error"]:
             return  # said on stderr, with the way out
         if self.retag:
-            print(f"{s['profile']}: re-tagged, {s['private_facts']} private facts")
+            print(f"{s['profile']}: re-tagged: {retag_changes(run)}; {s['private_facts']} private facts")
             return
         print(
             f"{s['profile']}: {s['added']} added, {s['updated']} updated, {s['unchanged']} unchanged, "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -44,7 +46,30 @@ def run(args: argparse.Namespace) -> int:
     env = {**os.environ, "DAGSTER_HOME": str(dagster_dir), "HERMES_HOME": str(home), "VIRTUAL_ENV": sys.prefix}
     print(f"Dagster UI: http://127.0.0.1:{args.port}  (Hermes home {home}; run history in {dagster_dir}); Ctrl-C stops it", flush=True)
     command = dev_command(args.port)
-    if in_checkout():
-        os.chdir(_PROJECT)  # dg finds the project from the working directory
-    os.execve(command[0], command, env)
-    return 0  # not reached: the process is now dagster dev
+    cwd = _PROJECT if in_checkout() else None  # dg finds the project from the working directory
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    return _quiet_terminal(process)
+
+
+# A run's console logger prints every step event at DEBUG unless its run config names a level,
+# which a run launched from the UI with no config, or a backfill the keyword sensor requests, does
+# not (Dagster then uses its system default). Those lines are in the UI's event log: the terminal
+# drops them and keeps everything else.
+_RUN_DEBUG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} - dagster - DEBUG - ")
+
+
+def _quiet_terminal(process: subprocess.Popen) -> int:
+    interrupted = False
+    while True:
+        try:
+            for line in process.stdout:
+                if not _RUN_DEBUG_LINE.match(line):
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+            break
+        except KeyboardInterrupt:  # dagster dev got the same Ctrl-C: show what it says as it stops
+            if interrupted:
+                process.terminate()
+                break
+            interrupted = True
+    return process.wait()

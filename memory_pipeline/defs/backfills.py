@@ -3,6 +3,7 @@ one Dagster backfill (the Backfills view shows it with each profile's status). T
 sensor requests it; `memory-pipeline sync --retag` submits it when a daemon is there to run it."""
 
 import time
+from datetime import UTC, datetime
 
 import dagster as dg
 
@@ -10,7 +11,7 @@ import dagster as dg
 # automation sensor and `launchPartitionBackfill` build one from these. `test_sensors` and the UI
 # end-to-end test pin the shape relied on.
 from dagster._core.definitions.assets.graph.asset_graph_subset import AssetGraphSubset
-from dagster._core.execution.backfill import PartitionBackfill
+from dagster._core.execution.backfill import BulkActionsFilter, BulkActionStatus, PartitionBackfill
 from dagster._core.utils import make_new_backfill_id
 
 from memory_pipeline.defs.partitions import hermes_profiles
@@ -46,3 +47,28 @@ def submit_retag_backfill(instance: dg.DagsterInstance, profiles: list[str], key
         )
     )
     return backfill_id
+
+
+def retag_in_progress(instance: dg.DagsterInstance, keywords_sha256: str, profiles: list[str]) -> str | None:
+    """An unfinished re-tag backfill of this list version covering these profiles (the keyword
+    sensor's, say), which `sync --retag` waits for instead of submitting an identical one."""
+    filters = BulkActionsFilter(tags={RETAG_TAG: keywords_sha256[:16]}, statuses=[BulkActionStatus.REQUESTED])
+    for backfill in instance.get_backfills(filters=filters):
+        target = (
+            backfill.asset_backfill_data.target_subset.partitions_subsets_by_asset_key.get(RETAG_ASSETS[0])
+            if backfill.asset_backfill_data
+            else None
+        )
+        if target is not None and set(profiles) <= set(target.get_partition_keys()):
+            return backfill.backfill_id
+    return None
+
+
+def retag_submitted_since(instance: dg.DagsterInstance, keywords_sha256: str, since: float) -> str | None:
+    """A re-tag backfill of this list version `sync --retag` submitted after `since` (a timestamp):
+    the keyword sensor then launches no second one."""
+    filters = BulkActionsFilter(
+        tags={RETAG_TAG: keywords_sha256[:16], RETAG_BY_TAG: "cli"}, created_after=datetime.fromtimestamp(since, tz=UTC)
+    )
+    found = instance.get_backfills(filters=filters, limit=1)
+    return found[0].backfill_id if found else None

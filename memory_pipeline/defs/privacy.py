@@ -34,6 +34,14 @@ with warnings.catch_warnings():
     )(privacy_keywords)
 
 
+_IDS_SHOWN = 100
+
+
+def _ids(fact_ids: list[int]) -> str:
+    shown = ",".join(map(str, fact_ids[:_IDS_SHOWN]))
+    return shown + (f",… ({len(fact_ids)} in all)" if len(fact_ids) > _IDS_SHOWN else "")
+
+
 @dg.asset(
     partitions_def=hermes_profiles,
     group_name="privacy",
@@ -62,6 +70,9 @@ def privacy_tags(
         "private_facts": float(report.private),
         "tagged": float(report.tagged),
         "untagged": float(report.untagged),
+        # Which facts changed, by id (never their text): what a re-tag tells the user it did.
+        "newly_private_ids": _ids(report.newly_private),
+        "no_longer_private_ids": _ids(report.no_longer_private),
         "tag_variants_normalised": float(report.normalised),
         "hidden": float(report.hidden),
         "keyword_list_sha256": keywords.sha256,

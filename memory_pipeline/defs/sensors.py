@@ -1,8 +1,9 @@
 import json
+import time
 
 import dagster as dg
 
-from memory_pipeline.defs.backfills import RETAG_ASSETS, retag_backfill
+from memory_pipeline.defs.backfills import RETAG_ASSETS, retag_backfill, retag_submitted_since
 from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
@@ -39,18 +40,23 @@ def privacy_keywords_sensor(
             metadata={"sha256": digest, "terms": float(keywords.terms), "path": dg.MetadataValue.path(str(keywords.path))},
         )
     ]
+    # The cursor also says when the hash was recorded: a `sync --retag` backfill of the new list
+    # submitted since then already re-tagged every profile it names.
+    cursor = json.dumps({"sha256": digest, "at": time.time()})
     if context.cursor is None:
         # First look: every sync run tags against the current list anyway; only later edits need a re-tag.
-        return dg.SensorResult(skip_reason="privacy keyword list recorded", asset_events=observed, cursor=json.dumps({"sha256": digest}))
+        return dg.SensorResult(skip_reason="privacy keyword list recorded", asset_events=observed, cursor=cursor)
     seen = json.loads(context.cursor)
     if digest == seen["sha256"]:
         return dg.SkipReason("privacy keyword list unchanged")
+    if by_cli := retag_submitted_since(context.instance, digest, float(seen.get("at", 0.0))):
+        return dg.SensorResult(skip_reason=f"already re-tagged by `sync --retag` (backfill {by_cli})", asset_events=observed, cursor=cursor)
     profiles = context.instance.get_dynamic_partitions(hermes_profiles.name)
     return dg.SensorResult(
         run_requests=[retag_backfill(profiles, digest)] if profiles else [],
         skip_reason=None if profiles else "no profiles to re-tag",
         asset_events=observed,
-        cursor=json.dumps({"sha256": digest}),
+        cursor=cursor,
     )
 
 

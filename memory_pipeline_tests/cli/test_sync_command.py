@@ -1,7 +1,7 @@
 import json
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import said
+from memory_pipeline_tests.store_helpers import query, said
 
 PROFILE_KEYS = {
     "profile",
@@ -79,10 +79,23 @@ def test_retag_only_runs_privacy_and_index(capsys, demo_home, tmp_path):
     keywords.write_text("restic\n", encoding="utf-8")
     assert main(["sync", "--hermes-home", str(demo_home), "--retag", "--keywords", str(keywords)]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines() == ["default: re-tagged, 2 private facts", "work: re-tagged, 1 private facts"]
+    restic = [
+        i for (i,) in query(demo_home / "memory_store.db", "SELECT fact_id FROM facts WHERE content LIKE '%restic%' ORDER BY fact_id")
+    ]
+    # What changed, by fact id: the restic fact became private (the people stay private by the detectors).
+    assert restic and out.splitlines() == [
+        f"default: re-tagged: {len(restic)} newly private ({', '.join(f'#{i}' for i in restic)}), 0 no longer private; 2 private facts",
+        "work: re-tagged: 0 newly private, 0 no longer private; 1 private facts",
+    ]
     report = (demo_home / "memory-pipeline" / "reports" / "default" / "audit.md").read_text(encoding="utf-8")
     assert "restic" not in report and "privacy_coverage" in report
     assert "restic" not in out
+    keywords.write_text("nothing-here-matches\n", encoding="utf-8")
+    assert main(["sync", "--hermes-home", str(demo_home), "--retag", "--profile", "default", "--keywords", str(keywords)]) == 0
+    named = ", ".join(f"#{i}" for i in restic)
+    assert capsys.readouterr().out.splitlines() == [
+        f"default: re-tagged: 0 newly private, {len(restic)} no longer private ({named}); 1 private facts"
+    ]
 
 
 def test_a_keyword_list_of_twenty_thousand_terms_syncs(capsys, demo_home, tmp_path):

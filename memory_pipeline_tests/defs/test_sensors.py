@@ -4,10 +4,11 @@ import time
 
 import dagster as dg
 
-from memory_pipeline.defs.backfills import RETAG_ASSETS, RETAG_TAG
+from memory_pipeline.defs.backfills import RETAG_ASSETS, RETAG_TAG, retag_in_progress, submit_retag_backfill
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.sensors import memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor
+from memory_pipeline.lib.privacy.matching import load_keyword_list
 from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.store_helpers import query
 
@@ -108,6 +109,30 @@ def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
         _run_requests(instance, demo_home, keywords, removed)
         for profile, db in stores.items():
             assert (_facts(db), _links(db)) == before[profile], "untagging restores tags, links and vectors"
+
+
+def test_a_retag_the_cli_submitted_since_the_list_changed_is_not_launched_again(demo_home, tmp_path):
+    keywords = tmp_path / "keywords.txt"
+    keywords.write_text("张伟\n", encoding="utf-8")
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(hermes_profiles.name, ["default", "work"])
+        cursor = _evaluate(instance, demo_home, keywords, None).cursor
+        keywords.write_text(f"张伟\n{TERM}\n", encoding="utf-8")
+        digest = load_keyword_list(str(keywords), demo_home).sha256
+        # An older `sync --retag` of the same version (the list went A → B → A) does not count...
+        submit_retag_backfill(instance, ["default", "work"], digest, {})
+        time.sleep(0.01)
+        later = json.dumps({**json.loads(cursor), "at": time.time()})
+        assert _backfill(_evaluate(instance, demo_home, keywords, later))["privacy_tags"] == {"default", "work"}
+        # ...one submitted after the sensor last recorded the list does: no second backfill.
+        cli = submit_retag_backfill(instance, ["default", "work"], digest, {})
+        skipped = _evaluate(instance, demo_home, keywords, later)
+        assert skipped.run_requests == [] and skipped.skip_reason.skip_message == f"already re-tagged by `sync --retag` (backfill {cli})"
+        assert json.loads(skipped.cursor)["sha256"] == digest  # and the sensor moves on to this version
+        # `sync --retag` waits for an identical backfill still running instead of submitting one.
+        assert retag_in_progress(instance, digest, ["work"]) in {b.backfill_id for b in instance.get_backfills()}
+        assert retag_in_progress(instance, digest, ["work", "research"]) is None  # covers no such profile
+        assert retag_in_progress(instance, "0" * 64, ["work"]) is None  # another version of the list
 
 
 def _files_sensor(instance, home, cursor):

@@ -32,6 +32,8 @@ class RetagReport:
     hidden: int = 0
     unhidden: int = 0
     reasons: Counter = field(default_factory=Counter)  # detector kind -> facts (never the matches)
+    newly_private: list[int] = field(default_factory=list)  # fact ids that gained the tag
+    no_longer_private: list[int] = field(default_factory=list)  # fact ids that lost it
 
     @property
     def wrote(self) -> bool:
@@ -148,8 +150,12 @@ def _apply(
     was_private = PRIVATE_TAG in normal.split(",")
     if any(p.strip() and p.strip() != PRIVATE_TAG and normalise_tags(p)[0] == PRIVATE_TAG for p in old_parts):
         report.normalised += 1
-    report.tagged += target.private and not was_private
-    report.untagged += was_private and not target.private
+    if target.private and not was_private:
+        report.tagged += 1
+        report.newly_private.append(fact_id)
+    elif was_private and not target.private:
+        report.untagged += 1
+        report.no_longer_private.append(fact_id)
 
     new_trust = trust
     if target.private and policy == "hide" and trust >= settings.min_trust:

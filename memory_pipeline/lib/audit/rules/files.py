@@ -27,7 +27,8 @@ def cap_usage(audit: Audit) -> AuditResult:
     synced = _synced_entries(audit) if over else {}
     parts = []
     for r in readings:
-        part = f"{r.path.name} {r.chars}/{r.limit} chars ({100 * share[r.source]:.0f}%), {r.limit - r.chars} left"
+        room = f"{r.limit - r.chars} left" if r.chars <= r.limit else f"{r.chars - r.limit} over"
+        part = f"{r.path.name} {r.chars}/{r.limit} chars ({100 * share[r.source]:.0f}%), {room}"
         if r.source in over:
             proposal = propose(r, b"", synced, target=compact_target(target)) if r.readable else None
             freed = proposal.chars_before - proposal.chars_after if proposal else 0
