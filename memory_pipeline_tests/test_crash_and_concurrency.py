@@ -18,7 +18,7 @@ from memory_pipeline_tests.primed_sync import go, primed_sync
 from memory_pipeline_tests.store_helpers import active_facts, consistency_problems, query, write_entries
 from memory_pipeline_tests.synthetic import mutate, synthetic_entries
 
-TRIALS = 8
+TRIALS = 6
 # The stages that write the store; the later ones (tags, index, audit) only read it back.
 SYNC_STAGES = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store"]
 

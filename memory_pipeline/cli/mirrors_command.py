@@ -12,7 +12,6 @@ from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.privacy.matching import KeywordListError, load_keyword_list, private_reasons
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.mirror import mirror_rows, settle_unexplained, unexplained_mirrors
 from memory_pipeline.lib.sync.retirement import retire
 
 
@@ -38,6 +37,9 @@ def _shown(fact_id: int, content: str, keywords) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The mirror rules read with pandas: imported here, so `--help` and the other commands stay quick.
+    from memory_pipeline.lib.sync.mirror import mirror_rows, settle_unexplained, unexplained_mirrors
+
     if args.apply and not (args.retire or args.keep):
         raise CommandError("--apply writes what --retire or --keep shows: give one of them")
     home = hermes_home(args)

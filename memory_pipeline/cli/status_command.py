@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
-from memory_pipeline.lib.access.status import profile_status
 
 
 def register(commands) -> None:
@@ -31,6 +30,8 @@ def _vector_line(counts: dict, dialect: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from memory_pipeline.lib.access.status import profile_status  # numpy: imported when a status is asked for
+
     home = hermes_home(args)
     statuses = [profile_status(home, p) for p in selected_profiles(args, home)]
     if args.json:

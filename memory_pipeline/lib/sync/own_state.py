@@ -10,7 +10,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
 import yaml
 
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, out_of_space, read_text_file
@@ -62,6 +61,8 @@ def _sqlite_problem(path: Path) -> str | None:
 
 
 def _duckdb_problem(path: Path) -> str | None:
+    import duckdb  # only when a history database is there to check: `--help` stays quick
+
     try:
         with duckdb.connect(str(path), read_only=True) as db:
             db.execute("SELECT count(*) FROM duckdb_tables()").fetchall()
