@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
-from memory_pipeline.lib.choices import EXTRACTOR_MODES, ExtractorMode
+from memory_pipeline.lib.choices import EXTRACTOR_MODES, REMOTE_ENV, ExtractorMode
 from memory_pipeline.lib.hermes.profiles import (
     DEFAULT_PROFILE,
     Profile,
@@ -145,8 +145,6 @@ def extractor_config(args: argparse.Namespace) -> dict:
 def remote_ollama_allowed(allowed: bool):
     """`--allow-remote-ollama`: this process (and the Dagster runs it executes) started with the
     permission, as a server would be with `MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1`; given back after."""
-    from memory_pipeline.lib.extraction.ollama import REMOTE_ENV
-
     previous = os.environ.get(REMOTE_ENV)
     if allowed:
         os.environ[REMOTE_ENV] = "1"
