@@ -89,3 +89,16 @@ def consistency_problems(db: Path) -> list[str]:
 def said(err: str) -> list[str]:
     """The lines a command wrote on stderr, but the `Hermes home: …` line every text-mode command starts with."""
     return [line for line in err.splitlines() if not line.startswith("Hermes home: ")]
+
+
+def sync_runs(home: Path) -> int:
+    """How many runs of the sync job the home's local Dagster instance holds."""
+    import dagster as dg
+
+    from memory_pipeline.instance import local_instance
+
+    instance = local_instance(home)
+    try:
+        return len(instance.get_runs(filters=dg.RunsFilter(job_name="memory_sync_job")))
+    finally:
+        instance.dispose()

@@ -2,24 +2,13 @@
 all the same and the skip repeats the problem where a run would say it; `--quiet` (cron) says it
 once, when it appears or changes. What a retry can fix (entries in quarantine) still runs."""
 
-import dagster as dg
-
 from memory_pipeline.cli import main
-from memory_pipeline.instance import local_instance
-from memory_pipeline_tests.store_helpers import profile_result, read_entries, said, sync_json, write_entries
+from memory_pipeline_tests.store_helpers import profile_result, read_entries, said, sync_json, sync_runs, write_entries
 
 
 def _over_cap(home, n: int = 1) -> None:
     memory = home / "memories" / "MEMORY.md"
     write_entries(memory, read_entries(memory) + [f"**Overflow {n}**: " + "x " * 150])
-
-
-def _runs(home) -> int:
-    instance = local_instance(home)
-    try:
-        return len(instance.get_runs(filters=dg.RunsFilter(job_name="memory_sync_job")))
-    finally:
-        instance.dispose()
 
 
 def _sync(capsys, home, *args) -> tuple[int, list[str], list[str]]:
@@ -31,12 +20,12 @@ def _sync(capsys, home, *args) -> tuple[int, list[str], list[str]]:
 def test_an_over_cap_profile_is_skipped_and_its_error_repeated(capsys, synced_home):
     _over_cap(synced_home)
     code, _, first = _sync(capsys, synced_home)
-    runs = _runs(synced_home)
+    runs = sync_runs(synced_home)
     assert code == 1 and len(first) == 1 and first[0].startswith("memory-pipeline: profile default: cap_usage failed: MEMORY.md")
     assert first[0].endswith("fix: memory-pipeline compact --profile default")
     code, out, again = _sync(capsys, synced_home)
     assert (code, out, again) == (1, ["default: unchanged (skipped; --force runs it anyway)"], first)
-    assert _runs(synced_home) == runs  # no Dagster run for a problem no run can fix
+    assert sync_runs(synced_home) == runs  # no Dagster run for a problem no run can fix
     payload = sync_json(capsys, synced_home, "--profile", "default")
     assert payload["ok"] is False and profile_result(payload)["skipped"] is True
     assert "cap_usage" in profile_result(payload)["failing_checks"]

@@ -9,7 +9,7 @@ import dagster as dg
 from memory_pipeline.cli import main
 from memory_pipeline.instance import local_instance
 from memory_pipeline_tests.hermes_oracle import holographic_store
-from memory_pipeline_tests.store_helpers import read_entries, write_entries
+from memory_pipeline_tests.store_helpers import read_entries, sync_runs, write_entries
 
 
 def _sync(capsys, home, *args):
@@ -19,20 +19,12 @@ def _sync(capsys, home, *args):
     return {p["profile"]: p for p in payload["profiles"]}
 
 
-def _runs(home) -> int:
-    instance = local_instance(home)
-    try:
-        return len(instance.get_runs(filters=dg.RunsFilter(job_name="memory_sync_job")))
-    finally:
-        instance.dispose()
-
-
 def test_an_unchanged_profile_is_skipped_without_a_run(capsys, synced_home):
     # A copied home is another home (the store's path and inode differ): its first sync runs.
     assert {p["skipped"] for p in _sync(capsys, synced_home).values()} == {False}
-    runs = _runs(synced_home)
+    runs = sync_runs(synced_home)
     profiles = _sync(capsys, synced_home)
-    assert {p["skipped"] for p in profiles.values()} == {True} and _runs(synced_home) == runs
+    assert {p["skipped"] for p in profiles.values()} == {True} and sync_runs(synced_home) == runs
     assert profiles["default"]["unchanged"] == 23 and profiles["default"]["facts_total"] == 23
     assert main(["sync", "--hermes-home", str(synced_home)]) == 0
     # The checks the last run left failing stand, said where a run would say them.
@@ -44,7 +36,7 @@ def test_an_unchanged_profile_is_skipped_without_a_run(capsys, synced_home):
         "work: unchanged (skipped; --force runs it anyway)",
     ]
     forced = _sync(capsys, synced_home, "--force", "--profile", "work")
-    assert forced["work"]["skipped"] is False and _runs(synced_home) == runs + 1
+    assert forced["work"]["skipped"] is False and sync_runs(synced_home) == runs + 1
     instance = local_instance(synced_home)
     try:  # the UI's runs list says who launched it
         (latest,) = instance.get_runs(filters=dg.RunsFilter(job_name="memory_sync_job"), limit=1)
