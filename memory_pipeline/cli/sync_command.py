@@ -27,7 +27,7 @@ from memory_pipeline.cli.sync_output import (
     run_checks,
     run_problems,
     skipped_summary,
-    standing_checks,
+    stopped_by_a_blocking_check,
 )
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
@@ -39,6 +39,7 @@ from memory_pipeline.lib.sync.state import (
     forget,
     record,
     recorded,
+    recorded_failing,
     standing_digest,
     state_of_run,
 )
@@ -129,8 +130,8 @@ def _sync(args: argparse.Namespace) -> int:
         loaded = None  # the run fails before writing, with the list's one-line problem: nothing to name
     names_keywords = loaded if text else None
     printer = Printer(tty=text and sys.stdout.isatty(), asked_extractor=args.extractor, keywords=names_keywords, retag=args.retag)
-    # Per profile, the checks left failing: a skipped profile's stand from its last run's report.
-    failing = {name: standing_checks(home, profiles[name]) for name in skipped}
+    # Per profile, the checks left failing: a skipped profile's stand as its recorded run left them.
+    failing = {name: recorded_failing(data_dir, name) for name in skipped}
     summaries: dict[str, dict] = {name: skipped_summary(home, profiles[name], failing[name]) for name in skipped}
     lines: list[str] = []
     if text:
@@ -138,21 +139,30 @@ def _sync(args: argparse.Namespace) -> int:
             printer.skipped(name, failing[name])
 
     def done(profile_run) -> None:
-        summaries[profile_run.profile] = profile_summary(profile_run)
-        lines.extend(run_problems(profile_run))
-        if profile_run.success:
-            failing[profile_run.profile] = run_checks(profile_run)
-        if retry_can_fix(profile_run):  # the next sync runs: quarantined entries are retried
-            forget(data_dir, profile_run.profile)
-        else:  # what the run read is what the next sync compares with; its failing checks stand
-            read = profile_run.inputs_read()
-            state = read and state_of_run(profiles[profile_run.profile], keywords, settings, read, configs[profile_run.profile])
-            if state:
-                record(data_dir, profile_run.profile, state, profile_run.run_id)
-            else:  # a re-tag (no files read), or another writer wrote during the run: the next sync runs
-                forget(data_dir, profile_run.profile)
+        name, profile = profile_run.profile, profiles[profile_run.profile]
+        summaries[name] = profile_summary(profile_run)
+        blocked = stopped_by_a_blocking_check(profile_run)  # said by the check's own line below
+        if profile_run.success or blocked:
+            failing[name] = run_checks(profile_run)
+        if not blocked:
+            lines.extend(run_problems(profile_run))
+        # What the run read is what the next sync compares with; its failing checks stand. A run
+        # a blocking check stopped wrote nothing and read no store for its audit: the inputs now
+        # (while the ledger stays corrupt, no run could write anything they hold). A retry may
+        # end otherwise (quarantined entries are retried): nothing recorded, the next sync runs.
+        read = profile_run.inputs_read()
+        if retry_can_fix(profile_run):
+            state = None
+        elif blocked:
+            state = current_state(profile, keywords, settings)
+        else:
+            state = read and state_of_run(profile, keywords, settings, read, configs[name])
+        if state:
+            record(data_dir, name, state, profile_run.run_id, failing[name])
+        else:  # also a re-tag (no files read), or another writer wrote during the run
+            forget(data_dir, name)
         if text:
-            printer.done(profile_run, summaries[profile_run.profile])
+            printer.done(profile_run, summaries[name])
 
     to_run = [name for name in profiles if name not in skipped]
     backfill = None

@@ -1,6 +1,9 @@
 """A problem only the user can fix (a file over its cap) stands: an unchanged profile is skipped
 all the same and the skip repeats the problem where a run would say it; `--quiet` (cron) says it
-once, when it appears or changes. What a retry can fix (entries in quarantine) still runs."""
+once, when it appears or changes; so does a corrupt ledger, which stops every run before it writes.
+What a retry can fix (entries in quarantine) still runs."""
+
+import sqlite3
 
 from memory_pipeline.cli import main
 from memory_pipeline_tests.store_helpers import profile_result, read_entries, said, sync_json, sync_runs, write_entries
@@ -58,3 +61,26 @@ def test_a_standing_warning_is_said_once_by_quiet_then_cleared(capsys, synced_ho
     write_entries(memory, read_entries(memory) + ["**Again**: " + "y " * 1000])
     code, out, err = _sync(capsys, synced_home, "--quiet")
     assert code == 1 and "cap_usage failed" in err[0]
+
+
+def test_a_corrupt_ledger_stands_until_a_person_fixes_it(capsys, synced_home):
+    db = synced_home / "memory_store.db"
+    conn = sqlite3.connect(db)
+    with conn:  # a shell-era column leak: text where a fact id belongs
+        conn.execute(
+            """INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, status)
+               SELECT entry_id, source, entry_sha256, '18 条 facts 漏进来', 'active' FROM memory_pipeline_ledger LIMIT 1"""
+        )
+    conn.close()
+    code, _, first = _sync(capsys, synced_home)
+    assert code == 1 and len(first) == 1 and first[0].startswith("memory-pipeline: profile default: ledger_integrity failed: ")
+    runs = sync_runs(synced_home)
+    code, out, again = _sync(capsys, synced_home)
+    assert (code, out, again) == (1, ["default: unchanged (skipped; --force runs it anyway)"], first)
+    assert sync_runs(synced_home) == runs  # the same inputs would stop the run again
+    conn = sqlite3.connect(db)
+    with conn:  # the person's fix
+        conn.execute("DELETE FROM memory_pipeline_ledger WHERE typeof(fact_id) = 'text'")
+    conn.close()
+    code, out, err = _sync(capsys, synced_home)
+    assert code == 0 and err == [] and out[0].startswith("default: 0 added") and sync_runs(synced_home) == runs + 1

@@ -107,18 +107,30 @@ def state_of_run(profile: Profile, keywords: Path, settings: dict, read: RunInpu
     return _state(profile, keywords, settings, files=read.files, store=store, keywords_sha256=read.keywords_sha256, config=config)
 
 
-def recorded(data_dir: Path, profile: str) -> dict | None:
+def _recorded_file(data_dir: Path, profile: str) -> dict:
     try:
-        state = json.loads(state_path(data_dir, profile).read_text(encoding="utf-8")).get("state")
-    except (OSError, ValueError, AttributeError):
-        return None  # missing or damaged: the profile simply runs, and the run records it afresh
+        recorded_file = json.loads(state_path(data_dir, profile).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # missing or damaged: the profile simply runs, and the run records it afresh
+    return recorded_file if isinstance(recorded_file, dict) else {}
+
+
+def recorded(data_dir: Path, profile: str) -> dict | None:
+    state = _recorded_file(data_dir, profile).get("state")
     return state if isinstance(state, dict) else None
 
 
-def record(data_dir: Path, profile: str, state: dict, run_id: str) -> None:
+def recorded_failing(data_dir: Path, profile: str) -> list[tuple[str, str, str]]:
+    """The checks (check, severity, detail) the recorded run left failing: they stand while the
+    inputs are as it read them."""
+    failing = _recorded_file(data_dir, profile).get("failing")
+    return [(str(n), str(s), str(d)) for n, s, d in failing] if isinstance(failing, list) else []
+
+
+def record(data_dir: Path, profile: str, state: dict, run_id: str, failing: list[tuple[str, str, str]] = ()) -> None:
     path = state_path(data_dir, profile)
     path.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(path, json.dumps({"state": state, "run_id": run_id}))
+    replace_file(path, json.dumps({"state": state, "run_id": run_id, "failing": [list(f) for f in failing]}))
 
 
 def forget(data_dir: Path, profile: str) -> None:
