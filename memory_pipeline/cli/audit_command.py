@@ -58,7 +58,7 @@ def _audit(profile: Profile, home: Path, keywords: KeywordList, cap_target: floa
                 keywords,
                 data_dir=pipeline_data_dir(home),
                 profile=profile.name,
-                cap_target=cap_target or profile.cap_target(),
+                cap_target=profile.cap_target(cap_target),
             )
         )
 

@@ -24,10 +24,8 @@ from memory_pipeline.cli.sync_output import (
     check_errors,
     profile_summary,
     retry_can_fix,
-    run_checks,
     run_problems,
     skipped_summary,
-    stopped_by_a_blocking_check,
 )
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
@@ -39,7 +37,6 @@ from memory_pipeline.lib.sync.state import (
     forget,
     record,
     recorded,
-    recorded_failing,
     standing_digest,
     state_of_run,
 )
@@ -113,15 +110,12 @@ def _sync(args: argparse.Namespace) -> int:
     settings = {"resources": resource_config, "retag": args.retag}
     # Nothing to do where the files, the store, the keyword list and the settings are exactly as
     # the last clean sync read them: no Dagster run, not even its import.
-    skipped = (
-        []
-        if args.force or args.retag
-        else [
-            name
-            for name, profile in profiles.items()
-            if (now := current_state(profile, keywords, settings)) is not None and now == recorded(data_dir, name)
-        ]
-    )
+    records = {} if args.force or args.retag else {name: recorded(data_dir, name) for name in profiles}
+    skipped = [
+        name
+        for name, record_ in records.items()
+        if (now := current_state(profiles[name], keywords, settings)) is not None and now == record_.state
+    ]
     configs = {name: config_digest(profile) for name, profile in profiles.items() if name not in skipped}
     text = not (args.json or args.quiet)
     try:  # to name private entries by id only; a list that cannot load fails the run itself, with its line
@@ -131,7 +125,7 @@ def _sync(args: argparse.Namespace) -> int:
     names_keywords = loaded if text else None
     printer = Printer(tty=text and sys.stdout.isatty(), asked_extractor=args.extractor, keywords=names_keywords, retag=args.retag)
     # Per profile, the checks left failing: a skipped profile's stand as its recorded run left them.
-    failing = {name: recorded_failing(data_dir, name) for name in skipped}
+    failing = {name: records[name].failing for name in skipped}
     summaries: dict[str, dict] = {name: skipped_summary(home, profiles[name], failing[name]) for name in skipped}
     lines: list[str] = []
     if text:
@@ -141,22 +135,21 @@ def _sync(args: argparse.Namespace) -> int:
     def done(profile_run) -> None:
         name, profile = profile_run.profile, profiles[profile_run.profile]
         summaries[name] = profile_summary(profile_run)
-        blocked = stopped_by_a_blocking_check(profile_run)  # said by the check's own line below
+        blocked = profile_run.stopped_by_a_blocking_check  # said by the check's own line below
         if profile_run.success or blocked:
-            failing[name] = run_checks(profile_run)
+            failing[name] = profile_run.failing
         if not blocked:
             lines.extend(run_problems(profile_run))
         # What the run read is what the next sync compares with; its failing checks stand. A run
         # a blocking check stopped wrote nothing and read no store for its audit: the inputs now
         # (while the ledger stays corrupt, no run could write anything they hold). A retry may
         # end otherwise (quarantined entries are retried): nothing recorded, the next sync runs.
-        read = profile_run.inputs_read()
         if retry_can_fix(profile_run):
             state = None
         elif blocked:
             state = current_state(profile, keywords, settings)
         else:
-            state = read and state_of_run(profile, keywords, settings, read, configs[name])
+            state = (read := profile_run.inputs_read()) and state_of_run(profile, keywords, settings, read, configs[name])
         if state:
             record(data_dir, name, state, profile_run.run_id, failing[name])
         else:  # also a re-tag (no files read), or another writer wrote during the run

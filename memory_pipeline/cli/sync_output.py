@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.cli.common import shown_path
-from memory_pipeline.lib.audit.checks import CHECK_SPECS, ERROR, WARN, fix_command
+from memory_pipeline.lib.audit.checks import ERROR, WARN, fix_command
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import PRIVATE_TAG, has_tag_sql, opened
@@ -69,11 +69,6 @@ def mirror_line(summary: dict) -> str | None:
     return f"Holographic mirror rows: {m['found']} found; {', '.join(p for p in parts if p)}"
 
 
-def run_checks(run) -> list[tuple[str, str, str]]:
-    """The same for a run that just ended."""
-    return [(name, severity, run.details.get(name, "")) for name, passed, severity in run.checks if not passed]
-
-
 def skipped_summary(home: Path, profile: Profile, failing: list[tuple[str, str, str]]) -> dict:
     """A profile nothing could have changed in since its last sync: every entry unchanged, the
     store's counts as they are, the checks that sync's audit left failing."""
@@ -103,18 +98,12 @@ def skipped_summary(home: Path, profile: Profile, failing: list[tuple[str, str, 
     }
 
 
-def stopped_by_a_blocking_check(run) -> bool:
-    """A run a blocking check stopped before any write (a corrupt ledger): the same inputs stop it
-    again, until a person's fix."""
-    return not run.success and any(not passed and name in CHECK_SPECS and CHECK_SPECS[name].blocking for name, passed, _ in run.checks)
-
-
 def retry_can_fix(run) -> bool:
     """Whether the same inputs run again may end otherwise: a failed run (but one a blocking check
     stopped), entries waiting in quarantine, a memory file that could not be read. Any other
     failing check stands until the files, the store or the settings change (a person's fix
     changes them)."""
-    if stopped_by_a_blocking_check(run):
+    if run.stopped_by_a_blocking_check:
         return False
     quarantined = int(run.metadata.get("fact_store", {}).get("quarantined", 0))
     return not run.success or quarantined > 0 or bool(run.metadata.get("parsed_entries", {}).get("unreadable"))
@@ -245,5 +234,5 @@ class Printer:
             print(f"  {line}")
         if len(run.changes) > _NAMED:
             print(f"  … and {len(run.changes) - _NAMED} more (`memory-pipeline entries --profile {run.profile}` lists every entry)")
-        for line in check_warnings(run.profile, run_checks(run)):
+        for line in check_warnings(run.profile, run.failing):
             print(line)

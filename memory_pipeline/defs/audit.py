@@ -36,7 +36,7 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
             keywords,
             data_dir=pipeline_data_dir(hermes.path()),
             profile=profile.name,
-            cap_target=hermes.cap_target or profile.cap_target(),
+            cap_target=profile.cap_target(hermes.cap_target),
         )
         with Audit(inputs, names) as audit:
             yield audit

@@ -122,7 +122,7 @@ def _unclosed(text: str) -> int | None:
     return stack[0][0] if stack else None
 
 
-def entry_title(text: str) -> tuple[str, str]:
+def title_and_body(text: str) -> tuple[str, str]:
     """(title, body): the entry's own title (`**Title**:`, `Title:`) and what follows it, else its
     first words and the rest, so a summary of the body never repeats the title."""
     stripped = text.strip()
@@ -180,7 +180,7 @@ def propose(
         fact_ids = tuple(sorted(synced.get((reading.source, short_hash(entry_sha256(text))), ())))
         if not fact_ids or fact_pointers(text):
             continue
-        title, body = entry_title(text)
+        title, body = title_and_body(text)
         summary = summarise(body)
         shorter = pointer_entry(title, fact_ids, summary)
         if len(shorter) >= len(text) or shorter in proposal.after:

@@ -182,11 +182,12 @@ def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: b
         add("crlf", f"{name} has {crlf} CRLF and {lone_cr} bare CR line endings; read as LF: save it with LF line endings")
 
     parts = split_parts(text)
-    if len(parts) > 1 and not parts[0].strip():
-        add("leading_delimiter", f"{name} starts with a § line before any entry: delete line {_boundary_lines(text)[0]}")
+    leading = len(parts) > 1 and not parts[0].strip()
     empty = [i for i, p in enumerate(parts[1:-1], start=1) if not p.strip()]
+    lines = _boundary_lines(text) if leading or empty else []
+    if leading:
+        add("leading_delimiter", f"{name} starts with a § line before any entry: delete line {lines[0]}")
     if empty:
-        lines = _boundary_lines(text)
         empty_between = [lines[i] for i in empty]
         add(
             "doubled_delimiter",

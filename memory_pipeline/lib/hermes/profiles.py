@@ -42,8 +42,9 @@ class Profile:
     def char_limits(self) -> dict[str, int]:
         return char_limits(self.home / "config.yaml")
 
-    def cap_target(self) -> float:
-        return cap_target(self.home / "config.yaml")
+    def cap_target(self, override: float | None = None) -> float:
+        """`override` (a flag, a run's config) when given, else the profile's own setting."""
+        return override or cap_target(self.home / "config.yaml")
 
 
 def read_profile(profile: Profile) -> list[SourceReading]:

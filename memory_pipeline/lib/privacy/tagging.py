@@ -25,15 +25,21 @@ from memory_pipeline.lib.store.watermark import WatermarkChain
 class RetagReport:
     facts: int = 0
     private: int = 0
-    tagged: int = 0  # gained the tag this run
-    untagged: int = 0  # lost it: no longer matching
     normalised: int = 0  # a tag variant folded to `private-person`
     relinked: int = 0
     hidden: int = 0
     unhidden: int = 0
     reasons: Counter = field(default_factory=Counter)  # detector kind -> facts (never the matches)
-    newly_private: list[int] = field(default_factory=list)  # fact ids that gained the tag
-    no_longer_private: list[int] = field(default_factory=list)  # fact ids that lost it
+    newly_private: list[int] = field(default_factory=list)  # fact ids that gained the tag this run
+    no_longer_private: list[int] = field(default_factory=list)  # fact ids that lost it: no longer matching
+
+    @property
+    def tagged(self) -> int:
+        return len(self.newly_private)
+
+    @property
+    def untagged(self) -> int:
+        return len(self.no_longer_private)
 
     @property
     def wrote(self) -> bool:
@@ -151,10 +157,8 @@ def _apply(
     if any(p.strip() and p.strip() != PRIVATE_TAG and normalise_tags(p)[0] == PRIVATE_TAG for p in old_parts):
         report.normalised += 1
     if target.private and not was_private:
-        report.tagged += 1
         report.newly_private.append(fact_id)
     elif was_private and not target.private:
-        report.untagged += 1
         report.no_longer_private.append(fact_id)
 
     new_trust = trust

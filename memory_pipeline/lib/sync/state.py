@@ -107,24 +107,26 @@ def state_of_run(profile: Profile, keywords: Path, settings: dict, read: RunInpu
     return _state(profile, keywords, settings, files=read.files, store=store, keywords_sha256=read.keywords_sha256, config=config)
 
 
-def _recorded_file(data_dir: Path, profile: str) -> dict:
+@dataclass(frozen=True)
+class RecordedSync:
+    """The last recorded sync of a profile: what its run read, and the checks (check, severity,
+    detail) it left failing, which stand while the inputs are as it read them."""
+
+    state: dict | None
+    failing: list[tuple[str, str, str]]
+
+
+def recorded(data_dir: Path, profile: str) -> RecordedSync:
     try:
-        recorded_file = json.loads(state_path(data_dir, profile).read_text(encoding="utf-8"))
+        found = json.loads(state_path(data_dir, profile).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}  # missing or damaged: the profile simply runs, and the run records it afresh
-    return recorded_file if isinstance(recorded_file, dict) else {}
-
-
-def recorded(data_dir: Path, profile: str) -> dict | None:
-    state = _recorded_file(data_dir, profile).get("state")
-    return state if isinstance(state, dict) else None
-
-
-def recorded_failing(data_dir: Path, profile: str) -> list[tuple[str, str, str]]:
-    """The checks (check, severity, detail) the recorded run left failing: they stand while the
-    inputs are as it read them."""
-    failing = _recorded_file(data_dir, profile).get("failing")
-    return [(str(n), str(s), str(d)) for n, s, d in failing] if isinstance(failing, list) else []
+        found = {}  # missing or damaged: the profile simply runs, and the run records it afresh
+    found = found if isinstance(found, dict) else {}
+    state, failing = found.get("state"), found.get("failing")
+    return RecordedSync(
+        state if isinstance(state, dict) else None,
+        [(str(n), str(s), str(d)) for n, s, d in failing] if isinstance(failing, list) else [],
+    )
 
 
 def record(data_dir: Path, profile: str, state: dict, run_id: str, failing: list[tuple[str, str, str]] = ()) -> None:

@@ -4,7 +4,7 @@ are named."""
 
 import pytest
 
-from memory_pipeline.lib.hermes.compaction import entry_title, lines_left_out, pointer_entry, shorten
+from memory_pipeline.lib.hermes.compaction import lines_left_out, pointer_entry, shorten, title_and_body
 
 
 @pytest.mark.parametrize(
@@ -19,7 +19,7 @@ from memory_pipeline.lib.hermes.compaction import entry_title, lines_left_out, p
     ],
 )
 def test_a_title_ends_at_a_boundary_with_its_brackets_closed(text, title):
-    got, body = entry_title(text)
+    got, body = title_and_body(text)
     assert got == title
     assert got.count("（") == got.count("）") and got.count("(") == got.count(")")
     assert not shorten(body).startswith(title)  # the summary goes on from the title
@@ -27,7 +27,7 @@ def test_a_title_ends_at_a_boundary_with_its_brackets_closed(text, title):
 
 def test_a_summary_does_not_repeat_the_title():
     text = "部署流程，先在测试环境验证再发布到生产环境。然后通知值班同事确认。"
-    title, body = entry_title(text)
+    title, body = title_and_body(text)
     summary = shorten(body)
     assert (title, summary) == ("部署流程", "先在测试环境验证再发布到生产环境。")
     assert pointer_entry(title, (7,), summary) == "**部署流程 (→ fact_store#7)**: 先在测试环境验证再发布到生产环境。"
@@ -35,7 +35,7 @@ def test_a_summary_does_not_repeat_the_title():
 
 def test_the_lines_a_summary_leaves_out_are_named():
     text = "**备份策略**：每晚两点全量备份。\n异地副本保存在杭州机房\n每月演练一次恢复"
-    title, body = entry_title(text)
+    title, body = title_and_body(text)
     summary = shorten(body)
     assert summary == "每晚两点全量备份。"
     assert lines_left_out(text, summary) == (2, 3)

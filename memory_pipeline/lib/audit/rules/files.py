@@ -30,6 +30,7 @@ def cap_usage(audit: Audit) -> AuditResult:
         room = f"{r.limit - r.chars} left" if r.chars <= r.limit else f"{r.chars - r.limit} over"
         part = f"{r.path.name} {r.chars}/{r.limit} chars ({100 * share[r.source]:.0f}%), {room}"
         if r.source in over:
+            # What `compact` would propose, from this audit's reading (no bytes: nothing is applied).
             proposal = propose(r, b"", synced, target=compact_target(target)) if r.readable else None
             freed = proposal.chars_before - proposal.chars_after if proposal else 0
             part += (
@@ -48,7 +49,9 @@ def cap_usage(audit: Audit) -> AuditResult:
 
 
 def _synced_entries(audit: Audit) -> dict[tuple[str, str], list[int]]:
-    """Each active ledger entry's (source, short hash) and its facts, where all of them exist."""
+    """Each active ledger entry's (source, short hash) and its facts, where all of them exist: what
+    `sync.ledger.synced_facts` gives `compact`, read here from the audit's one snapshot of the store
+    (its loaded `ledger` and `facts`), not from the store again."""
     rows = audit.db.execute(
         f"""SELECT l.source, left(l.entry_sha256, {SHORT_HASH_CHARS}), list(l.fact_id ORDER BY l.fact_id), bool_and(f.fact_id IS NOT NULL)
             FROM ledger l LEFT JOIN facts f ON f.fact_id = l.fact_id
