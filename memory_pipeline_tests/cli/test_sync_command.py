@@ -105,3 +105,20 @@ def test_a_keyword_list_of_twenty_thousand_terms_syncs(capsys, demo_home, tmp_pa
     out = capsys.readouterr()
     assert code == 0 and said(out.err) == [], out.err
     assert json.loads(out.out)["profiles"][0]["private_facts"] >= 1
+
+
+def test_a_cli_runs_event_log_keeps_the_pipelines_lines_and_no_io_manager_debug(synced_home):
+    import dagster as dg
+
+    from memory_pipeline.instance import local_instance
+
+    instance = local_instance(synced_home)
+    try:
+        run = instance.get_runs(filters=dg.RunsFilter(job_name="memory_sync_job"), limit=1)[0]
+        logs = instance.all_logs(run.run_id)
+    finally:
+        instance.dispose()
+    plain = [record for record in logs if record.dagster_event is None]
+    assert any("extractor" in record.user_message for record in plain)  # the pipeline's own INFO line
+    assert [record.user_message for record in plain if record.level < 20] == []
+    assert any(record.dagster_event and record.dagster_event.event_type_value == "STEP_START" for record in logs)
