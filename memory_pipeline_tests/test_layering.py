@@ -19,11 +19,10 @@ def _module(path: Path, root: Path) -> str:
     return name.removesuffix(".__init__")
 
 
-def _imports(path: Path, *, top_level_only: bool = False) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    nodes = tree.body if top_level_only else ast.walk(tree)
+def _imports(path: Path) -> set[str]:
+    """Every module the file imports: at the top, inside a function or under `TYPE_CHECKING`."""
     found = set()
-    for node in nodes:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
@@ -50,10 +49,10 @@ def layering_problems(root: Path) -> list[str]:
 
 
 def import_cycles(root: Path) -> list[list[str]]:
-    """Cycles among the package's modules through their top-level imports (the ones Python runs
-    while importing; an import inside a function runs later and cannot deadlock an import)."""
+    """Cycles among the package's modules through any of their imports: one inside a function or
+    under `TYPE_CHECKING` cannot deadlock an import, but it still ties the two modules together."""
     modules = {_module(p, root): p for p in root.rglob("*.py")}
-    graph = {m: {i for i in _imports(p, top_level_only=True) if i in modules and i != m} for m, p in modules.items()}
+    graph = {m: {i for i in _imports(p) if i in modules and i != m} for m, p in modules.items()}
     cycles, state, stack = [], {}, []
 
     def visit(module: str) -> None:
@@ -95,9 +94,20 @@ def test_the_rules_catch_a_module_that_breaks_them(tmp_path):
     )
     (root / "lib" / "sync" / "writer.py").write_text("from memory_pipeline.lib.sync.lock import lock\n", encoding="utf-8")
     (root / "lib" / "sync" / "lock.py").write_text("from memory_pipeline.lib.sync.writer import write_sync\n", encoding="utf-8")
+    # A cycle closed only under TYPE_CHECKING, and one closed only inside a function, count too.
+    (root / "lib" / "sync" / "engine.py").write_text("from memory_pipeline.lib.sync.rules import RULES\n", encoding="utf-8")
+    (root / "lib" / "sync" / "rules.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from memory_pipeline.lib.sync.engine import Audit\n", encoding="utf-8"
+    )
+    (root / "lib" / "sync" / "later.py").write_text("def run():\n    from memory_pipeline.lib.sync.soon import go\n", encoding="utf-8")
+    (root / "lib" / "sync" / "soon.py").write_text("from memory_pipeline.lib.sync.later import run\n", encoding="utf-8")
     assert layering_problems(root) == [
         "memory_pipeline.lib.privacy.tagging imports from lib.extraction",
         "memory_pipeline.lib.store.bad imports dagster",
         "memory_pipeline.lib.store.bad imports from lib.sync",
     ]
-    assert import_cycles(root) == [["memory_pipeline.lib.sync.lock", "memory_pipeline.lib.sync.writer", "memory_pipeline.lib.sync.lock"]]
+    assert import_cycles(root) == [
+        ["memory_pipeline.lib.sync.writer", "memory_pipeline.lib.sync.lock", "memory_pipeline.lib.sync.writer"],
+        ["memory_pipeline.lib.sync.engine", "memory_pipeline.lib.sync.rules", "memory_pipeline.lib.sync.engine"],
+        ["memory_pipeline.lib.sync.later", "memory_pipeline.lib.sync.soon", "memory_pipeline.lib.sync.later"],
+    ]

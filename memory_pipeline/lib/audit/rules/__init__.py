@@ -1,7 +1,7 @@
 """The audit's rules, one module per group of checks: `cross_layer` (the entries, the ledger and
 the facts against each other), `index` (facts_fts, vectors, banks), `privacy` (tags against the
 keyword list and the detectors), `files` (the memory files themselves, the quarantine and the
-extraction history). Each rule takes the loaded `Audit` and returns an `AuditResult`."""
+extraction history). Each rule takes the `LoadedLayers` and returns an `AuditResult`."""
 
 from __future__ import annotations
 

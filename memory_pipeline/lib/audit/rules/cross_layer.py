@@ -4,20 +4,17 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import count
+from memory_pipeline.lib.audit.loaded import LoadedLayers
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.sync.ledger import ledger_problems
 from memory_pipeline.lib.sync.mirror import MirrorRow, mirror_rows, unexplained_mirrors
 
-if TYPE_CHECKING:
-    from memory_pipeline.lib.audit.engine import Audit
 
-
-def layer_counts(audit: Audit) -> AuditResult:
-    db = audit.db_with_entries
+def layer_counts(layers: LoadedLayers) -> AuditResult:
+    db = layers.db_with_entries
     entries = count(db, "SELECT count(*) FROM entries")
     active = count(db, "SELECT count(DISTINCT entry_id) FROM active")
     facts = count(db, "SELECT count(*) FROM facts WHERE pipeline")
@@ -44,8 +41,8 @@ def layer_counts(audit: Audit) -> AuditResult:
     )
 
 
-def hashes_fresh(audit: Audit) -> AuditResult:
-    db, quarantined = audit.db_with_entries, audit.quarantined
+def hashes_fresh(layers: LoadedLayers) -> AuditResult:
+    db, quarantined = layers.db_with_entries, layers.quarantined
     pending = db.execute("""SELECT e.source || ':' || e.short_hash FROM entries e WHERE NOT EXISTS
                             (SELECT 1 FROM active a WHERE a.source = e.source AND a.short_hash = e.short_hash)""").fetchall()
     stuck = [p for (p,) in pending if p not in quarantined]
@@ -58,13 +55,13 @@ def hashes_fresh(audit: Audit) -> AuditResult:
     )
 
 
-def ledger_integrity(audit: Audit) -> AuditResult:
+def ledger_integrity(layers: LoadedLayers) -> AuditResult:
     # With the other checks, from the ledger already in DuckDB; alone (the blocking check), from
     # the ledger only, read from the store.
-    if audit.loads_store:
-        problems = ledger_problems(audit.db)
+    if layers.loads_store:
+        problems = ledger_problems(layers.db)
     else:
-        problems = ledger_problems(audit.inputs.conn) if audit.inputs.conn is not None else []
+        problems = ledger_problems(layers.inputs.conn) if layers.inputs.conn is not None else []
     return AuditResult(
         "ledger_integrity", not problems, ERROR, "; ".join(problems) or "ledger rows well-formed", {"problems": float(len(problems))}
     )
@@ -85,8 +82,8 @@ def dangling_links(conn: sqlite3.Connection, settings: HolographicSettings) -> i
            OR NOT EXISTS (SELECT 1 FROM entities e WHERE e.entity_id = fe.entity_id)""").fetchone()[0]
 
 
-def fact_links(audit: Audit) -> AuditResult:
-    db = audit.db
+def fact_links(layers: LoadedLayers) -> AuditResult:
+    db = layers.db
     orphans = count(
         db,
         """SELECT count(*) FROM ledger l WHERE l.fact_id IS NOT NULL
@@ -111,7 +108,7 @@ def fact_links(audit: Audit) -> AuditResult:
                                    FROM candidates GROUP BY c HAVING count(*) > 1)""",
         )
     undecodable = count(db, "SELECT count(*) FROM facts WHERE content IS NULL")
-    dangling = audit.store_side("fact_links") if audit.inputs.conn is not None else 0
+    dangling = layers.store_side("fact_links") if layers.inputs.conn is not None else 0
     passed = not (orphans or ghosts or duplicates or undecodable or dangling)
     return AuditResult(
         "fact_links",
@@ -136,9 +133,9 @@ def mirror_facts(conn: sqlite3.Connection, settings: HolographicSettings) -> lis
     return mirror_rows(conn)
 
 
-def mirrors_adopted(audit: Audit) -> AuditResult:
-    rows = audit.store_side("mirrors_adopted") if audit.inputs.conn is not None else []
-    ids = unexplained_mirrors(rows, audit.inputs.readings)
+def mirrors_adopted(layers: LoadedLayers) -> AuditResult:
+    rows = layers.store_side("mirrors_adopted") if layers.inputs.conn is not None else []
+    ids = unexplained_mirrors(rows, layers.inputs.readings)
     named = ", ".join(str(i) for i in ids[:_NAMED_IDS]) + (f" and {len(ids) - _NAMED_IDS} more" if len(ids) > _NAMED_IDS else "")
     detail = (
         f"{len(ids)} facts shaped like Holographic's mirror of an entry that no entry backs (fact ids {named}): "

@@ -3,28 +3,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
 
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
+from memory_pipeline.lib.audit.loaded import LoadedLayers
 from memory_pipeline.lib.choices import compact_target
 from memory_pipeline.lib.hermes.compaction import propose
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
 
-if TYPE_CHECKING:
-    from memory_pipeline.lib.audit.engine import Audit
 
-
-def cap_usage(audit: Audit) -> AuditResult:
+def cap_usage(layers: LoadedLayers) -> AuditResult:
     """Both files within the profile's target share of their caps (WARN above it); ERROR once a
     file is over its cap. The detail says the room left and what `compact` would free."""
-    target = audit.inputs.cap_target
-    readings = audit.inputs.readings
+    target = layers.inputs.cap_target
+    readings = layers.inputs.readings
     share = {r.source: r.chars / r.limit if r.limit > 0 else 0.0 for r in readings}
     over = {r.source for r in readings if share[r.source] > target}
-    synced = _synced_entries(audit) if over else {}
+    synced = _synced_entries(layers) if over else {}
     parts = []
     for r in readings:
         room = f"{r.limit - r.chars} left" if r.chars <= r.limit else f"{r.chars - r.limit} over"
@@ -48,11 +44,11 @@ def cap_usage(audit: Audit) -> AuditResult:
     )
 
 
-def _synced_entries(audit: Audit) -> dict[tuple[str, str], list[int]]:
+def _synced_entries(layers: LoadedLayers) -> dict[tuple[str, str], list[int]]:
     """Each active ledger entry's (source, short hash) and its facts, where all of them exist: what
     `sync.ledger.synced_facts` gives `compact`, read here from the audit's one snapshot of the store
     (its loaded `ledger` and `facts`), not from the store again."""
-    rows = audit.db.execute(
+    rows = layers.db.execute(
         f"""SELECT l.source, left(l.entry_sha256, {SHORT_HASH_CHARS}), list(l.fact_id ORDER BY l.fact_id), bool_and(f.fact_id IS NOT NULL)
             FROM ledger l LEFT JOIN facts f ON f.fact_id = l.fact_id
             WHERE l.status = 'active' AND l.fact_id IS NOT NULL GROUP BY 1, 2"""
@@ -64,8 +60,8 @@ def _synced_entries(audit: Audit) -> dict[tuple[str, str], list[int]]:
 _PARITY_CAUSES = ("leading_delimiter", "doubled_delimiter", "bom")
 
 
-def format_parity(audit: Audit) -> AuditResult:
-    readings = audit.inputs.readings
+def format_parity(layers: LoadedLayers) -> AuditResult:
+    readings = layers.inputs.readings
     differs = [
         "; ".join(
             [f.detail for f in r.findings if f.code == "hermes_parse_differs"] + [f.detail for f in r.findings if f.code in _PARITY_CAUSES]
@@ -84,12 +80,12 @@ def format_parity(audit: Audit) -> AuditResult:
     )
 
 
-def pointers_resolve(audit: Audit) -> AuditResult:
-    pointers = [n for r in audit.inputs.readings for t in r.entries for n in fact_pointers(t)]
+def pointers_resolve(layers: LoadedLayers) -> AuditResult:
+    pointers = [n for r in layers.inputs.readings for t in r.entries for n in fact_pointers(t)]
     existing = set()
     if pointers:
-        audit.db.register("pointers", pd.DataFrame({"fact_id": sorted(set(pointers))}))
-        existing = {r[0] for r in audit.db.execute("SELECT fact_id FROM facts WHERE fact_id IN (SELECT fact_id FROM pointers)").fetchall()}
+        layers.db.register("pointers", pd.DataFrame({"fact_id": sorted(set(pointers))}))
+        existing = {r[0] for r in layers.db.execute("SELECT fact_id FROM facts WHERE fact_id IN (SELECT fact_id FROM pointers)").fetchall()}
     dangling = sorted({p for p in pointers if p not in existing})
     return AuditResult(
         "pointers_resolve",
@@ -101,19 +97,19 @@ def pointers_resolve(audit: Audit) -> AuditResult:
     )
 
 
-def quarantine_empty(audit: Audit) -> AuditResult:
-    quarantined = audit.quarantined
+def quarantine_empty(layers: LoadedLayers) -> AuditResult:
+    quarantined = layers.quarantined
     return AuditResult(
         "quarantine_empty", not quarantined, WARN, f"{len(quarantined)} entries in quarantine", {"quarantined": float(len(quarantined))}
     )
 
 
-def extraction_latency(audit: Audit) -> AuditResult:
-    return audit.extraction["extraction_latency"]
+def extraction_latency(layers: LoadedLayers) -> AuditResult:
+    return layers.extraction["extraction_latency"]
 
 
-def extraction_json_valid(audit: Audit) -> AuditResult:
-    return audit.extraction["extraction_json_valid"]
+def extraction_json_valid(layers: LoadedLayers) -> AuditResult:
+    return layers.extraction["extraction_json_valid"]
 
 
 RULES = {

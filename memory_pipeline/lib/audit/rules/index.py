@@ -4,16 +4,13 @@ every HRR vector decodable in one of the two dialects, every category bank match
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.audit.checks import ERROR, AuditResult
 from memory_pipeline.lib.audit.layers import count
+from memory_pipeline.lib.audit.loaded import LoadedLayers
 from memory_pipeline.lib.store.search_index import HolographicFtsHealth, holographic_fts_health
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import VectorState, false_hrr1_sql
-
-if TYPE_CHECKING:
-    from memory_pipeline.lib.audit.engine import Audit
 
 
 def index_store_side(conn: sqlite3.Connection, settings: HolographicSettings) -> tuple[HolographicFtsHealth, dict[str, int]]:
@@ -31,11 +28,11 @@ def _sql_text(value) -> str:
     return "NULL" if value is None else "'" + str(value).replace("'", "''") + "'"
 
 
-def index_consistency(audit: Audit) -> AuditResult:
-    db, inputs = audit.db, audit.inputs
+def index_consistency(layers: LoadedLayers) -> AuditResult:
+    db, inputs = layers.db, layers.inputs
     if inputs.conn is None:
         return AuditResult("index_consistency", True, ERROR, "no store yet")
-    health, false_hrr1 = audit.store_side("index_consistency")
+    health, false_hrr1 = layers.store_side("index_consistency")
     dim = inputs.settings.hrr_dim
     states = dict(db.execute("SELECT vector_state, count(*) FROM facts GROUP BY vector_state").fetchall())
     counts = {kind: int(states.get(int(kind), 0)) for kind in VectorState}

@@ -2,33 +2,29 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memory_pipeline.lib.audit.checks import ERROR, AuditResult
+from memory_pipeline.lib.audit.loaded import LoadedLayers
 from memory_pipeline.lib.privacy.matching import DETECTOR_GATE_RE2, PRIVATE_TAG, normalise_tags, private_reasons
 
-if TYPE_CHECKING:
-    from memory_pipeline.lib.audit.engine import Audit
 
-
-def _private_tagging(audit: Audit) -> tuple[dict[int, bool], int, int]:
+def _private_tagging(layers: LoadedLayers) -> tuple[dict[int, bool], int, int]:
     """Which facts carry `private-person` (after folding variants), how many variants, how many
     tagged facts prefetch still sees. Only facts whose tags mention `person` can hold either."""
-    rows = audit.db.execute("SELECT fact_id, person_tags, person_trust FROM facts WHERE person_tags IS NOT NULL").fetchall()
+    rows = layers.db.execute("SELECT fact_id, person_tags, person_trust FROM facts WHERE person_tags IS NOT NULL").fetchall()
     tagged, variants, visible = {}, 0, 0
     for fact_id, tags, trust in rows:
         normal, folded = normalise_tags(tags)
         variants += folded
         tagged[fact_id] = PRIVATE_TAG in normal.split(",")
-        visible += tagged[fact_id] and trust >= audit.inputs.settings.min_trust
+        visible += tagged[fact_id] and trust >= layers.inputs.settings.min_trust
     return tagged, variants, visible
 
 
-def _untagged_matches(audit: Audit, tagged: dict[int, bool]) -> int:
+def _untagged_matches(layers: LoadedLayers, tagged: dict[int, bool]) -> int:
     """How many untagged facts the keyword list or a detector matches. One vectorised RE2 pass in
     DuckDB (the detectors' gate, and the list itself: its patterns are RE2 already) leaves few
     candidates; the code that tags confirms them."""
-    keywords, db = audit.inputs.keywords, audit.db
+    keywords, db = layers.inputs.keywords, layers.db
     conditions, params = ["regexp_matches(content, ?)"], [DETECTOR_GATE_RE2]
     for prefilter in keywords.re2_prefilters:
         conditions.append("regexp_matches(content, ?, 'i')")
@@ -37,10 +33,10 @@ def _untagged_matches(audit: Audit, tagged: dict[int, bool]) -> int:
     return sum(1 for fact_id, content in candidates if not tagged.get(fact_id) and private_reasons(content, keywords))
 
 
-def privacy_coverage(audit: Audit) -> AuditResult:
-    inputs = audit.inputs
-    tagged, variants, visible = _private_tagging(audit)
-    untagged = _untagged_matches(audit, tagged)  # a tagged fact is covered, whatever it holds
+def privacy_coverage(layers: LoadedLayers) -> AuditResult:
+    inputs = layers.inputs
+    tagged, variants, visible = _private_tagging(layers)
+    untagged = _untagged_matches(layers, tagged)  # a tagged fact is covered, whatever it holds
     private = sum(tagged.values())
     passed = untagged == 0 and variants == 0
     return AuditResult(
