@@ -4,7 +4,8 @@
 
 The interactive commands (`--help`, `search`, `status`, `entries`) against `python -c "import
 dagster"` (what every command cost while it imported Dagster and pandas); a one-profile `sync` with
-one edited entry (a whole Dagster run) against the same import; and a no-change `sync` of a
+one edited entry (a whole Dagster run) against the same import and against the floor of any run in
+the CLI's process (importing Dagster, its SQLite storages and pandas, which the stages hand on); and a no-change `sync` of a
 four-profile home, one of whose profiles is over its cap (a standing problem), against a no-change
 `sync` of one of its profiles. Each round runs every command once, in turn, so the machine's drift
 hits all of them alike; the table gives medians. Prints a Markdown table.
@@ -28,6 +29,12 @@ sys.path.insert(0, str(ROOT))
 from memory_pipeline_tests.repository import DEMO_HERMES_HOME  # noqa: E402
 
 CLI = [sys.executable, "-c", "import sys; from memory_pipeline.cli import main; sys.exit(main(sys.argv[1:]))"]
+# What any Dagster run in the CLI's process imports before it does anything: the local instance's
+# storages (SQLAlchemy, Alembic) and pandas.
+FLOOR = (
+    "import dagster, pandas, dagster._core.storage.runs.sqlite, dagster._core.storage.event_log.sqlite, "
+    "dagster._core.storage.schedules.sqlite"
+)
 
 
 def _home(base: Path) -> Path:
@@ -67,6 +74,7 @@ def main() -> None:
         subprocess.run([*CLI, "sync", "--quiet"], env=env, check=False)  # the last clean sync the next ones compare with
         commands = {
             'python -c "import dagster"': [sys.executable, "-c", "import dagster"],
+            "floor of an in-process run (import dagster, its SQLite storages, pandas)": [sys.executable, "-c", FLOOR],
             "memory-pipeline --help": [*CLI, "--help"],
             "memory-pipeline search 部署": [*CLI, "search", "部署"],
             "memory-pipeline status": [*CLI, "status"],
