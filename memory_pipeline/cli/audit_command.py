@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,9 +26,12 @@ from memory_pipeline.lib.store.settings import holographic_settings
 if TYPE_CHECKING:
     from memory_pipeline.lib.audit.checks import AuditResult
 
+_LEDGER_CHECKS = {"ledger_integrity"}
+_LINK_CHECKS = {"fact_links"}
 _INDEX_CHECKS = {"index_consistency"}
 _TAG_CHECKS = {"privacy_coverage"}
-_SYNC_CHECKS = {"hashes_fresh", "layer_counts"}
+# A repaired ledger, or rows deleted with the facts they named, leave entries to sync afresh.
+_SYNC_CHECKS = {"hashes_fresh", "layer_counts", *_LEDGER_CHECKS, *_LINK_CHECKS}
 
 
 def register(commands) -> None:
@@ -36,7 +40,10 @@ def register(commands) -> None:
     add_profile_arguments(parser)
     parser.add_argument("--keywords", metavar="PATH", help="privacy keyword list (same lookup as `sync`)")
     parser.add_argument(
-        "--repair", action="store_true", help="fix what is safe to fix mechanically (FTS rebuild, vectors and banks, tags, pending entries)"
+        "--repair",
+        action="store_true",
+        help="fix what is safe to fix mechanically (malformed ledger rows, saved first; ghost facts, dangling links; "
+        "FTS rebuild, vectors and banks, tags, pending entries)",
     )
     add_cap_target_argument(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -65,13 +72,18 @@ def _audit(profile: Profile, home: Path, keywords: KeywordList, cap_target: floa
 
 def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) -> tuple[list[str], list[str]]:
     """What was repaired, and what could not be."""
-    from memory_pipeline.lib.audit.repairs import repair_indexes, repair_tags
+    from memory_pipeline.lib.audit.repairs import repair_indexes, repair_ledger, repair_links, repair_tags
 
     settings = holographic_settings(profile.home)
     done: list[str] = []
     failed: list[str] = []
-    if failing & (_INDEX_CHECKS | _TAG_CHECKS) and settings.db_path.exists():
+    if failing & (_LEDGER_CHECKS | _LINK_CHECKS | _INDEX_CHECKS | _TAG_CHECKS) and settings.db_path.exists():
         with opened(settings.db_path) as conn:
+            if failing & _LEDGER_CHECKS:
+                stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+                done += repair_ledger(conn, pipeline_data_dir(home) / "repairs" / f"{profile.name}-ledger-{stamp}.db")
+            if failing & (_LEDGER_CHECKS | _LINK_CHECKS):  # rows a ledger repair deleted leave their facts unbacked
+                done += repair_links(conn, settings)
             if failing & _INDEX_CHECKS:
                 done += repair_indexes(conn, settings)
             if failing & _TAG_CHECKS:

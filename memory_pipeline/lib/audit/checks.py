@@ -87,7 +87,8 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         ERROR,
         "Ledger rows well-formed (numeric fact ids, one version per entry, known sources, timestamps). "
         "Blocking: no write happens on a bad ledger.",
-        "memory-pipeline audit --profile {profile} (a corrupt ledger is left for a person: `memory-pipeline ledger export -` shows it)",
+        _REPAIR + " (deletes the malformed rows and retires an entry's older versions, saving them first to a file it names; "
+        "the entries are synced afresh)",
         blocking=True,
         start=4,
     ),
@@ -96,7 +97,8 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         "fact_store",
         ERROR,
         "No orphan ledger fact ids, no ghost pipeline facts, no near-copies, no dangling links.",
-        "memory-pipeline audit --profile {profile}",
+        _REPAIR + " (ghosts, dangling links, rows naming no fact); a near-copy or a content that is not UTF-8 is named by "
+        "fact id: ask Hermes to `fact_store remove` the copy that is not the pipeline's, or edit one of two alike entries",
         start=0,
         moves_with_writers=True,
     ),

@@ -1,17 +1,21 @@
-"""What `memory-pipeline audit --repair` may fix mechanically: indexes, vectors, banks and tags.
-Nothing here deletes a fact or touches a ledger row; pending entries are re-synced by the caller."""
+"""What `memory-pipeline audit --repair` may fix mechanically: the ledger's malformed and
+superseded rows (saved first), links and facts no entry backs, indexes, vectors, banks and tags.
+A fact an entry backs is never deleted; pending entries are re-synced by the caller."""
 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
+from memory_pipeline.lib.hermes.safe_files import private_directory
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import retag_store
-from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, write_transaction
+from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, LEDGER_TABLE, write_transaction
 from memory_pipeline.lib.store.fact_writes import FactWrites, banks_off
 from memory_pipeline.lib.store.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import decodable_sql
+from memory_pipeline.lib.sync.ledger import malformed_rows, superseded_rows
 
 
 def repair_indexes(conn: sqlite3.Connection, settings: HolographicSettings) -> list[str]:
@@ -52,3 +56,66 @@ def repair_tags(conn: sqlite3.Connection, keywords: KeywordList, settings: Holog
     if not report.wrote:
         return []
     return [f"re-tagged: {report.tagged} tagged, {report.untagged} untagged, {report.normalised} tag variants folded"]
+
+
+def repair_ledger(conn: sqlite3.Connection, saved_to: Path) -> list[str]:
+    """Rows breaking a row rule deleted, and the active rows of an entry's older versions retired,
+    once every such row is saved as it was (table `ledger_rows` of the SQLite file `saved_to`,
+    private: a leaked value may be entry text). The entries they stood for are synced afresh."""
+    malformed = malformed_rows(conn)
+    superseded = [r for r in superseded_rows(conn) if r not in set(malformed)]
+    if not (malformed or superseded):
+        return []
+    _save_rows(conn, malformed + superseded, saved_to)
+    with write_transaction(conn):
+        # Only rows saved and still as found: a writer may have come between.
+        malformed = [r for r in malformed_rows(conn) if r in set(malformed)]
+        superseded = [r for r in superseded_rows(conn) if r in set(superseded)]
+        conn.executemany(f"DELETE FROM {LEDGER_TABLE} WHERE rowid = ?", [(r,) for r in malformed])
+        retire = f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP WHERE rowid = ?"
+        conn.executemany(retire, [(r,) for r in superseded])
+    done = [f"deleted {len(malformed)} malformed ledger rows"] if malformed else []
+    done += [f"retired {len(superseded)} ledger rows of an entry's older versions"] if superseded else []
+    return [*done, f"saved the rows as they were to {saved_to}"]
+
+
+def _save_rows(conn: sqlite3.Connection, rowids: list[int], saved_to: Path) -> None:
+    """The rows, copied as they are into a new private SQLite file, committed before any change."""
+    private_directory(saved_to.parent)
+    saved_to.touch(mode=0o600, exist_ok=False)
+    conn.execute("ATTACH DATABASE ? AS saved", (str(saved_to),))
+    try:
+        with write_transaction(conn):
+            marked = ", ".join(str(int(r)) for r in rowids)
+            conn.execute(f"CREATE TABLE saved.ledger_rows AS SELECT rowid AS ledger_rowid, * FROM {LEDGER_TABLE} WHERE rowid IN ({marked})")
+    finally:
+        conn.execute("DETACH DATABASE saved")
+
+
+def repair_links(conn: sqlite3.Connection, settings: HolographicSettings) -> list[str]:
+    """Entity links whose fact or entity is gone deleted; ledger rows pointing at no fact deleted
+    (their entries are synced afresh); the pipeline's facts that no ledger row names (ghosts of
+    entries gone) deleted, and the banks they were in rebuilt."""
+    with write_transaction(conn):
+        links = conn.execute("""DELETE FROM fact_entities
+            WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = fact_entities.fact_id)
+               OR NOT EXISTS (SELECT 1 FROM entities e WHERE e.entity_id = fact_entities.entity_id)""").rowcount
+        orphans = conn.execute(
+            f"""DELETE FROM {LEDGER_TABLE} WHERE fact_id IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = {LEDGER_TABLE}.fact_id)"""
+        ).rowcount
+        ghosts = [
+            r[0]
+            for r in conn.execute(
+                f"""SELECT fact_id FROM facts WHERE {IS_PIPELINE_FACT_SQL}
+                    AND NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = facts.fact_id)"""
+            )
+        ]
+        conn.executemany("DELETE FROM fact_entities WHERE fact_id = ?", [(g,) for g in ghosts])
+        conn.executemany("DELETE FROM facts WHERE fact_id = ?", [(g,) for g in ghosts])
+        if ghosts:
+            FactWrites(conn, settings).rebuild_banks_in_full(banks_off(conn, settings.hrr_dim))
+    done = [f"deleted {links} dangling entity links"] if links else []
+    done += [f"deleted {orphans} ledger rows pointing at no fact"] if orphans else []
+    done += [f"deleted {len(ghosts)} pipeline facts no entry backs (#{', #'.join(map(str, ghosts[:20]))})"] if ghosts else []
+    return done

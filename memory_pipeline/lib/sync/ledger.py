@@ -88,19 +88,22 @@ def ledger_fingerprint(conn: sqlite3.Connection) -> str:
 LEDGER_ROW_COLUMNS = ["entry_id", "source", "entry_sha256", "fact_id", "fact_id_valid", "status", "synced_at_valid"]
 
 
-def ledger_rows(conn: sqlite3.Connection) -> pd.DataFrame:
-    """Every ledger row as the integrity rules and the audits read it. SQLite itself judges what
-    needs its own types (a fact id that is a positive integer, a timestamp julianday() can read),
-    so a leaked value is seen for what it is and never reaches Python; `fact_id` is NULL then."""
+def ledger_rows(conn: sqlite3.Connection, *, with_rowid: bool = False) -> pd.DataFrame:
+    """Every ledger row as the integrity rules and the audits read it (and its rowid, to repair
+    it). SQLite itself judges what needs its own types (a fact id that is a positive integer, a
+    timestamp julianday() can read), so a leaked value is seen for what it is and never reaches
+    Python; `fact_id` is NULL then."""
+    columns = [*LEDGER_ROW_COLUMNS, "rowid"] if with_rowid else LEDGER_ROW_COLUMNS
     if not ledger_exists(conn):
-        return pd.DataFrame(columns=LEDGER_ROW_COLUMNS)
+        return pd.DataFrame(columns=columns)
     rows = conn.execute(
         f"""SELECT entry_id, source, entry_sha256,
                    CASE WHEN typeof(fact_id) = 'integer' THEN fact_id END,
                    typeof(fact_id) = 'integer' AND fact_id > 0, status, julianday(synced_at) IS NOT NULL
+                   {", rowid" if with_rowid else ""}
             FROM {LEDGER_TABLE}"""
     ).fetchall()
-    return pd.DataFrame.from_records(rows, columns=LEDGER_ROW_COLUMNS)
+    return pd.DataFrame.from_records(rows, columns=columns)
 
 
 _SOURCES_SQL = ", ".join(f"'{s}'" for s in SOURCE_FILES)
@@ -143,6 +146,34 @@ def _problems_in(db: duckdb.DuckDBPyConnection) -> list[str]:
     if split:
         problems.append(f"{split} entry ids with more than one active version (append-only drift)")
     return problems
+
+
+def malformed_rows(conn: sqlite3.Connection) -> list[int]:
+    """The rowids of the rows `ledger_problems` counts as breaking a row rule."""
+    rows = ledger_rows(conn, with_rowid=True)
+    if rows.empty:
+        return []
+    with duckdb.connect() as db:
+        db.register("ledger", rows)
+        return [r[0] for r in db.execute(f"SELECT rowid FROM ledger WHERE {' OR '.join(f'({rule})' for rule, _ in _ROW_RULES)}").fetchall()]
+
+
+def superseded_rows(conn: sqlite3.Connection) -> list[int]:
+    """The active rows of an entry with more than one active version that are not of its newest
+    version (the last synced; the last written on a tie)."""
+    if not ledger_exists(conn):
+        return []
+    return [
+        r[0]
+        for r in conn.execute(
+            f"""SELECT rowid FROM {LEDGER_TABLE} l WHERE status = 'active'
+                  AND entry_id IN (SELECT entry_id FROM {LEDGER_TABLE} WHERE status = 'active' GROUP BY entry_id
+                                   HAVING min(entry_sha256) != max(entry_sha256) OR min(source) != max(source))
+                  AND (entry_sha256, source) IS NOT (SELECT entry_sha256, source FROM {LEDGER_TABLE} m
+                       WHERE m.entry_id = l.entry_id AND m.status = 'active'
+                       ORDER BY julianday(m.synced_at) DESC NULLS LAST, m.rowid DESC LIMIT 1)"""
+        )
+    ]
 
 
 def diff_entries(

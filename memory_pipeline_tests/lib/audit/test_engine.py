@@ -69,6 +69,61 @@ def test_column_leak_fails_ledger_integrity_only(work):
     assert failing(profile) == {"ledger_integrity"}
 
 
+def test_a_corrupt_ledger_is_repaired_and_its_rows_saved_privately(capsys, work):
+    home, profile = work
+    test_column_leak_fails_ledger_integrity_only(work)
+    heal_by_repair(capsys, home, profile)
+    (saved,) = (home / "memory-pipeline" / "repairs").glob("work-ledger-*.db")
+    assert saved.stat().st_mode & 0o777 == 0o600
+    conn = sqlite3.connect(saved)
+    try:
+        assert conn.execute("SELECT fact_id, status FROM ledger_rows").fetchall() == [("18 条 facts 漏进来", "active")]
+    finally:
+        conn.close()
+    # What it did is said by counts and the file's name, never by the leaked value.
+    main(["audit", "--hermes-home", str(home), "--profile", "work"])
+    assert "漏进来" not in capsys.readouterr().out
+
+
+def test_a_near_copy_is_named_by_fact_id(work):
+    home, profile = work
+    test_near_duplicate_fact(work)
+    conn = sqlite3.connect(profile.home / "memory_store.db")
+    try:
+        content = read_entries(profile.memory_file("memory"))[2]
+        (copy,) = conn.execute("SELECT fact_id FROM facts WHERE content = ?", (content.replace(" ", "  ", 1),)).fetchone()
+    finally:
+        conn.close()
+    settings = holographic_settings(profile.home)
+    with (
+        sqlite3.connect(settings.db_path) as conn,
+        Audit(AuditInputs(read_profile(profile), conn, settings, load_keywords(DEMO_KEYWORDS))) as audit,
+    ):
+        detail = audit.run("fact_links").detail
+    assert f"#{copy})" in detail and "1 duplicated contents (#" in detail
+
+
+def test_two_active_versions_of_an_entry_are_repaired(capsys, work):
+    """Append-only drift: the older version's row is retired (and saved), the newest kept."""
+    home, profile = work
+    sql(
+        profile,
+        """INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, status, synced_at)
+           SELECT a.entry_id, a.source, printf('%064d', 7), b.fact_id, 'active', '2020-01-01 00:00:00'
+           FROM memory_pipeline_ledger a, memory_pipeline_ledger b
+           WHERE a.rowid = (SELECT min(rowid) FROM memory_pipeline_ledger) AND b.rowid = (SELECT max(rowid) FROM memory_pipeline_ledger)""",
+    )
+    assert failing(profile) == {"ledger_integrity", "layer_counts"}
+    heal_by_repair(capsys, home, profile)
+    conn = sqlite3.connect(profile.home / "memory_store.db")
+    try:
+        assert conn.execute("SELECT status FROM memory_pipeline_ledger WHERE entry_sha256 = printf('%064d', 7)").fetchall() == [
+            ("retired",)
+        ]
+    finally:
+        conn.close()
+
+
 def test_orphan_ledger_fact_id(capsys, work):
     home, profile = work
     sql(profile, "UPDATE memory_pipeline_ledger SET fact_id = 99999 WHERE rowid = (SELECT min(rowid) FROM memory_pipeline_ledger)")
@@ -76,7 +131,7 @@ def test_orphan_ledger_fact_id(capsys, work):
     heal_by_sync(capsys, home, profile)
 
 
-def test_ghost_pipeline_fact(work):
+def test_ghost_pipeline_fact(capsys, work):
     home, profile = work
     store = holographic_store(profile.home / "memory_store.db")
     try:
@@ -84,6 +139,7 @@ def test_ghost_pipeline_fact(work):
     finally:
         store.close()
     assert failing(profile) == {"fact_links"}
+    heal_by_repair(capsys, home, profile)
 
 
 def test_near_duplicate_fact(work):
@@ -108,6 +164,7 @@ REPAIRABLE = {
         ["UPDATE memory_banks SET fact_count = fact_count + 1 WHERE bank_name = 'cat:user_pref'"],
         "index_consistency",
     ),
+    "dangling_entity_links": (["DELETE FROM entities WHERE entity_id = (SELECT min(entity_id) FROM fact_entities)"], "fact_links"),
     "pii_fact_without_tag": (
         ["UPDATE facts SET tags = 'synced-from-memory,user' WHERE tags LIKE '%private-person%'"],
         "privacy_coverage",

@@ -82,6 +82,11 @@ def dangling_links(conn: sqlite3.Connection, settings: HolographicSettings) -> i
            OR NOT EXISTS (SELECT 1 FROM entities e WHERE e.entity_id = fe.entity_id)""").fetchone()[0]
 
 
+def _ids_of(named: list[str]) -> str:
+    """` (#3/#9, #12)`: the facts a person removes by hand, named by id (never by content)."""
+    return f" ({', '.join(named[:_NAMED_IDS])}{' …' if len(named) > _NAMED_IDS else ''})" if named else ""
+
+
 def fact_links(layers: LoadedLayers) -> AuditResult:
     db = layers.db
     orphans = count(
@@ -98,16 +103,20 @@ def fact_links(layers: LoadedLayers) -> AuditResult:
     # white space are folded. A cheap key without any white space finds the few candidates first;
     # only they get the exact folding.
     coarse_key = f"lower({_without_white_space('content')})"
-    duplicates = 0
+    groups: list[list[int]] = []
     if count(db, f"SELECT count(*) FROM (SELECT {coarse_key} AS k FROM facts GROUP BY k HAVING count(*) > 1)"):
-        duplicates = count(
-            db,
-            f"""WITH candidates AS (SELECT content FROM facts WHERE {coarse_key} IN
-                                       (SELECT {coarse_key} FROM facts GROUP BY 1 HAVING count(*) > 1))
-                                   SELECT count(*) FROM (SELECT lower(regexp_replace(trim(content), '\\s+', ' ', 'g')) AS c
-                                   FROM candidates GROUP BY c HAVING count(*) > 1)""",
-        )
-    undecodable = count(db, "SELECT count(*) FROM facts WHERE content IS NULL")
+        groups = [
+            sorted(ids)
+            for (ids,) in db.execute(
+                f"""WITH candidates AS (SELECT fact_id, content FROM facts WHERE {coarse_key} IN
+                                           (SELECT {coarse_key} FROM facts GROUP BY 1 HAVING count(*) > 1))
+                    SELECT list(fact_id) FROM candidates GROUP BY lower(regexp_replace(trim(content), '\\s+', ' ', 'g'))
+                    HAVING count(*) > 1 ORDER BY min(fact_id)"""
+            ).fetchall()
+        ]
+    duplicates = len(groups)
+    undecodable_ids = [r[0] for r in db.execute("SELECT fact_id FROM facts WHERE content IS NULL ORDER BY fact_id").fetchall()]
+    undecodable = len(undecodable_ids)
     dangling = layers.store_side("fact_links") if layers.inputs.conn is not None else 0
     passed = not (orphans or ghosts or duplicates or undecodable or dangling)
     return AuditResult(
@@ -115,7 +124,8 @@ def fact_links(layers: LoadedLayers) -> AuditResult:
         passed,
         ERROR,
         f"{orphans} ledger rows pointing at no fact, {ghosts} pipeline facts without a ledger row, "
-        f"{duplicates} duplicated contents, {undecodable} contents that are not UTF-8 text, {dangling} dangling entity links",
+        f"{duplicates} duplicated contents{_ids_of(['/'.join(f'#{i}' for i in g) for g in groups])}, "
+        f"{undecodable} contents that are not UTF-8 text{_ids_of([f'#{i}' for i in undecodable_ids])}, {dangling} dangling entity links",
         {
             "orphans": float(orphans),
             "ghosts": float(ghosts),
