@@ -34,7 +34,8 @@ from memory_pipeline.lib.store.database import connect  # noqa: E402
 from memory_pipeline.lib.store.fact_search import search  # noqa: E402
 from memory_pipeline.lib.store.search_index import sync_search_index  # noqa: E402
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.ledger import active_ledger, diff_entries, ledger_fingerprint  # noqa: E402
+from memory_pipeline.lib.sync.diff import diff_entries  # noqa: E402
+from memory_pipeline.lib.sync.ledger import active_ledger, ledger_fingerprint  # noqa: E402
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance  # noqa: E402
 from memory_pipeline.lib.sync.writer import write_sync  # noqa: E402
 from memory_pipeline_tests.fixtures.search_queries import LABELLED_QUERIES, title_of  # noqa: E402

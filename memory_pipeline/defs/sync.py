@@ -16,7 +16,8 @@ from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, backup_entries
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
 from memory_pipeline.lib.store.database import read_snapshot
-from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, STATUSES, active_ledger, diff_entries, ledger_fingerprint
+from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
+from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
 from memory_pipeline.lib.sync.mirror import known_entry_hashes, mirror_rows, plan_mirrors
 from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction, Provenance
 from memory_pipeline.lib.sync.writer import write_sync

@@ -1,4 +1,5 @@
-"""The SHA-256 ledger inside the store and the diff of entries against it."""
+"""The SHA-256 ledger inside the store: its active entries, its fingerprint, its rows as the
+integrity rules read them, and the rows a repair deletes or retires (the diff is `diff`)."""
 
 from __future__ import annotations
 
@@ -10,27 +11,8 @@ import duckdb
 import pandas as pd
 
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, fact_pointers
-from memory_pipeline.lib.hermes.similarity import bigrams, dice
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
-
-DEFAULT_SIMILARITY_THRESHOLD = 0.5
-STATUSES = ("new", "changed", "compacted", "unchanged", "removed")
-DIFF_COLUMNS = [
-    "entry_id",
-    "source",
-    "position",
-    "text",
-    "entry_sha256",
-    "short_hash",
-    "status",
-    "matched_entry_id",
-    "existing_fact_ids",
-    "similarity",
-]
-# Above this many (new entry, vanished entry) pairs the similarity search is skipped: such a
-# diff is a bulk rewrite, where pairing by likeness would be guesswork anyway.
-_MAX_SIMILARITY_PAIRS = 1_000_000
 
 
 @dataclass
@@ -174,127 +156,3 @@ def superseded_rows(conn: sqlite3.Connection) -> list[int]:
                        ORDER BY julianday(m.synced_at) DESC NULLS LAST, m.rowid DESC LIMIT 1)"""
         )
     ]
-
-
-def diff_entries(
-    entries: pd.DataFrame,
-    ledger: dict[str, LedgerEntry],
-    *,
-    unreadable_sources: frozenset[str] = frozenset(),
-    threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
-) -> pd.DataFrame:
-    """Classify every current entry and every vanished ledger entry.
-
-    Same source and hash as an active ledger entry whose facts exist: `unchanged`, wherever the
-    entry stands. The same hash in the other file: `changed` (moved). A new hash similar enough to
-    a vanished entry of the same source: `changed`, so its facts are updated in place. A summary
-    pointing (`fact_store#N`) at a vanished entry's facts: `compacted`, the facts untouched. Otherwise
-    `new`. A vanished entry nothing took over: `removed`, unless its file could not be read.
-    """
-    rows: list[dict] = []
-    by_key: dict[tuple[str, str], str] = {}
-    by_hash: dict[str, list[str]] = {}
-    for entry_id, led in ledger.items():
-        by_key.setdefault((led.source, led.short_hash), entry_id)
-        by_hash.setdefault(led.short_hash, []).append(entry_id)
-    claimed: set[str] = set()
-    pending: list[dict] = []
-
-    def emit(entry: dict, status: str, led: LedgerEntry | None, score: float) -> None:
-        if led is not None:
-            claimed.add(led.entry_id)
-        rows.append(
-            {
-                **entry,
-                "status": status,
-                "matched_entry_id": led.entry_id if led is not None else None,
-                "existing_fact_ids": list(led.fact_ids) if led is not None else [],
-                "similarity": score,
-            }
-        )
-
-    for entry in entries[["entry_id", "source", "position", "text", "entry_sha256", "short_hash"]].to_dict("records"):
-        led_id = by_key.get((entry["source"], entry["short_hash"]))
-        led = ledger.get(led_id) if led_id else None
-        if led is None or led_id in claimed:
-            pending.append(entry)
-        elif led.missing_fact_ids:
-            # Facts deleted behind the pipeline's back: write them again.
-            emit(entry, "changed" if led.fact_ids else "new", led, 1.0)
-        else:
-            emit(entry, "unchanged", led, 1.0)
-
-    def vanished(entry_id: str) -> bool:
-        return entry_id not in claimed and ledger[entry_id].source not in unreadable_sources
-
-    still_pending = []
-    for entry in pending:
-        moved = next((i for i in by_hash.get(entry["short_hash"], []) if vanished(i)), None)
-        if moved is not None:
-            emit(entry, "changed", ledger[moved], 1.0)
-        else:
-            still_pending.append(entry)
-
-    # An entry shortened to a summary with `fact_store#N` pointers (the compaction command)
-    # takes over the vanished entry whose facts it points at; those facts keep the full text.
-    by_fact: dict[int, str] = {}
-    for entry_id, led in ledger.items():
-        for fact_id in led.fact_ids:
-            by_fact.setdefault(fact_id, entry_id)
-    not_compacted = []
-    for entry in still_pending:
-        owner = next(
-            (
-                by_fact[n]
-                for n in fact_pointers(entry["text"])
-                if n in by_fact and vanished(by_fact[n]) and ledger[by_fact[n]].source == entry["source"]
-            ),
-            None,
-        )
-        if owner is not None:
-            emit(entry, "compacted", ledger[owner], 0.0)
-        else:
-            not_compacted.append(entry)
-    still_pending = not_compacted
-
-    candidates = [i for i in ledger if vanished(i)]
-    pairs: list[tuple[float, int, str]] = []
-    if still_pending and candidates and len(still_pending) * len(candidates) <= _MAX_SIMILARITY_PAIRS:
-        grams = {i: bigrams(ledger[i].text) for i in candidates}
-        for index, entry in enumerate(still_pending):
-            entry_grams = bigrams(entry["text"])
-            for led_id in candidates:
-                if ledger[led_id].source == entry["source"]:
-                    score = dice(entry_grams, grams[led_id])
-                    if score >= threshold:
-                        pairs.append((score, index, led_id))
-    taken: set[int] = set()
-    for score, index, led_id in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
-        if index not in taken and vanished(led_id):
-            taken.add(index)
-            emit(still_pending[index], "changed", ledger[led_id], round(score, 4))
-    for index, entry in enumerate(still_pending):
-        if index not in taken:
-            emit(entry, "new", None, 0.0)
-
-    for led_id in candidates:
-        if vanished(led_id):
-            led = ledger[led_id]
-            rows.append(
-                {
-                    # The text as far as the store knows it (its facts): what a person is shown.
-                    "entry_id": led.entry_id,
-                    "source": led.source,
-                    "position": 0,
-                    "text": led.text or None,
-                    "entry_sha256": None,
-                    "short_hash": led.short_hash,
-                    "status": "removed",
-                    "matched_entry_id": led.entry_id,
-                    "existing_fact_ids": list(led.fact_ids),
-                    "similarity": 0.0,
-                }
-            )
-            claimed.add(led_id)
-    frame = pd.DataFrame(rows, columns=DIFF_COLUMNS)
-    return frame.astype({"position": "int64", "similarity": "float64"})

@@ -16,7 +16,8 @@ from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.ledger import active_ledger, diff_entries, ledger_fingerprint
+from memory_pipeline.lib.sync.diff import diff_entries
+from memory_pipeline.lib.sync.ledger import active_ledger, ledger_fingerprint
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance
 from memory_pipeline.lib.sync.writer import write_sync
 from memory_pipeline_tests.fake_ollama import answer, dropped, edit, good, http_error, raw_body, slow

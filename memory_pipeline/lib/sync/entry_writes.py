@@ -1,0 +1,175 @@
+"""The writes a sync makes for entries: their facts (added, updated in place, adopted from a
+mirror row, released by the removal policy) and their ledger rows, on top of `FactWrites`."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memory_pipeline.lib.hermes.hashing import entry_id as entry_id_of
+from memory_pipeline.lib.hermes.hashing import entry_sha256
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
+from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG
+from memory_pipeline.lib.store.fact_writes import FactWrites
+from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.sync.retirement import merge_tags, retire
+from memory_pipeline.lib.sync.sync_report import SyncReport
+
+# Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
+_RESET_TAGS = frozenset(SOURCE_FILES) | {RETIRED_TAG}
+
+
+class EntryWrites(FactWrites):
+    """Every write of a sync to the facts of entries and to their ledger rows, counted in the
+    sync's report; the caller holds the transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings, report: SyncReport, provenance: tuple[str, str, str]):
+        super().__init__(conn, settings)
+        self.report = report
+        self.provenance = provenance  # extractor, model, prompt_version
+
+    # --- facts -------------------------------------------------------------------------------
+
+    def add(self, fact, source: str) -> int:
+        tags = merge_tags([PIPELINE_TAG, source], fact.tags)
+        links = self.links_for(fact.content, fact.entity)
+        blob = self.vector(fact.content, links)
+        cursor = self.conn.execute(
+            """INSERT INTO facts (content, category, tags, trust_score, hrr_vector) VALUES (?, ?, ?, ?, ?)
+               ON CONFLICT(content) DO NOTHING""",
+            (fact.content, fact.category, tags, self.settings.default_trust, blob),
+        )
+        self.report.added += 1
+        if cursor.rowcount == 1:
+            fact_id = cursor.lastrowid
+            self.set_links(fact_id, links, fresh=True)
+            self.vector_changed(None, None, fact.category, blob)
+            return fact_id
+        # Identical content already stored (Holographic's own add-mirror, or another entry):
+        # adopt that row instead of duplicating it.
+        fact_id, category, old_tags, trust, old_blob = self.conn.execute(
+            "SELECT fact_id, category, tags, trust_score, hrr_vector FROM facts WHERE content = ?", (fact.content,)
+        ).fetchone()
+        self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust, old_blob=old_blob)
+        return fact_id
+
+    def update(self, fact_id: int, fact, source: str) -> int:
+        row = self.conn.execute(
+            "SELECT content, category, tags, trust_score, hrr_vector FROM facts WHERE fact_id = ?", (fact_id,)
+        ).fetchone()
+        if row is None:
+            return self.add(fact, source)
+        content, category, old_tags, trust, old_blob = row
+        if content != fact.content:
+            clash = self.conn.execute("SELECT 1 FROM facts WHERE content = ? AND fact_id != ?", (fact.content, fact_id)).fetchone()
+            if clash:
+                return self.add(fact, source)  # the new text is already another fact: adopt it
+        links = self.links_for(fact.content, fact.entity)
+        self._rewrite(
+            fact_id,
+            fact,
+            source,
+            old_category=category,
+            old_tags=old_tags,
+            links=links,
+            trust=trust,
+            old_blob=old_blob,
+            old_content=content,
+        )
+        self.report.updated += 1
+        return fact_id
+
+    def _rewrite(self, fact_id, fact, source, *, old_category, old_tags, links, trust, old_blob, old_content=None) -> None:
+        tags = merge_tags([t for t in (old_tags or "").split(",") if t.strip() not in _RESET_TAGS], [PIPELINE_TAG, source], fact.tags)
+        current_links = self.current_links(fact_id)
+        content_changed = old_content is not None and old_content != fact.content
+        links_changed = current_links != [entity_id for entity_id, _ in links]
+        # A fact the pipeline retired comes back to full trust when an entry backs it again.
+        new_trust = self.settings.default_trust if trust is not None and trust < self.settings.min_trust else trust
+        if not (content_changed or links_changed or tags != old_tags or fact.category != old_category or new_trust != trust):
+            return
+        assignments = ["content = ?", "category = ?", "tags = ?", "trust_score = ?", "updated_at = CURRENT_TIMESTAMP"]
+        params: list = [fact.content, fact.category, tags, new_trust]
+        blob = old_blob
+        if content_changed or links_changed:
+            blob = self.vector(fact.content, links)
+            assignments.append("hrr_vector = ?")
+            params.append(blob)
+            self.set_links(fact_id, links)
+        self.conn.execute(f"UPDATE facts SET {', '.join(assignments)} WHERE fact_id = ?", (*params, fact_id))
+        self.vector_changed(old_category, old_blob, fact.category, blob)
+
+    # --- removals ----------------------------------------------------------------------------
+
+    def _backed_elsewhere(self, fact_id: int) -> bool:
+        return (
+            self.conn.execute(f"SELECT 1 FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'active' LIMIT 1", (fact_id,)).fetchone()
+            is not None
+        )
+
+    def release(self, fact_ids: list[int], policy: str) -> None:
+        """Apply the removal policy to facts no entry backs any more."""
+        for fact_id in fact_ids:
+            if policy == "keep" or self._backed_elsewhere(fact_id):
+                continue
+            row = self.conn.execute("SELECT category, hrr_vector FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+            if row is None:
+                continue
+            if policy == "retire":
+                self.report.retired_facts += retire(self.conn, fact_id, self.settings)
+            else:
+                self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
+                self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
+                self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'retired'", (fact_id,))
+                self.vector_changed(row[0], row[1], None, None)
+                self.report.deleted_facts += 1
+
+    # --- ledger ------------------------------------------------------------------------------
+
+    def record(self, entry_id: str, source: str, sha: str, fact_ids: list[int], status: str = "active") -> None:
+        extractor, model, prompt_version = self.provenance
+        self.conn.executemany(
+            f"""INSERT INTO {LEDGER_TABLE}
+                    (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)
+                ON CONFLICT(entry_id, fact_id) DO UPDATE SET
+                    source = excluded.source, entry_sha256 = excluded.entry_sha256, status = excluded.status,
+                    extractor = excluded.extractor, model = excluded.model,
+                    prompt_version = excluded.prompt_version, synced_at = excluded.synced_at""",
+            [(entry_id, source, sha, fact_id, status, extractor, model, prompt_version) for fact_id in dict.fromkeys(fact_ids)],
+        )
+
+    def retire_rows(self, entry_id: str) -> None:
+        self.conn.execute(
+            f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP WHERE entry_id = ? AND status = 'active'",
+            (entry_id,),
+        )
+
+    def adopt(self, entry_id: str, source: str, sha: str, fact_id: int) -> bool:
+        """A mirror row of an entry in the files becomes one of that entry's facts."""
+        row = self.conn.execute("SELECT tags FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        if row is None:
+            return False
+        tags = merge_tags(row[0] or "", [PIPELINE_TAG, source])
+        self.conn.execute("UPDATE facts SET tags = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (tags, fact_id))
+        self.record(entry_id, source, sha, [fact_id])
+        self.report.mirrors_adopted += 1
+        return True
+
+    def release_gone(self, fact_ids: list[int], source: str, policy: str) -> None:
+        """Facts of an entry version the ledger never held (a mirror row): recorded as retired
+        rows of that version, then handled by the removal policy."""
+        for fact_id in fact_ids:
+            row = self.conn.execute("SELECT content FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+            if row is None or not isinstance(row[0], str):
+                continue
+            sha = entry_sha256(row[0].strip())
+            self.record(entry_id_of(source, sha), source, sha, [fact_id], status="retired")
+            self.release([fact_id], policy)
+            self.report.mirrors_retired += 1
+
+    def identity(self, entry_id: str) -> tuple[str, str] | None:
+        """(source, hash) the ledger holds for an entry id."""
+        return self.conn.execute(f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
+
+    def drop_rows(self, entry_id: str) -> None:
+        self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ?", (entry_id,))
