@@ -166,76 +166,100 @@ def _boundary_lines(text: str) -> list[int]:
 
 def _format_findings(reading: SourceReading, decoded: str, text: str, had_bom: bool) -> list[Finding]:
     """Every way the file departs from what Hermes writes. Details never quote entry text."""
-    findings: list[Finding] = []
-    add = lambda code, detail: findings.append(Finding(code, detail))  # noqa: E731
     name = reading.path.name
+    return [
+        Finding(code, detail)
+        for code, detail in (
+            *_byte_findings(name, decoded, had_bom),
+            *_layout_findings(name, text),
+            *_size_findings(reading, text),
+            *_reader_findings(reading),
+        )
+    ]
 
+
+def _byte_findings(name: str, decoded: str, had_bom: bool) -> list[tuple[str, str]]:
+    found = []
     if had_bom:
-        add(
-            "bom",
-            f"{name} starts with a UTF-8 byte-order mark: Hermes 0.19.0 keeps it inside the first entry; "
-            "current Hermes strips it, as the pipeline does: remove it",
+        found.append(
+            (
+                "bom",
+                f"{name} starts with a UTF-8 byte-order mark: Hermes 0.19.0 keeps it inside the first entry; "
+                "current Hermes strips it, as the pipeline does: remove it",
+            )
         )
     crlf = decoded.count("\r\n")
     lone_cr = decoded.count("\r") - crlf
     if crlf or lone_cr:
-        add("crlf", f"{name} has {crlf} CRLF and {lone_cr} bare CR line endings; read as LF: save it with LF line endings")
+        found.append(("crlf", f"{name} has {crlf} CRLF and {lone_cr} bare CR line endings; read as LF: save it with LF line endings"))
+    return found
 
+
+def _layout_findings(name: str, text: str) -> list[tuple[str, str]]:
+    """§ lines out of place, a header line, a trailing newline: each with the line to delete."""
+    found = []
     parts = split_parts(text)
     leading = len(parts) > 1 and not parts[0].strip()
     empty = [i for i, p in enumerate(parts[1:-1], start=1) if not p.strip()]
     lines = _boundary_lines(text) if leading or empty else []
     if leading:
-        add("leading_delimiter", f"{name} starts with a § line before any entry: delete line {lines[0]}")
+        found.append(("leading_delimiter", f"{name} starts with a § line before any entry: delete line {lines[0]}"))
     if empty:
         empty_between = [lines[i] for i in empty]
-        add(
-            "doubled_delimiter",
-            f"{name} has {len(empty_between)} empty entries between consecutive § lines: "
-            f"delete line{'s' if len(empty_between) > 1 else ''} {', '.join(map(str, empty_between[:20]))}"
-            + (f" and {len(empty_between) - 20} more" if len(empty_between) > 20 else ""),
+        found.append(
+            (
+                "doubled_delimiter",
+                f"{name} has {len(empty_between)} empty entries between consecutive § lines: "
+                f"delete line{'s' if len(empty_between) > 1 else ''} {', '.join(map(str, empty_between[:20]))}"
+                + (f" and {len(empty_between) - 20} more" if len(empty_between) > 20 else ""),
+            )
         )
     first = next((p for p in parts if p.strip()), "")
     first_line = first.strip().split("\n", 1)[0]
     if first and _PREAMBLE_LINE.match(first_line):
         line = text.count("\n", 0, text.index(first_line)) + 1
-        add(
-            "preamble",
-            f"{name} opens with header text ({len(first_line)} chars) that Hermes reads as part of the first entry: delete line {line}",
+        found.append(
+            (
+                "preamble",
+                f"{name} opens with header text ({len(first_line)} chars) that Hermes reads as part of the first entry: delete line {line}",
+            )
         )
     if text.endswith("\n"):
-        add("trailing_newline", f"{name} ends with a newline; Hermes writes none")
+        found.append(("trailing_newline", f"{name} ends with a newline; Hermes writes none"))
+    return found
 
-    stripped = [p.strip() for p in parts if p.strip()]
-    duplicates = len(stripped) - len(reading.entries)
+
+def _size_findings(reading: SourceReading, text: str) -> list[tuple[str, str]]:
+    """Duplicate entries, entries or a file over the cap, Hermes' drift backups beside it."""
+    name, limit, found = reading.path.name, reading.limit, []
+    duplicates = len([p for p in split_parts(text) if p.strip()]) - len(reading.entries)
     if duplicates:
-        add("duplicate_entry", f"{name} has {duplicates} duplicate entries; the first of each is kept")
-    limit = reading.limit
+        found.append(("duplicate_entry", f"{name} has {duplicates} duplicate entries; the first of each is kept"))
     for position, entry in enumerate(reading.entries, start=1):
         if len(entry) > limit:
-            add("entry_over_cap", f"{name} entry {position} alone is {len(entry)} chars, over the {limit}-char cap")
-    chars = reading.chars
-    if chars > limit:
-        add("over_cap", f"{name} uses {chars} of {limit} chars ({100 * chars / limit:.0f}%)")
-
+            found.append(("entry_over_cap", f"{name} entry {position} alone is {len(entry)} chars, over the {limit}-char cap"))
+    if reading.chars > limit:
+        found.append(("over_cap", f"{name} uses {reading.chars} of {limit} chars ({100 * reading.chars / limit:.0f}%)"))
     backups = sorted(p.name for p in reading.path.parent.glob(f"{name}.bak.*"))
     if backups:
-        add("drift_backup", f"{len(backups)} Hermes drift backups beside {name}: {', '.join(backups)}")
+        found.append(("drift_backup", f"{len(backups)} Hermes drift backups beside {name}: {', '.join(backups)}"))
+    return found
 
+
+def _reader_findings(reading: SourceReading) -> list[tuple[str, str]]:
+    """Hermes' readers (0.19.0 and current) against the pipeline's, by count."""
+    name = reading.path.name
     readers = {"Hermes 0.19.0": reading.hermes_entries, "current Hermes": reading.current_hermes_entries}
     differing = {who: entries for who, entries in readers.items() if entries != reading.entries}
-    if differing:
-        agreeing = [who for who in readers if who not in differing]
-        add(
-            "hermes_parse_differs",
-            "; ".join(
-                f"{who} reads {len(entries)} entries from {name}, the pipeline {len(reading.entries)}"
-                + ("" if len(entries) != len(reading.entries) else " (same count, different text)")
-                for who, entries in differing.items()
-            )
-            + (f"; {agreeing[0]} reads the pipeline's entries" if agreeing else ""),
-        )
-    return findings
+    if not differing:
+        return []
+    agreeing = [who for who in readers if who not in differing]
+    detail = "; ".join(
+        f"{who} reads {len(entries)} entries from {name}, the pipeline {len(reading.entries)}"
+        + ("" if len(entries) != len(reading.entries) else " (same count, different text)")
+        for who, entries in differing.items()
+    )
+    return [("hermes_parse_differs", detail + (f"; {agreeing[0]} reads the pipeline's entries" if agreeing else ""))]
 
 
 # `fact_store#34`, and the grouped form `memory-sync.sh` users write, `fact_store#16/27/33`: an entry shortened into the
