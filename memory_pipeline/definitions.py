@@ -1,4 +1,5 @@
-"""The code location `memory_pipeline`: what `workspace.yaml`, the UI and the CLI load."""
+"""The code location `memory_pipeline` (named in pyproject.toml's `[tool.dg.project]`): what
+`memory-pipeline ui`, a team server's code server and the CLI load."""
 
 import os
 

@@ -3,7 +3,6 @@
 their results from it, each on the asset whose invariant it guards. Only the blocking ledger
 check runs on its own, before any write."""
 
-import warnings
 from contextlib import contextmanager
 
 import dagster as dg
@@ -102,57 +101,56 @@ def _result(key: dg.AssetCheckKey, result: AuditResult) -> dg.AssetCheckResult:
     )
 
 
-# Partitioned asset checks are a preview feature in Dagster 1.13 (pinned here); the warning says nothing new.
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", dg.PreviewWarning)
+_BLOCKING = CHECK_SPECS["ledger_integrity"]
 
-    _BLOCKING = CHECK_SPECS["ledger_integrity"]
 
-    @dg.asset_check(
-        asset=dg.AssetKey(_BLOCKING.asset),
-        name=_BLOCKING.name,
-        description=_BLOCKING.description,
-        blocking=_BLOCKING.blocking,
+@dg.asset_check(
+    asset=dg.AssetKey(_BLOCKING.asset),
+    name=_BLOCKING.name,
+    description=_BLOCKING.description,
+    blocking=_BLOCKING.blocking,
+    partitions_def=hermes_profiles,
+)
+def ledger_integrity(
+    context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
+) -> dg.AssetCheckResult:
+    with profile_audit(context.partition_key, hermes, store, privacy, [_BLOCKING.name]) as audit:
+        return _result(dg.AssetCheckKey(dg.AssetKey(_BLOCKING.asset), _BLOCKING.name), audit.run(_BLOCKING.name))
+
+
+# Every check of the registry that is neither the blocking one nor judged inside its asset's
+# step; each reads `audit_report`, whose results it shows.
+AUDIT_SPECS = [
+    dg.AssetCheckSpec(
+        spec.name,
+        asset=dg.AssetKey(spec.asset),
+        description=spec.description,
         partitions_def=hermes_profiles,
+        additional_deps=[audit_report],
     )
-    def ledger_integrity(
-        context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
-    ) -> dg.AssetCheckResult:
-        with profile_audit(context.partition_key, hermes, store, privacy, [_BLOCKING.name]) as audit:
-            return _result(dg.AssetCheckKey(dg.AssetKey(_BLOCKING.asset), _BLOCKING.name), audit.run(_BLOCKING.name))
+    for spec in CHECK_REGISTRY
+    if not (spec.blocking or spec.in_run)
+]
 
-    # Every check of the registry that is neither the blocking one nor judged inside its asset's
-    # step; each reads `audit_report`, whose results it shows.
-    AUDIT_SPECS = [
-        dg.AssetCheckSpec(
-            spec.name,
-            asset=dg.AssetKey(spec.asset),
-            description=spec.description,
-            partitions_def=hermes_profiles,
-            additional_deps=[audit_report],
-        )
-        for spec in CHECK_REGISTRY
-        if not (spec.blocking or spec.in_run)
-    ]
 
-    @dg.multi_asset_check(specs=AUDIT_SPECS, can_subset=True, name="memory_audits", ins={"audit_report": dg.AssetIn(audit_report.key)})
-    def memory_audits(
-        context: dg.AssetCheckExecutionContext,
-        audit_report: AuditRun | None,
-        hermes: HermesHomeResource,
-        store: FactStoreResource,
-        privacy: PrivacyResource,
-    ):
-        """The cross-layer audits (all but the blocking ledger check): the results `audit_report`
-        got in this run, or, when the checks run without it, a fresh audit of the layers."""
-        keys = sorted(context.selected_asset_check_keys, key=lambda k: k.name)
-        if audit_report is not None and audit_report.run_id == context.run.run_id:
-            results = [audit_report.result(k.name) for k in keys]
-        else:  # no report in this run (a subset of the stages): earlier results would be stale
-            with profile_audit(context.partition_key, hermes, store, privacy, [k.name for k in keys]) as audit:
-                results = audit.run_many(k.name for k in keys)
-        for key, result in zip(keys, results, strict=True):
-            yield _result(key, result)
+@dg.multi_asset_check(specs=AUDIT_SPECS, can_subset=True, name="memory_audits", ins={"audit_report": dg.AssetIn(audit_report.key)})
+def memory_audits(
+    context: dg.AssetCheckExecutionContext,
+    audit_report: AuditRun | None,
+    hermes: HermesHomeResource,
+    store: FactStoreResource,
+    privacy: PrivacyResource,
+):
+    """The cross-layer audits (all but the blocking ledger check): the results `audit_report`
+    got in this run, or, when the checks run without it, a fresh audit of the layers."""
+    keys = sorted(context.selected_asset_check_keys, key=lambda k: k.name)
+    if audit_report is not None and audit_report.run_id == context.run.run_id:
+        results = [audit_report.result(k.name) for k in keys]
+    else:  # no report in this run (a subset of the stages): earlier results would be stale
+        with profile_audit(context.partition_key, hermes, store, privacy, [k.name for k in keys]) as audit:
+            results = audit.run_many(k.name for k in keys)
+    for key, result in zip(keys, results, strict=True):
+        yield _result(key, result)
 
 
 AUDIT_CHECKS = [ledger_integrity, memory_audits]

@@ -1,37 +1,41 @@
 """The `privacy` stage: the keyword list observed, every fact re-tagged against it and the
 detectors, and the search indexes brought in step with the tagged facts."""
 
-import warnings
-
 import dagster as dg
 
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.sync import fact_store
+from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import retag_store
 from memory_pipeline.lib.store.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
 from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 
 
-def privacy_keywords(hermes: HermesHomeResource, privacy: PrivacyResource) -> dg.ObserveResult:
-    """The user's private keyword list (one term per line, `#` comments, `re:` regexes).
+def keyword_list_metadata(keywords: KeywordList) -> dict:
+    """What an observation of the list says of it: its hash, its number of terms and its path
+    (never a term)."""
+    return {"sha256": keywords.sha256, "terms": float(keywords.terms), "path": dg.MetadataValue.path(str(keywords.path))}
 
-    Its data version is the file's SHA-256: a changed list makes `privacy_tags` stale everywhere.
-    Its terms are never shown, only their count and the hash.
-    """
+
+# Observable source assets take their UI description from the decorator, not the docstring.
+@dg.observable_source_asset(
+    group_name="privacy",
+    tags={"dagster/kind/text": ""},
+    description=(
+        "The user's private keyword list (one term per line, `#` comments, `re:` regexes).\n"
+        "\n"
+        "Its data version is the file's SHA-256: a changed list makes `privacy_tags` stale everywhere.\n"
+        "Its terms are never shown, only their count and the hash."
+    ),
+)
+def privacy_keywords(hermes: HermesHomeResource, privacy: PrivacyResource) -> dg.ObserveResult:
+    """Observes the keyword list: its data version is the list's SHA-256 (see the description above)."""
     keywords = privacy.keywords_for_step(hermes.path())
     return dg.ObserveResult(
         data_version=dg.DataVersion(keywords.sha256),
-        metadata={"sha256": keywords.sha256, "terms": float(keywords.terms), "path": dg.MetadataValue.path(str(keywords.path))},
+        metadata=keyword_list_metadata(keywords),
     )
-
-
-# Observable source assets are beta in Dagster 1.13 (pinned here); the warning says nothing new.
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", dg.BetaWarning)
-    privacy_keywords = dg.observable_source_asset(
-        group_name="privacy", description=privacy_keywords.__doc__, tags={"dagster/kind/text": ""}
-    )(privacy_keywords)
 
 
 _IDS_SHOWN = 100

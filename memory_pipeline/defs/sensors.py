@@ -6,6 +6,7 @@ import dagster as dg
 from memory_pipeline.defs.backfills import RETAG_ASSETS, retag_backfill, retag_submitted_since
 from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.defs.privacy import keyword_list_metadata
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles, memory_files_digest
 from memory_pipeline.lib.privacy.matching import KeywordListError
@@ -37,7 +38,7 @@ def privacy_keywords_sensor(
         dg.AssetObservation(
             asset_key=dg.AssetKey("privacy_keywords"),
             tags={"dagster/data_version": digest},
-            metadata={"sha256": digest, "terms": float(keywords.terms), "path": dg.MetadataValue.path(str(keywords.path))},
+            metadata=keyword_list_metadata(keywords),
         )
     ]
     # The cursor also says when the hash was recorded: a `sync --retag` backfill of the new list

@@ -1,7 +1,6 @@
 """The `sync` stage: the entries diffed against the ledger, facts extracted for what is new or
 changed, and the store upserted in one transaction."""
 
-import warnings
 from contextlib import nullcontext
 
 import dagster as dg
@@ -75,13 +74,11 @@ def ledger_diff(
 
 
 # Emitted by `extracted_facts` itself: they judge the calls of the run that just happened.
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", dg.PreviewWarning)  # partitioned asset checks: preview in Dagster 1.13
-    EXTRACTION_CHECK_SPECS = [
-        dg.AssetCheckSpec(spec.name, asset=spec.asset, partitions_def=hermes_profiles, description=spec.description)
-        for spec in CHECK_REGISTRY
-        if spec.in_run
-    ]
+EXTRACTION_CHECK_SPECS = [
+    dg.AssetCheckSpec(spec.name, asset=spec.asset, partitions_def=hermes_profiles, description=spec.description)
+    for spec in CHECK_REGISTRY
+    if spec.in_run
+]
 
 
 @dg.asset(
