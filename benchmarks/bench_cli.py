@@ -26,7 +26,7 @@ from statistics import median
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memory_pipeline_tests.repository import DEMO_HERMES_HOME  # noqa: E402
+from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME  # noqa: E402
 
 CLI = [sys.executable, "-c", "import sys; from memory_pipeline.cli import main; sys.exit(main(sys.argv[1:]))"]
 # What any Dagster run in the CLI's process imports before it does anything: the local instance's

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_extract.py [--entries 100] [--delay 2.0]
 
-A loopback server that speaks Ollama's API (memory_pipeline_tests/fake_ollama.py) answers every
+A loopback server that speaks Ollama's API (memory_pipeline_tests/support/fake_ollama.py) answers every
 chat call after a fixed delay, standing in for a model's time per call; the real `ollama` client
 and the real `memory_sync_job` (in-process, as `memory-pipeline sync` runs it) do the rest. The
 peer is one call per entry (`--batch-size 1`), side by side in this run.
@@ -29,8 +29,8 @@ def _prepared_home(base: Path, count: int) -> Path:
     import dagster as dg
 
     from memory_pipeline.runs import run_sync
-    from memory_pipeline_tests.store_helpers import write_entries
-    from memory_pipeline_tests.synthetic import synthetic_entries
+    from memory_pipeline_tests.support.store_helpers import write_entries
+    from memory_pipeline_tests.support.synthetic import synthetic_entries
 
     home = base / "prepared"
     (home / "config.yaml").parent.mkdir(parents=True, exist_ok=True)
@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=2.0, help="seconds the server takes per chat call")
     args = parser.parse_args()
 
-    from memory_pipeline_tests.fake_ollama import FakeOllama
+    from memory_pipeline_tests.support.fake_ollama import FakeOllama
 
     n, delay = args.entries, args.delay
     with tempfile.TemporaryDirectory() as tmp, FakeOllama(call_delay_s=delay) as server:

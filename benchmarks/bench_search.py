@@ -38,11 +38,11 @@ from memory_pipeline.lib.sync.diff import diff_entries  # noqa: E402
 from memory_pipeline.lib.sync.ledger import active_ledger, ledger_fingerprint  # noqa: E402
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance  # noqa: E402
 from memory_pipeline.lib.sync.writer import write_sync  # noqa: E402
-from memory_pipeline_tests.fixtures.search_queries import LABELLED_QUERIES, title_of  # noqa: E402
-from memory_pipeline_tests.hermes_oracle import holographic_retriever, holographic_store  # noqa: E402
-from memory_pipeline_tests.repository import DEMO_HERMES_HOME  # noqa: E402
-from memory_pipeline_tests.store_helpers import write_entries  # noqa: E402
-from memory_pipeline_tests.synthetic import synthetic_entries  # noqa: E402
+from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store  # noqa: E402
+from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME  # noqa: E402
+from memory_pipeline_tests.support.search_queries import LABELLED_QUERIES, title_of  # noqa: E402
+from memory_pipeline_tests.support.store_helpers import write_entries  # noqa: E402
+from memory_pipeline_tests.support.synthetic import synthetic_entries  # noqa: E402
 
 
 def sync_store(home: Path) -> Path:

@@ -32,10 +32,10 @@ import dagster as dg  # noqa: E402
 
 from memory_pipeline.cli import main as cli  # noqa: E402
 from memory_pipeline.defs.partitions import hermes_profiles  # noqa: E402
-from memory_pipeline_tests.servers import free_port, wait_for  # noqa: E402
-from memory_pipeline_tests.store_helpers import read_entries, write_entries  # noqa: E402
-from memory_pipeline_tests.synthetic import synthetic_entries  # noqa: E402
-from memory_pipeline_tests.team_server import Server, create_database, deployment_files, postgres_cluster  # noqa: E402
+from memory_pipeline_tests.support.servers import free_port, wait_for  # noqa: E402
+from memory_pipeline_tests.support.store_helpers import read_entries, write_entries  # noqa: E402
+from memory_pipeline_tests.support.synthetic import synthetic_entries  # noqa: E402
+from memory_pipeline_tests.support.team_server import Server, create_database, deployment_files, postgres_cluster  # noqa: E402
 
 CONCURRENCY = (1, 2, 4)
 SCHEDULE_MIN = 30

@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def _home(base: Path, count: int) -> Path:
-    from memory_pipeline_tests.store_helpers import write_entries
-    from memory_pipeline_tests.synthetic import synthetic_entries
+    from memory_pipeline_tests.support.store_helpers import write_entries
+    from memory_pipeline_tests.support.synthetic import synthetic_entries
 
     home = base / f"home-{count}"
     user = count // 10
@@ -51,7 +51,7 @@ def measure_pipeline(count: int) -> dict:
     from memory_pipeline.lib.sync.diff import diff_entries
     from memory_pipeline.lib.sync.ledger import active_ledger
     from memory_pipeline.runs import run_sync
-    from memory_pipeline_tests.store_helpers import table_checksums
+    from memory_pipeline_tests.support.store_helpers import table_checksums
 
     with tempfile.TemporaryDirectory() as tmp, dg.instance_for_test() as instance:
         home = _home(Path(tmp), count)
@@ -89,8 +89,8 @@ def measure_pipeline(count: int) -> dict:
 
 def measure_holographic(count: int) -> dict:
     from memory_pipeline.lib.extraction.rules import rules_category
-    from memory_pipeline_tests.hermes_oracle import holographic_store
-    from memory_pipeline_tests.store_helpers import read_entries
+    from memory_pipeline_tests.support.hermes_oracle import holographic_store
+    from memory_pipeline_tests.support.store_helpers import read_entries
 
     with tempfile.TemporaryDirectory() as tmp:
         home = _home(Path(tmp), count)
@@ -118,8 +118,8 @@ def measure_dialects(count: int, rounds: int) -> dict:
     from hrr1_stores import dialect_counts, half_hrr1_copy
 
     from memory_pipeline.runs import run_sync
-    from memory_pipeline_tests.store_helpers import read_entries, write_entries
-    from memory_pipeline_tests.synthetic import mutate
+    from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
+    from memory_pipeline_tests.support.synthetic import mutate
 
     with tempfile.TemporaryDirectory() as tmp, dg.instance_for_test() as instance:
         base = _home(Path(tmp), count)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline_tests.repository import DEMO_HERMES_HOME, DEMO_KEYWORDS
+from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME, DEMO_KEYWORDS
 
 _SHM = Path("/dev/shm")
 
@@ -107,4 +107,7 @@ SLOWEST_FIRST = (
 
 
 def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.name in SLOWEST_FIRST:
+            item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.path.name not in SLOWEST_FIRST)  # stable: each file keeps its order

@@ -10,12 +10,12 @@ import textwrap
 import time
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import consistency_problems, profile_result, sync_json
+from memory_pipeline_tests.support.store_helpers import consistency_problems, profile_result, sync_json
 
 WRITER = textwrap.dedent(
     """
     import sys, time
-    from memory_pipeline_tests.hermes_oracle import hermes_memory
+    from memory_pipeline_tests.support.hermes_oracle import hermes_memory
     home, seconds = sys.argv[1], float(sys.argv[2])
     deadline, n = time.monotonic() + seconds, 0
     with hermes_memory(home) as hermes:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from memory_pipeline_tests.primed_sync import PRIMED_SYNC, go, primed_sync
-from memory_pipeline_tests.store_helpers import consistency_problems, write_entries
-from memory_pipeline_tests.synthetic import synthetic_entries
+from memory_pipeline_tests.support.primed_sync import PRIMED_SYNC, go, primed_sync
+from memory_pipeline_tests.support.store_helpers import consistency_problems, write_entries
+from memory_pipeline_tests.support.synthetic import synthetic_entries
 
 
 def _primed_json_sync(home: Path) -> subprocess.Popen:

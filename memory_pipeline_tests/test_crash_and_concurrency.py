@@ -14,9 +14,9 @@ import dagster as dg
 from memory_pipeline.lib.store.database import connect, opened
 from memory_pipeline.lib.sync.ledger import ledger_problems
 from memory_pipeline.runs import run_sync
-from memory_pipeline_tests.primed_sync import go, primed_sync
-from memory_pipeline_tests.store_helpers import active_facts, consistency_problems, query, write_entries
-from memory_pipeline_tests.synthetic import mutate, synthetic_entries
+from memory_pipeline_tests.support.primed_sync import go, primed_sync
+from memory_pipeline_tests.support.store_helpers import active_facts, consistency_problems, query, write_entries
+from memory_pipeline_tests.support.synthetic import mutate, synthetic_entries
 
 TRIALS = 6
 # The stages that write the store; the later ones (tags, index, audit) only read it back.

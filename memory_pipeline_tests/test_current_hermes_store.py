@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.hermes_oracle import current_hermes_add_fact, current_hermes_decode
-from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, sync_json, write_entries
+from memory_pipeline_tests.support.hermes_oracle import current_hermes_add_fact, current_hermes_decode
+from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, sync_json, write_entries
 
 DIM = 1024
 

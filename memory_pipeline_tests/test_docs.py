@@ -10,7 +10,7 @@ import re
 from memory_pipeline.cli import build_parser
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS
 from memory_pipeline.lib.audit.engine import CHECKS
-from memory_pipeline_tests.repository import REPO_ROOT
+from memory_pipeline_tests.support.repository import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 AUDITS = (REPO_ROOT / "docs" / "audits.md").read_text(encoding="utf-8")

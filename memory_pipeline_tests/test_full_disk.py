@@ -10,7 +10,15 @@ import uuid
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import consistency_problems, profile_result, query, read_entries, said, sync_json, write_entries
+from memory_pipeline_tests.support.store_helpers import (
+    consistency_problems,
+    profile_result,
+    query,
+    read_entries,
+    said,
+    sync_json,
+    write_entries,
+)
 
 ENTRY = "**Disk test**: an entry added when the disk is nearly full"
 

@@ -8,8 +8,8 @@ import sqlite3
 import numpy as np
 import pytest
 
-from memory_pipeline_tests.hermes_oracle import holographic_retriever, holographic_store
-from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, sync_json, write_entries
+from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store
+from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, sync_json, write_entries
 
 
 def _vectors(db):

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline_tests.repository import DEMO_HERMES_HOME, REPO_ROOT
-from memory_pipeline_tests.servers import GraphQL, free_port, wait_for
+from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME, REPO_ROOT
+from memory_pipeline_tests.support.servers import GraphQL, free_port, wait_for
 
 NO_OLLAMA = "http://127.0.0.1:9"  # nothing answers: `auto` extraction falls back to rules
 ASSETS = {"parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store", "privacy_tags", "fts_index", "audit_report"}

@@ -7,7 +7,7 @@ module that breaks it."""
 import ast
 from pathlib import Path
 
-from memory_pipeline_tests.repository import REPO_ROOT
+from memory_pipeline_tests.support.repository import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "memory_pipeline"
 # Lowest first; a package may import its own modules and those of lower ranks only.
@@ -111,3 +111,8 @@ def test_the_rules_catch_a_module_that_breaks_them(tmp_path):
         ["memory_pipeline.lib.sync.engine", "memory_pipeline.lib.sync.rules", "memory_pipeline.lib.sync.engine"],
         ["memory_pipeline.lib.sync.later", "memory_pipeline.lib.sync.soon", "memory_pipeline.lib.sync.later"],
     ]
+
+
+def test_benchmarks_take_only_the_support_package_from_the_tests():
+    taken = {i for path in (REPO_ROOT / "benchmarks").glob("*.py") for i in _imports(path) if i.startswith("memory_pipeline_tests")}
+    assert taken and all(i.startswith("memory_pipeline_tests.support.") or i == "memory_pipeline_tests.support" for i in taken), taken

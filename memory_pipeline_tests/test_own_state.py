@@ -5,7 +5,7 @@ out; `sync --reset-state` moves it aside and the sync goes on; nothing of Hermes
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import read_entries, said, table_checksums, write_entries
+from memory_pipeline_tests.support.store_helpers import read_entries, said, table_checksums, write_entries
 
 DAMAGE = {
     "dagster_home/history/runs.db": b"garbage, not a database\n" * 40,

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.lib.privacy.matching import load_keyword_list
-from memory_pipeline_tests.repository import REPO_ROOT
-from memory_pipeline_tests.servers import REPOSITORY, GraphQL, free_port, wait_for
+from memory_pipeline_tests.support.repository import REPO_ROOT
+from memory_pipeline_tests.support.servers import REPOSITORY, GraphQL, free_port, wait_for
 
 ASSETS = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store", "privacy_tags", "fts_index", "audit_report"]
 CHECKS = {

@@ -3,8 +3,8 @@ import shutil
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.repository import DEMO_HERMES_HOME, DEMO_KEYWORDS
-from memory_pipeline_tests.store_helpers import read_entries, write_entries
+from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME, DEMO_KEYWORDS
+from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
 
 # The entry of a Chinese MEMORY.md that Hermes' own facts_fts cannot find by "机柜".
 SERVER_ROOM = "**机房巡检**：每周三凌晨检查曙光机柜的温湿度传感器并记录到运维表"

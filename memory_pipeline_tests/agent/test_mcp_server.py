@@ -10,8 +10,8 @@ import textwrap
 from pathlib import Path
 
 from memory_pipeline_tests.agent.conftest import SERVER_ROOM
-from memory_pipeline_tests.hermes_oracle import holographic_retriever, holographic_store
-from memory_pipeline_tests.store_helpers import query
+from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store
+from memory_pipeline_tests.support.store_helpers import query
 
 COMMAND = str(Path(sys.executable).with_name("memory-pipeline"))
 PRIVATE = "zhang.wei@example.com"  # in the demo's private USER.md entry

@@ -2,7 +2,7 @@ import json
 import sqlite3
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import profile_result, sync_json, table_checksums
+from memory_pipeline_tests.support.store_helpers import profile_result, sync_json, table_checksums
 
 CHECK_NAMES = [
     "layer_counts",

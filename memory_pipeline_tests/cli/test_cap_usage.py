@@ -7,7 +7,7 @@ import re
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import profile_result, sync_json
+from memory_pipeline_tests.support.store_helpers import profile_result, sync_json
 
 
 def _cap_usage(capsys, home, *args) -> str:

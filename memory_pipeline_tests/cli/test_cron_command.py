@@ -6,7 +6,7 @@ import shutil
 
 from memory_pipeline.cli import main
 from memory_pipeline.cli.cron_command import SCRIPT_NAME
-from memory_pipeline_tests.store_helpers import read_entries, write_entries
+from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
 
 
 def _hermes_accepts(line: str) -> argparse.Namespace:

@@ -6,7 +6,7 @@ import pytest
 
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.hashing import entry_sha256
-from memory_pipeline_tests.store_helpers import said
+from memory_pipeline_tests.support.store_helpers import said
 
 SOURCE_KEYS = {"source", "path", "exists", "chars", "limit", "hermes_entry_count", "entries", "findings"}
 FINDING_CODES = {

@@ -1,8 +1,8 @@
 import json
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.fake_ollama import FakeOllama, Reply, facts_for, good
-from memory_pipeline_tests.store_helpers import said
+from memory_pipeline_tests.support.fake_ollama import FakeOllama, Reply, facts_for, good
+from memory_pipeline_tests.support.store_helpers import said
 
 
 def _two_models():

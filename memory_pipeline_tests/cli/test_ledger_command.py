@@ -1,7 +1,7 @@
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.hashing import entry_sha256
-from memory_pipeline_tests.hermes_oracle import holographic_store
-from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, said, sync_json
+from memory_pipeline_tests.support.hermes_oracle import holographic_store
+from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, said, sync_json
 
 
 def test_export_writes_memory_sync_sh_five_columns(synced_home, tmp_path):
@@ -85,7 +85,7 @@ def test_import_reads_stdin_and_needs_a_profile_when_there_are_several(capsys, m
 
 
 def test_a_whole_home_export_imports_only_the_profiles_own_section_and_changes_nothing(capsys, synced_home, tmp_path):
-    from memory_pipeline_tests.store_helpers import query, sync_json
+    from memory_pipeline_tests.support.store_helpers import query, sync_json
 
     def ledger(db):  # what the ledger says: which entry backs which fact (the TSV carries no extractor)
         return sorted(query(db, "SELECT entry_id, source, entry_sha256, fact_id, status FROM memory_pipeline_ledger"))

@@ -8,8 +8,8 @@ import json
 
 from memory_pipeline.cli import main
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline_tests.hermes_oracle import hermes_memory
-from memory_pipeline_tests.store_helpers import profile_result, query, sync_json
+from memory_pipeline_tests.support.hermes_oracle import hermes_memory
+from memory_pipeline_tests.support.store_helpers import profile_result, query, sync_json
 
 STANDUP, STANDUP_EDITED = "Standup moved to 9:30 in room Orion", "Standup moved to 10:00 in room Orion"
 DOOR_CODE = "Temporary door code is 4711"

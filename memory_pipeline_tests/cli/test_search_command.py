@@ -1,7 +1,7 @@
 import json
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import said, sync_json
+from memory_pipeline_tests.support.store_helpers import said, sync_json
 
 
 def test_json_contract_and_private_filter(capsys, synced_home):

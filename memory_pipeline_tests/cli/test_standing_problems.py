@@ -6,7 +6,7 @@ What a retry can fix (entries in quarantine) still runs."""
 import sqlite3
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import profile_result, read_entries, said, sync_json, sync_runs, write_entries
+from memory_pipeline_tests.support.store_helpers import profile_result, read_entries, said, sync_json, sync_runs, write_entries
 
 
 def _over_cap(home, n: int = 1) -> None:

@@ -23,7 +23,7 @@ def test_status_after_a_sync(capsys, synced_home):
 
 
 def test_status_counts_current_retired_and_compacted_facts_apart(capsys, synced_home):
-    from memory_pipeline_tests.store_helpers import read_entries, sync_json, write_entries
+    from memory_pipeline_tests.support.store_helpers import read_entries, sync_json, write_entries
 
     memory = synced_home / "memories" / "MEMORY.md"
     entries = read_entries(memory)
@@ -33,7 +33,7 @@ def test_status_counts_current_retired_and_compacted_facts_apart(capsys, synced_
     (status,) = json.loads(capsys.readouterr().out)["profiles"]
     # The summary takes over the first entry (its fact #1 stays, at full trust); the last entry is retired.
     assert (status["retired_facts"], status["compacted_facts"]) == (1, 1)
-    from memory_pipeline_tests.store_helpers import query
+    from memory_pipeline_tests.support.store_helpers import query
 
     ((tags, trust),) = query(synced_home / "memory_store.db", "SELECT tags, trust_score FROM facts WHERE fact_id = 1")
     assert trust == 0.5 and "retired" not in tags.split(",")  # the full text a pointer names stays in the agent's reach

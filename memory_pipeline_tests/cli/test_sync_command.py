@@ -1,7 +1,7 @@
 import json
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import query, said
+from memory_pipeline_tests.support.store_helpers import query, said
 
 PROFILE_KEYS = {
     "profile",

@@ -10,8 +10,8 @@ import pytest
 from memory_pipeline import runs
 from memory_pipeline.defs import privacy as privacy_defs
 from memory_pipeline.defs import resources
-from memory_pipeline_tests.hermes_oracle import holographic_store
-from memory_pipeline_tests.store_helpers import profile_result, query, read_entries, sync_json, write_entries
+from memory_pipeline_tests.support.hermes_oracle import holographic_store
+from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, sync_json, write_entries
 
 PRIVATE_FACT = "Lunch with Zhang Wei every Friday"  # a name on the demo keyword list
 

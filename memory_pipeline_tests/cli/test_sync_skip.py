@@ -8,8 +8,8 @@ import dagster as dg
 
 from memory_pipeline.cli import main
 from memory_pipeline.instance import local_instance
-from memory_pipeline_tests.hermes_oracle import holographic_store
-from memory_pipeline_tests.store_helpers import read_entries, sync_runs, write_entries
+from memory_pipeline_tests.support.hermes_oracle import holographic_store
+from memory_pipeline_tests.support.store_helpers import read_entries, sync_runs, write_entries
 
 
 def _sync(capsys, home, *args):
@@ -86,7 +86,7 @@ def test_text_output_names_each_change_and_private_entries_by_id_only(capsys, sy
 
 
 def test_a_large_first_sync_names_a_few_entries_and_counts_the_rest(capsys, demo_home):
-    from memory_pipeline_tests.synthetic import synthetic_entries
+    from memory_pipeline_tests.support.synthetic import synthetic_entries
 
     (demo_home / "config.yaml").write_text("memory:\n  memory_char_limit: 1000000\n", encoding="utf-8")
     write_entries(demo_home / "memories" / "MEMORY.md", synthetic_entries(60))

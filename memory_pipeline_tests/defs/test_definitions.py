@@ -74,7 +74,7 @@ def test_dg_check_defs_loads_the_project():
     import sys
     from pathlib import Path
 
-    from memory_pipeline_tests.repository import REPO_ROOT
+    from memory_pipeline_tests.support.repository import REPO_ROOT
 
     done = subprocess.run(
         [str(Path(sys.executable).with_name("dg")), "check", "defs", "--use-active-venv"],

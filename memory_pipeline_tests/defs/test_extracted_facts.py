@@ -10,8 +10,8 @@ import pytest
 
 from memory_pipeline.cli import main
 from memory_pipeline.runs import run_sync
-from memory_pipeline_tests.fake_ollama import FakeOllama, answer, slow
-from memory_pipeline_tests.store_helpers import (
+from memory_pipeline_tests.support.fake_ollama import FakeOllama, answer, slow
+from memory_pipeline_tests.support.store_helpers import (
     consistency_problems,
     profile_result,
     query,

@@ -10,7 +10,7 @@ from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.sensors import memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor
 from memory_pipeline.lib.privacy.matching import load_keyword_list
 from memory_pipeline.runs import run_sync
-from memory_pipeline_tests.store_helpers import query
+from memory_pipeline_tests.support.store_helpers import query
 
 TERM = "atlas"  # stands in for a private term: it occurs in facts of both demo profiles
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.store_helpers import (
+from memory_pipeline_tests.support.store_helpers import (
     consistency_problems,
     profile_result,
     query,

@@ -23,9 +23,9 @@ from memory_pipeline.cli import main
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.hermes.profiles import get_profile
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline_tests.servers import REPOSITORY, GraphQL, free_port, wait_for
-from memory_pipeline_tests.store_helpers import active_facts, read_entries, write_entries
-from memory_pipeline_tests.team_server import DEPLOY, PostgresMissing, Server, deployment_files, postgres_cluster
+from memory_pipeline_tests.support.servers import REPOSITORY, GraphQL, free_port, wait_for
+from memory_pipeline_tests.support.store_helpers import active_facts, read_entries, write_entries
+from memory_pipeline_tests.support.team_server import DEPLOY, PostgresMissing, Server, deployment_files, postgres_cluster
 
 PROFILES = ["default", "work", "ops", "research"]
 ASSETS = 8  # every asset of the job, materialized by each run

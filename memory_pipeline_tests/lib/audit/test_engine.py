@@ -12,9 +12,9 @@ from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
 from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.store.quarantine import quarantine
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline_tests.hermes_oracle import holographic_store
-from memory_pipeline_tests.repository import DEMO_KEYWORDS
-from memory_pipeline_tests.store_helpers import read_entries, said, sync_json, write_entries
+from memory_pipeline_tests.support.hermes_oracle import holographic_store
+from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
+from memory_pipeline_tests.support.store_helpers import read_entries, said, sync_json, write_entries
 
 
 @pytest.fixture

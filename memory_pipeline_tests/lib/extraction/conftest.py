@@ -1,6 +1,6 @@
 import pytest
 
-from memory_pipeline_tests.fake_ollama import FakeOllama
+from memory_pipeline_tests.support.fake_ollama import FakeOllama
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable, choose_extractor
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, is_local, ollama_url
-from memory_pipeline_tests.fake_ollama import FakeOllama
+from memory_pipeline_tests.support.fake_ollama import FakeOllama
 
 MODEL = "qwen3.6-nothink"
 

@@ -6,7 +6,7 @@ import time
 
 from memory_pipeline.cli import main
 from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings, server_status
-from memory_pipeline_tests.fake_ollama import FakeOllama, Reply, good
+from memory_pipeline_tests.support.fake_ollama import FakeOllama, Reply, good
 
 MODEL = "qwen3.6-nothink"
 

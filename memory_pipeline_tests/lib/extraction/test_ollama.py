@@ -20,8 +20,8 @@ from memory_pipeline.lib.sync.diff import diff_entries
 from memory_pipeline.lib.sync.ledger import active_ledger, ledger_fingerprint
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance
 from memory_pipeline.lib.sync.writer import write_sync
-from memory_pipeline_tests.fake_ollama import answer, dropped, edit, good, http_error, raw_body, slow
-from memory_pipeline_tests.store_helpers import consistency_problems, query, table_checksums, write_entries
+from memory_pipeline_tests.support.fake_ollama import answer, dropped, edit, good, http_error, raw_body, slow
+from memory_pipeline_tests.support.store_helpers import consistency_problems, query, table_checksums, write_entries
 
 MODEL = "qwen3.6-nothink"
 MEMORY = [

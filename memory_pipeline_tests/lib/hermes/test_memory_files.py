@@ -5,8 +5,8 @@ import time
 import pytest
 
 from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, read_source
-from memory_pipeline_tests.fixtures.memory_corpus import CASES, Case
-from memory_pipeline_tests.hermes_oracle import hermes_loaded_entries
+from memory_pipeline_tests.support.hermes_oracle import hermes_loaded_entries
+from memory_pipeline_tests.support.memory_corpus import CASES, Case
 
 
 def _write_case(home, case: Case, filename="MEMORY.md"):

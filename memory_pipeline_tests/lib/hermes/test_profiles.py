@@ -4,7 +4,7 @@ from memory_pipeline.lib.hermes.profiles import (
     pipeline_data_dir,
     resolve_hermes_home,
 )
-from memory_pipeline_tests.repository import DEMO_HERMES_HOME
+from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME
 
 
 def test_the_home_is_resolved_as_hermes_resolves_it(monkeypatch, tmp_path):

@@ -7,8 +7,8 @@ from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.privacy.tagging import retag_store
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline_tests.hermes_oracle import holographic_store
-from memory_pipeline_tests.store_helpers import query, sync_json, table_checksums
+from memory_pipeline_tests.support.hermes_oracle import holographic_store
+from memory_pipeline_tests.support.store_helpers import query, sync_json, table_checksums
 
 
 @pytest.fixture

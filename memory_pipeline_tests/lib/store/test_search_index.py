@@ -5,8 +5,8 @@ import pytest
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_search import SearchError, search
 from memory_pipeline.lib.store.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
-from memory_pipeline_tests.fixtures.search_queries import LABELLED_QUERIES, PRIVATE_QUERY, title_of
-from memory_pipeline_tests.hermes_oracle import holographic_retriever, holographic_store
+from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store
+from memory_pipeline_tests.support.search_queries import LABELLED_QUERIES, PRIVATE_QUERY, title_of
 
 
 @pytest.fixture

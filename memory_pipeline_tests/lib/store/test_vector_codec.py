@@ -10,7 +10,7 @@ from plugins.memory.holographic import holographic as oracle
 from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.store import vector_codec
 from memory_pipeline.lib.store.vector_codec import VectorState
-from memory_pipeline_tests.hermes_oracle import current_hermes_decode, hrr1_blob
+from memory_pipeline_tests.support.hermes_oracle import current_hermes_decode, hrr1_blob
 
 PHASES = oracle.encode_fact("Zhang Wei reviews the 铁律 PRs", ["Zhang Wei"], 1024)
 

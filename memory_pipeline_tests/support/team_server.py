@@ -18,8 +18,8 @@ from pathlib import Path
 
 import yaml
 
-from memory_pipeline_tests.repository import REPO_ROOT
-from memory_pipeline_tests.servers import free_port, wait_for
+from memory_pipeline_tests.support.repository import REPO_ROOT
+from memory_pipeline_tests.support.servers import free_port, wait_for
 
 DEPLOY = REPO_ROOT / "deploy"
 BIN = Path(sys.executable).parent

@@ -3,6 +3,6 @@ privacy keyword list. The package itself never looks here."""
 
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_HERMES_HOME = REPO_ROOT / "data" / "hermes_home"
 DEMO_KEYWORDS = REPO_ROOT / "data" / "privacy_keywords.txt"
