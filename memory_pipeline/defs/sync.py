@@ -192,19 +192,7 @@ def fact_store(
         context.log.info(f"{report.removed} entries left the files; policy {store.removal()!r} applied to their facts")
     return dg.MaterializeResult(
         metadata={
-            "added": float(report.added),
-            "updated": float(report.updated),
-            "unchanged": float(report.unchanged),
-            "removed": float(report.removed),
-            "compacted": float(report.compacted),
-            "mirrors_adopted": float(report.mirrors_adopted),
-            "mirrors_retired": float(report.mirrors_retired),
-            "retired_facts": float(report.retired_facts),
-            "deleted_facts": float(report.deleted_facts),
-            "quarantined": float(report.quarantined),
-            "tagged_private": float(report.tagged_private),
-            "facts_total": float(report.facts_total),
-            "wrote": report.wrote,
+            **report.metrics(),
             "removal_policy": store.removal(),
             "store": dg.MetadataValue.path(str(settings.db_path)),
         }

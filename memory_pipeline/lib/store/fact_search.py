@@ -82,6 +82,14 @@ class SearchResults:
     unjudged: int = 0  # matches left out because the fact changed since the last sync (judged_only)
 
 
+def fact_counts(conn: sqlite3.Connection) -> tuple[int, int]:
+    """How many facts the store holds, and how many of them are private."""
+    facts, private = conn.execute(
+        f"SELECT count(*), coalesce(sum({has_tag_sql(PRIVATE_TAG, case_sensitive=False)}), 0) FROM facts"
+    ).fetchone()
+    return int(facts), int(private)
+
+
 def search(
     conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False, judged_only: bool = False
 ) -> SearchResults:

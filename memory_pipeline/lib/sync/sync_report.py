@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from memory_pipeline.lib.store.database import StoreError
 
@@ -30,3 +30,13 @@ class SyncReport:
     mirrors_retired: int = 0  # mirror rows of entries that left the files, under the removal policy
     facts_total: int = 0
     wrote: bool = False
+
+    def metrics(self) -> dict[str, float | bool]:
+        """The report as the `fact_store` asset's metadata: counts as floats (the UI plots them)."""
+        return {f.name: getattr(self, f.name) if f.type == "bool" else float(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_metrics(cls, metadata: dict) -> SyncReport:
+        """The report back from that metadata (a run that did not write the store: all zero).
+        The keys are the fields, so a renamed field is renamed on both sides."""
+        return cls(**{f.name: (bool if f.type == "bool" else int)(metadata[f.name]) for f in fields(cls) if f.name in metadata})

@@ -1,0 +1,184 @@
+"""What one profile's sync did, as typed values: the `--json` shape of a run or of a skip, the
+problems of a run a person must look at, and what a re-tag changed. The one place a run's
+metadata is read by name (the names are what the assets write; a test runs a sync and checks
+every name read here is among them)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.fact_search import fact_counts
+from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.sync.sync_report import SyncReport
+
+if TYPE_CHECKING:  # Dagster is imported only where a profile runs
+    from memory_pipeline.runs import ProfileRun
+
+# (asset, metadata name) this module reads: checked against a real run's metadata by a test.
+READ_METADATA = {
+    ("extracted_facts", "extractor"),
+    ("extracted_facts", "extractor_reason"),
+    ("extracted_facts", "model"),
+    ("extracted_facts", "llm_calls"),
+    ("privacy_tags", "private_facts"),
+    ("privacy_tags", "tagged"),
+    ("privacy_tags", "untagged"),
+    ("privacy_tags", "newly_private_ids"),
+    ("privacy_tags", "no_longer_private_ids"),
+    ("ledger_diff", "mirror_rows"),
+    ("ledger_diff", "mirror_previous_versions"),
+    ("ledger_diff", "mirror_unexplained"),
+    ("ledger_diff", "held_unreadable_entries"),
+    ("parsed_entries", "unreadable"),
+    ("parsed_entries", "missing"),
+    ("fact_store", "store"),
+}
+
+
+@dataclass
+class Mirrors:
+    """What became of Holographic's mirror rows in a run."""
+
+    found: int = 0
+    adopted: int = 0
+    updated: int = 0
+    retired: int = 0
+    unexplained: int = 0
+
+
+@dataclass
+class ProfileSummary:
+    """The stable `--json` shape of one profile's sync (README, `sync --json`)."""
+
+    profile: str
+    skipped: bool
+    extractor: str
+    extractor_reason: str
+    model: str
+    added: int
+    updated: int
+    unchanged: int
+    removed: int
+    quarantined: int
+    llm_calls: int
+    facts_total: int
+    store: str
+    private_facts: int
+    mirrors: Mirrors = field(default_factory=Mirrors)
+    failing_checks: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+def _meta(run: ProfileRun, asset: str, name: str, default: object = 0) -> object:
+    assert (asset, name) in READ_METADATA, (asset, name)  # every name read is listed (and tested)
+    return run.metadata.get(asset, {}).get(name, default)
+
+
+def summary_of_run(run: ProfileRun) -> ProfileSummary:
+    report = SyncReport.from_metrics(run.metadata.get("fact_store", {}))
+    return ProfileSummary(
+        profile=run.profile,
+        skipped=False,
+        extractor=str(_meta(run, "extracted_facts", "extractor", "")),
+        extractor_reason=str(_meta(run, "extracted_facts", "extractor_reason", "")),
+        model=str(_meta(run, "extracted_facts", "model", "")),
+        added=report.added,
+        updated=report.updated,
+        unchanged=report.unchanged,
+        removed=report.removed,
+        quarantined=report.quarantined,
+        llm_calls=int(_meta(run, "extracted_facts", "llm_calls")),
+        facts_total=report.facts_total,
+        store=str(_meta(run, "fact_store", "store", "")),
+        private_facts=int(_meta(run, "privacy_tags", "private_facts")),
+        mirrors=Mirrors(
+            found=int(_meta(run, "ledger_diff", "mirror_rows")),
+            adopted=report.mirrors_adopted,
+            updated=int(_meta(run, "ledger_diff", "mirror_previous_versions")),
+            retired=report.mirrors_retired,
+            unexplained=int(_meta(run, "ledger_diff", "mirror_unexplained")),
+        ),
+        failing_checks=sorted(run.failing_errors + run.failing_warnings),
+        error=run.error,
+    )
+
+
+def summary_of_skip(profile: Profile, failing: list[tuple[str, str, str]]) -> ProfileSummary:
+    """A profile nothing could have changed in since its last sync: every entry unchanged, the
+    store's counts as they are, the checks that sync's audit left failing."""
+    store = holographic_settings(profile.home).db_path
+    with opened(store, create=False) as conn:
+        facts, private = fact_counts(conn)
+    return ProfileSummary(
+        profile=profile.name,
+        skipped=True,
+        extractor="",
+        extractor_reason="nothing changed since the last sync",
+        model="",
+        added=0,
+        updated=0,
+        unchanged=sum(len(r.entries) for r in read_profile(profile)),
+        removed=0,
+        quarantined=0,
+        llm_calls=0,
+        facts_total=facts,
+        store=str(store),
+        private_facts=private,
+        failing_checks=sorted(name for name, _, _ in failing),
+    )
+
+
+def retry_can_fix(run: ProfileRun) -> bool:
+    """Whether the same inputs run again may end otherwise: a failed run (but one a blocking check
+    stopped), entries waiting in quarantine, a memory file that could not be read. Any other
+    failing check stands until the files, the store or the settings change (a person's fix
+    changes them)."""
+    if run.stopped_by_a_blocking_check:
+        return False
+    quarantined = SyncReport.from_metrics(run.metadata.get("fact_store", {})).quarantined
+    return not run.success or quarantined > 0 or bool(_meta(run, "parsed_entries", "unreadable", ""))
+
+
+def run_problems(run: ProfileRun) -> list[str]:
+    """One line per thing about the run itself a person must look at, each ending with the way out."""
+    if run.error:
+        return [f"sync of profile {run.profile} failed: {run.error}"]
+    found = []
+    unreadable, missing = _meta(run, "parsed_entries", "unreadable", ""), _meta(run, "parsed_entries", "missing", "")
+    if unreadable:
+        found.append(f"profile {run.profile}: skipped, entries held: {unreadable} (see `memory-pipeline entries --profile {run.profile}`)")
+    held = int(_meta(run, "ledger_diff", "held_unreadable_entries"))
+    if held and missing:
+        found.append(
+            f"profile {run.profile}: {held} synced entries held because {missing} is missing; create it (even empty) to let them go"
+        )
+    return found
+
+
+@dataclass
+class RetagChange:
+    """What a re-tag changed: how many facts became private and stopped being, by fact id (the
+    ids listed may be fewer than the count: the metadata shows the first hundred)."""
+
+    tagged: int
+    newly_private: list[str]
+    untagged: int
+    no_longer_private: list[str]
+
+
+def retag_change(run: ProfileRun) -> RetagChange:
+    def ids(name: str) -> list[str]:
+        return [i for i in str(_meta(run, "privacy_tags", name, "")).split(",") if i]
+
+    return RetagChange(
+        int(_meta(run, "privacy_tags", "tagged")),
+        ids("newly_private_ids"),
+        int(_meta(run, "privacy_tags", "untagged")),
+        ids("no_longer_private_ids"),
+    )

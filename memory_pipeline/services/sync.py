@@ -1,0 +1,171 @@
+"""The sync service: every profile asked for kept in step with its files. A profile where nothing
+can have changed since its last clean sync is skipped without a run (its standing checks kept);
+the others run `memory_sync_job` in-process, or, for a re-tag while a daemon runs, as the same
+backfill the keyword sensor launches. What each run read is recorded for the next skip."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir
+from memory_pipeline.lib.privacy.matching import KeywordList
+from memory_pipeline.lib.sync.state import (
+    already_said,
+    config_digest,
+    current_state,
+    forget,
+    record,
+    recorded,
+    standing_digest,
+    state_of_run,
+)
+from memory_pipeline.services.summaries import ProfileSummary, retry_can_fix, run_problems, summary_of_run, summary_of_skip
+
+if TYPE_CHECKING:  # Dagster is imported only where a profile runs
+    from memory_pipeline.runs import ProfileRun
+
+Failing = list[tuple[str, str, str]]  # (check, severity, detail)
+
+
+class SyncNotFinished(Exception):
+    """The daemon stopped, or took too long, before the re-tag backfill it was handed ended. One line."""
+
+
+@dataclass(frozen=True)
+class SyncRequest:
+    """What to sync and how: the resources' settings as the UI's launchpad would set them."""
+
+    home: Path
+    profiles: dict[str, Profile]
+    keywords_path: Path | None  # the keyword list the runs read (None: the built-in detectors alone)
+    keywords: KeywordList | None  # that list loaded, when it loads (a re-tag backfill names its version)
+    resource_config: dict
+    retag: bool = False
+    force: bool = False
+    reset_state: bool = False
+    with_changes: bool = False  # read back which entries each run found changed, to name them
+    quiet: bool = False  # a standing problem is reported once, when it appears or changes
+
+
+@dataclass
+class ProfileSync:
+    """One profile's part: its summary, its run (None when skipped), the checks left failing, and
+    whether that standing problem was already reported (with `quiet`)."""
+
+    summary: ProfileSummary
+    run: ProfileRun | None
+    failing: Failing
+    said_before: bool = False
+
+
+@dataclass
+class SyncOutcome:
+    profiles: dict[str, ProfileSync]  # in the order asked
+    run_problems: list[str] = field(default_factory=list)  # about runs themselves, each with its way out
+    backfill: str | None = None  # the daemon's backfill that re-tagged, when one did
+
+    def unsaid(self) -> dict[str, Failing]:
+        """Each profile's failing checks still to report (all but those said before)."""
+        return {name: p.failing for name, p in self.profiles.items() if p.failing and not p.said_before}
+
+
+@dataclass
+class SyncHooks:
+    """Progress, for a terminal: a profile skipped, starting, done; a damaged file moved aside."""
+
+    skipped: Callable[[str, Failing], None] | None = None
+    starting: Callable[[str], None] | None = None
+    done: Callable[[ProfileRun, ProfileSummary], None] | None = None
+    moved_aside: Callable[[Path], None] | None = None
+
+
+def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncOutcome:
+    hooks = hooks or SyncHooks()
+    data_dir = pipeline_data_dir(request.home)
+    settings = {"resources": request.resource_config, "retag": request.retag}
+    # Nothing to do where the files, the store, the keyword list and the settings are exactly as
+    # the last clean sync read them: no Dagster run, not even its import.
+    records = {} if request.force or request.retag else {name: recorded(data_dir, name) for name in request.profiles}
+    skipped = [
+        name
+        for name, record_ in records.items()
+        if (now := current_state(request.profiles[name], request.keywords_path, settings)) is not None and now == record_.state
+    ]
+    outcome = SyncOutcome({})
+    for name in skipped:
+        failing = records[name].failing
+        outcome.profiles[name] = ProfileSync(summary_of_skip(request.profiles[name], failing), None, failing)
+        if hooks.skipped is not None:
+            hooks.skipped(name, failing)
+    to_run = [name for name in request.profiles if name not in skipped]
+    if to_run:
+        _run(request, to_run, settings, outcome, hooks)
+    for name in request.profiles:  # in the order asked
+        outcome.profiles[name] = outcome.profiles.pop(name)
+        part = outcome.profiles[name]
+        part.said_before = bool(part.failing) and request.quiet and already_said(data_dir, name, standing_digest(part.failing))
+    return outcome
+
+
+def _run(request: SyncRequest, to_run: list[str], settings: dict, outcome: SyncOutcome, hooks: SyncHooks) -> None:
+    # Dagster is imported only when a profile runs: a no-change sync stays quick.
+    from memory_pipeline.backfill_runs import BackfillNotFinished, daemon_runs_backfills, run_retag_backfill
+    from memory_pipeline.defs.backfills import RETAG_ASSETS
+    from memory_pipeline.instance import local_instance
+    from memory_pipeline.runs import run_sync
+
+    configs = {name: config_digest(request.profiles[name]) for name in to_run}
+
+    def done(run: ProfileRun) -> None:
+        _settle(request, run, settings, configs[run.profile], outcome)
+        if hooks.done is not None:
+            hooks.done(run, outcome.profiles[run.profile].summary)
+
+    instance = local_instance(request.home, reset_damaged=request.reset_state, on_reset=hooks.moved_aside)
+    if request.retag and request.keywords is not None and daemon_runs_backfills(instance):
+        # A daemon is running (the UI, a server): the re-tag is the same backfill the keyword
+        # sensor launches, shown in the Backfills view, and waited for here.
+        try:
+            outcome.backfill, _ = run_retag_backfill(
+                instance, request.home, to_run, request.keywords.sha256, request.resource_config, on_start=hooks.starting, on_done=done
+            )
+        except BackfillNotFinished as exc:
+            raise SyncNotFinished(str(exc)) from None
+        return
+    run_sync(
+        instance,
+        request.home,
+        to_run,
+        resource_config=request.resource_config,
+        assets=[key.to_user_string() for key in RETAG_ASSETS] if request.retag else None,
+        with_changes=request.with_changes,
+        on_start=hooks.starting,
+        on_done=done,
+    )
+
+
+def _settle(request: SyncRequest, run: ProfileRun, settings: dict, config: str, outcome: SyncOutcome) -> None:
+    """A run's result kept: its summary and failing checks, its problems, and what the next sync
+    compares with. Its failing checks stand. A run a blocking check stopped wrote nothing and read
+    no store for its audit: the inputs now are recorded (while the ledger stays corrupt, no run
+    could write anything they hold). A retry may end otherwise (quarantined entries are
+    retried): nothing recorded, the next sync runs."""
+    profile, data_dir = request.profiles[run.profile], pipeline_data_dir(request.home)
+    blocked = run.stopped_by_a_blocking_check  # said by the check's own line
+    failing = run.failing if run.success or blocked else []
+    outcome.profiles[run.profile] = ProfileSync(summary_of_run(run), run, failing)
+    if not blocked:
+        outcome.run_problems.extend(run_problems(run))
+    if retry_can_fix(run):
+        state = None
+    elif blocked:
+        state = current_state(profile, request.keywords_path, settings)
+    else:
+        state = (read := run.inputs_read()) and state_of_run(profile, request.keywords_path, settings, read, config)
+    if state:
+        record(data_dir, run.profile, state, run.run_id, failing)
+    else:  # also a re-tag (no files read), or another writer wrote during the run
+        forget(data_dir, run.profile)

@@ -1,0 +1,17 @@
+"""A run's summary reads its metadata by name: every name read is one the assets write, so a
+renamed key fails here instead of printing zeros."""
+
+import dagster as dg
+
+from memory_pipeline.runs import run_sync
+from memory_pipeline.services.summaries import READ_METADATA, summary_of_run
+
+
+def test_every_metadata_name_read_is_written_by_a_real_run(demo_home):
+    with dg.instance_for_test() as instance:
+        (run,) = run_sync(instance, demo_home, ["default"])
+    assert run.success, run.error
+    written = {(asset, name) for asset, metadata in run.metadata.items() for name in metadata}
+    assert READ_METADATA - written == set()
+    summary = summary_of_run(run)
+    assert summary.added > 0 and summary.facts_total > 0 and summary.extractor and summary.store.endswith("memory_store.db")
