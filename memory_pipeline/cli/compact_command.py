@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
 from memory_pipeline.lib.choices import COMPACT_MARGIN, compact_target
-from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
-from memory_pipeline.lib.store.database import StoreError, opened
+from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.settings import holographic_settings
 
 if TYPE_CHECKING:
@@ -45,20 +42,6 @@ def _usage(chars: int, limit: int) -> str:
     return f"{chars}/{limit} chars ({100 * chars / limit:.0f}%)" if limit else f"{chars} chars"
 
 
-def _read_stable(path, source: str, limit: int) -> tuple[SourceReading, bytes]:
-    """The reading and the exact bytes it came from (read again if the agent wrote meanwhile)."""
-    for _ in range(3):
-        try:
-            before = read_regular_file(path) or b""
-            reading = read_source(path, source, limit)
-            after = read_regular_file(path) or b""
-        except UnreadableFile as exc:
-            raise CommandError(str(exc)) from None
-        if after == before:
-            return reading, before
-    raise CommandError(f"{path}: keeps changing while being read; try again when the agent is idle")
-
-
 def run(args: argparse.Namespace) -> int:
     # Compaction reads the ledger (pandas): imported in `_compact`, so `--help` stays quick.
     if not (math.isfinite(args.lock_timeout) and args.lock_timeout >= 0):
@@ -80,37 +63,28 @@ def run(args: argparse.Namespace) -> int:
 
 def _compact(args: argparse.Namespace, profile) -> int:
     """One profile: the proposal for each file over the target, written with --apply."""
-    from memory_pipeline.lib.hermes.compaction import CompactionError, propose
-    from memory_pipeline.lib.sync.ledger import active_ledger, synced_facts
+    from memory_pipeline.services.compaction import CompactionError, facts_gone, propose_compaction
 
-    settings = holographic_settings(profile.home)
     target = args.target if args.target is not None else compact_target(profile.cap_target())
     try:
-        with opened(settings.db_path, create=False) as conn:
-            ledger = active_ledger(conn)
-            proposals = []
-            limits = profile.char_limits()
-            for source in SOURCE_FILES:
-                reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
-                if not reading.exists or reading.cap_usage <= target:
-                    print(
-                        f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, within the {100 * target:.0f}% target"
-                    )
-                    continue
-                try:
-                    proposal = propose(reading, raw, synced_facts(ledger), target=target)
-                except CompactionError as exc:
-                    raise CommandError(str(exc)) from None
-                _print_proposal(profile.name, proposal)
-                if proposal.rewrites:
-                    proposals.append(proposal)
-            if not args.apply or not proposals:
-                if proposals:
-                    print(f"\nnothing written; `memory-pipeline compact --profile {profile.name} --apply` writes it")
-                return 0
-            for proposal in proposals:
-                _confirm_facts(conn, proposal)
-    except StoreError as exc:
+        files = propose_compaction(profile, target)
+        proposals = []
+        for found in files:
+            if found.proposal is None:
+                reading = found.reading
+                print(f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, within the {100 * target:.0f}% target")
+                continue
+            _print_proposal(profile.name, found.proposal)
+            if found.proposal.rewrites:
+                proposals.append(found.proposal)
+        if not args.apply or not proposals:
+            if proposals:
+                print(f"\nnothing written; `memory-pipeline compact --profile {profile.name} --apply` writes it")
+            return 0
+        for proposal in proposals:
+            if gone := facts_gone(profile, proposal):
+                raise CommandError(f"{proposal.path}: facts #{', #'.join(map(str, gone))} are gone from the store; nothing written")
+    except (CompactionError, StoreError) as exc:
         raise CommandError(str(exc)) from None
     if not (args.yes or _consent(proposals)):
         print("nothing written")
@@ -151,35 +125,20 @@ def _print_proposal(profile: str, proposal: Proposal) -> None:
     )
 
 
-def _confirm_facts(conn: sqlite3.Connection, proposal: Proposal) -> None:
-    wanted = sorted({i for r in proposal.rewrites for i in r.fact_ids})
-    marks = ",".join("?" * len(wanted))
-    present = {row[0] for row in conn.execute(f"SELECT fact_id FROM facts WHERE fact_id IN ({marks})", wanted)}
-    missing = [i for i in wanted if i not in present]
-    if missing:
-        raise CommandError(f"{proposal.path}: facts #{', #'.join(map(str, missing))} are gone from the store; nothing written")
-
-
 def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> int:
-    from memory_pipeline.lib.hermes.compaction import CompactionError, apply
+    from memory_pipeline.services.compaction import CompactionError, apply_compaction
 
-    for proposal in proposals:
-        try:
-            backup = apply(proposal, lock_timeout_s=args.lock_timeout)
-        except CompactionError as exc:
-            raise CommandError(str(exc)) from None
+    def written(proposal: Proposal, backup) -> None:
         print(f"{proposal.path}: written ({_usage(proposal.chars_after, proposal.limit)}), backup {backup.name}")
-    from memory_pipeline.instance import local_instance
-    from memory_pipeline.runs import run_sync
 
-    home = hermes_home(args)
-    (result,) = run_sync(local_instance(home), home, [profile.name])
-    stored = result.metadata.get("fact_store", {})
-    added, compacted = int(stored.get("added", 0)), int(stored.get("compacted", 0))
-    if result.error or added:
+    try:
+        applied = apply_compaction(hermes_home(args), profile, proposals, lock_timeout_s=args.lock_timeout, on_written=written)
+    except CompactionError as exc:
+        raise CommandError(str(exc)) from None
+    if applied.sync_error or applied.added:
         raise CommandError(
             f"the sync after compaction of profile {profile.name} "
-            + (f"failed: {result.error}" if result.error else f"added {added} facts; expected none")
+            + (f"failed: {applied.sync_error}" if applied.sync_error else f"added {applied.added} facts; expected none")
         )
-    print(f"synced profile {profile.name}: added 0, {compacted} entries re-pointed at their facts")
+    print(f"synced profile {profile.name}: added 0, {applied.compacted} entries re-pointed at their facts")
     return 0

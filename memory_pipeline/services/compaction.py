@@ -1,0 +1,87 @@
+"""The compaction service: for each memory file of a profile over its target, the proposal that
+shortens entries into summaries pointing at the facts holding their full text; and, with consent
+(the caller asks), the proposal written under Hermes' lock and the profile synced after it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal, apply, propose
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
+from memory_pipeline.lib.hermes.profiles import Profile
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.fact_search import facts_by_id
+from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.sync.ledger import active_ledger, synced_facts
+from memory_pipeline.lib.sync.sync_report import SyncReport
+
+
+@dataclass
+class FileProposal:
+    """One memory file as read, and its proposal (None: within the target)."""
+
+    reading: SourceReading
+    proposal: Proposal | None
+
+
+@dataclass
+class Applied:
+    """What `--apply` wrote (each file and its backup) and what the sync after it did."""
+
+    written: list[tuple[Proposal, Path]]
+    sync_error: str | None
+    added: int
+    compacted: int
+
+
+def _read_stable(path: Path, source: str, limit: int) -> tuple[SourceReading, bytes]:
+    """The reading and the exact bytes it came from (read again if the agent wrote meanwhile)."""
+    for _ in range(3):
+        try:
+            before = read_regular_file(path) or b""
+            reading = read_source(path, source, limit)
+            after = read_regular_file(path) or b""
+        except UnreadableFile as exc:
+            raise CompactionError(str(exc)) from None
+        if after == before:
+            return reading, before
+    raise CompactionError(f"{path}: keeps changing while being read; try again when the agent is idle")
+
+
+def propose_compaction(profile: Profile, target: float) -> list[FileProposal]:
+    """Each memory file of the profile, with a proposal for those over `target` (a share of the cap)."""
+    with opened(holographic_settings(profile.home).db_path, create=False) as conn:
+        facts = synced_facts(active_ledger(conn))
+    limits, found = profile.char_limits(), []
+    for source in SOURCE_FILES:
+        reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
+        within = not reading.exists or reading.cap_usage <= target
+        found.append(FileProposal(reading, None if within else propose(reading, raw, facts, target=target)))
+    return found
+
+
+def facts_gone(profile: Profile, proposal: Proposal) -> list[int]:
+    """The facts the proposal points at that the store no longer holds (nothing may be written then)."""
+    wanted = sorted({i for r in proposal.rewrites for i in r.fact_ids})
+    with opened(holographic_settings(profile.home).db_path, create=False) as conn:
+        return facts_by_id(conn, wanted, include_private=True)[2]
+
+
+def apply_compaction(
+    home: Path, profile: Profile, proposals: list[Proposal], *, lock_timeout_s: float, on_written: Callable[[Proposal, Path], None]
+) -> Applied:
+    """Each proposal written (a backup kept; `on_written` hears of it at once), then the profile
+    synced: the summaries take over their entries' ledger rows and no fact is added."""
+    written = []
+    for proposal in proposals:
+        written.append((proposal, apply(proposal, lock_timeout_s=lock_timeout_s)))
+        on_written(*written[-1])
+    from memory_pipeline.instance import local_instance  # Dagster: only once something was written
+    from memory_pipeline.runs import run_sync
+
+    (result,) = run_sync(local_instance(home), home, [profile.name])
+    report = SyncReport.from_metrics(result.metadata.get("fact_store", {}))
+    return Applied(written, result.error, report.added, report.compacted)
