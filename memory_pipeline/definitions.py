@@ -1,10 +1,9 @@
 """The code location `memory_pipeline` (named in pyproject.toml's `[tool.dg.project]`): what
 `memory-pipeline ui`, a team server's code server and the CLI load."""
 
-import os
-
 import dagster as dg
 
+from memory_pipeline import environment
 from memory_pipeline.defs import audit, ingest, privacy, sync
 from memory_pipeline.defs.audit import AUDIT_CHECKS
 from memory_pipeline.defs.io_managers import audit_run_io_manager
@@ -17,7 +16,7 @@ from memory_pipeline.defs.sensors import memory_files_sensor, privacy_keywords_s
 def _from_environment(name: str):
     """The variable, read at run time (the UI shows where a value comes from), when it is set;
     else empty, which each resource resolves to its documented default."""
-    return dg.EnvVar(name) if os.environ.get(name) else ""
+    return dg.EnvVar(name) if environment.variable(name) else ""
 
 
 defs = dg.Definitions(
@@ -27,13 +26,13 @@ defs = dg.Definitions(
     schedules=[memory_sync_schedule],
     sensors=[memory_files_sensor, profile_discovery_sensor, privacy_keywords_sensor],
     resources={
-        "hermes": HermesHomeResource(hermes_home=_from_environment("HERMES_HOME")),
+        "hermes": HermesHomeResource(hermes_home=_from_environment(environment.HERMES_HOME_ENV)),
         "store": FactStoreResource(),
         "extractor": ExtractorResource(
-            ollama_host=_from_environment("OLLAMA_HOST"), model=_from_environment("MEMORY_PIPELINE_OLLAMA_MODEL")
+            ollama_host=_from_environment(environment.OLLAMA_HOST_ENV), model=_from_environment(environment.MODEL_ENV)
         ),
         "audit_runs": audit_run_io_manager,
-        "privacy": PrivacyResource(keywords_path=_from_environment("MEMORY_PIPELINE_PRIVACY_KEYWORDS")),
+        "privacy": PrivacyResource(keywords_path=_from_environment(environment.KEYWORDS_ENV)),
     },
     # One SQLite writer per run: every step of a run executes in one process, in order.
     executor=dg.in_process_executor,

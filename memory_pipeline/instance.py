@@ -7,25 +7,19 @@ from pathlib import Path
 
 import dagster as dg
 
+from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.audit.history import history_path
-from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
 from memory_pipeline.lib.hermes.safe_files import out_of_space, private_directory
 from memory_pipeline.lib.sync.own_state import RESET_HINT, OutOfSpace, OwnStateDamaged, damaged_state, move_aside
 
 INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
 
 
-def dagster_home(hermes_home: Path) -> Path:
-    """`DAGSTER_HOME` when set, else `dagster_home/` in the pipeline's data directory."""
-    override = os.environ.get("DAGSTER_HOME")
-    return Path(override).expanduser().resolve() if override else pipeline_data_dir(hermes_home) / "dagster_home"
-
-
 def prepared_dagster_home(hermes_home: Path) -> Path:
     """The instance directory, created with the project's `dagster.yaml` when new (a user's own
     edits to an existing one are kept)."""
-    home = dagster_home(hermes_home)
+    home = environment.dagster_home(hermes_home)
     # The instance's storage/ holds each step's value (entry text): its owner's alone.
     private_directory(home)
     private_directory(home / "storage")
@@ -40,7 +34,7 @@ def local_instance(hermes_home: Path, *, reset_damaged: bool = False, on_reset=N
     together would otherwise both create them and one die on `alembic_version`. The pipeline's own
     files are checked first: a damaged one raises `OwnStateDamaged` (one line, the way out), or,
     with `reset_damaged`, is moved aside (`on_reset` hears each new name) and started afresh."""
-    damaged = damaged_state(dagster_home(hermes_home), history_path(pipeline_data_dir(hermes_home)))
+    damaged = damaged_state(environment.dagster_home(hermes_home), history_path(environment.data_dir(hermes_home)))
     if damaged and not reset_damaged:
         raise OwnStateDamaged(damaged[0].line())
     for moved in move_aside(damaged):

@@ -16,6 +16,7 @@ from pathlib import Path
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
+from memory_pipeline import environment
 from memory_pipeline.lib.access.reading import Found, facts_of_profile, search_profiles
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
@@ -86,7 +87,11 @@ class MemoryServer:
         from memory_pipeline.lib.access.status import profile_status  # numpy and the audit's reader: only when asked
 
         fields = ("profile", "entries", "cap_usage_pct", "current_facts", "retired_facts", "last_sync", "failing_checks", "store_error")
-        return {"profiles": [{k: status[k] for k in fields} for status in (profile_status(self.home, p) for p in self.profiles())]}
+        return {
+            "profiles": [
+                {k: status[k] for k in fields} for status in (profile_status(environment.data_dir(self.home), p) for p in self.profiles())
+            ]
+        }
 
 
 def build_server(home: Path, profile: str | None = None, include_private: bool = False) -> FastMCP:

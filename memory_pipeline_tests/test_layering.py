@@ -5,6 +5,7 @@ audit), and no module's imports cycle back to it. Each rule is also shown catchi
 module that breaks it."""
 
 import ast
+import re
 from pathlib import Path
 
 from memory_pipeline_tests.support.repository import REPO_ROOT
@@ -116,3 +117,34 @@ def test_the_rules_catch_a_module_that_breaks_them(tmp_path):
 def test_benchmarks_take_only_the_support_package_from_the_tests():
     taken = {i for path in (REPO_ROOT / "benchmarks").glob("*.py") for i in _imports(path) if i.startswith("memory_pipeline_tests")}
     assert taken and all(i.startswith("memory_pipeline_tests.support.") or i == "memory_pipeline_tests.support" for i in taken), taken
+
+
+def _functions(path: Path):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node.name, node.end_lineno - node.lineno + 1
+
+
+def test_the_shape_a_reviewer_checks():
+    """No module over 300 lines; in `lib/` no function over 60 lines, no read of the environment
+    and no import from outside `lib/` (the settings reach it as values); in `cli/` no SQL and no
+    run metadata read by name (the services return typed values)."""
+    modules = sorted(PACKAGE.rglob("*.py"))
+    assert [str(p) for p in modules if len(p.read_text(encoding="utf-8").splitlines()) >= 300] == []
+    lib = [p for p in modules if "lib" in p.relative_to(PACKAGE).parts[:1]]
+    assert [f"{p}:{name}" for p in lib for name, lines in _functions(p) if lines > 60] == []
+    assert [str(p) for p in lib if re.search(r"os\.environ|getenv", p.read_text(encoding="utf-8"))] == []
+    outside = [
+        (str(p), i) for p in lib for i in _imports(p) if i.startswith("memory_pipeline.") and not i.startswith("memory_pipeline.lib")
+    ]
+    assert outside == []
+    cli = sorted((PACKAGE / "cli").glob("*.py"))
+    sql = re.compile(r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b")
+    assert [str(p) for p in cli if sql.search(p.read_text(encoding="utf-8"))] == []
+    metadata_reads = [
+        str(p)
+        for p in cli
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "metadata"
+    ]
+    assert metadata_reads == []

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memory_pipeline import environment
 from memory_pipeline.cli.common import (
     CommandError,
     add_cap_target_argument,
@@ -18,8 +19,8 @@ from memory_pipeline.cli.common import (
     selected_profiles,
 )
 from memory_pipeline.lib.audit.checks import fix_command
-from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
-from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, load_keyword_list
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import holographic_settings
 
@@ -63,7 +64,7 @@ def _audit(profile: Profile, home: Path, keywords: KeywordList, cap_target: floa
                 conn,
                 settings,
                 keywords,
-                data_dir=pipeline_data_dir(home),
+                data_dir=environment.data_dir(home),
                 profile=profile.name,
                 cap_target=profile.cap_target(cap_target),
             )
@@ -81,7 +82,7 @@ def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) ->
         with opened(settings.db_path) as conn:
             if failing & _LEDGER_CHECKS:
                 stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-                done += repair_ledger(conn, pipeline_data_dir(home) / "repairs" / f"{profile.name}-ledger-{stamp}.db")
+                done += repair_ledger(conn, environment.data_dir(home) / "repairs" / f"{profile.name}-ledger-{stamp}.db")
             if failing & (_LEDGER_CHECKS | _LINK_CHECKS):  # rows a ledger repair deleted leave their facts unbacked
                 done += repair_links(conn, settings)
             if failing & _INDEX_CHECKS:
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     home = hermes_home(args)
     try:
-        keywords = load_keyword_list(args.keywords, home)
+        keywords = environment.keywords(args.keywords, home)
     except KeywordListError as exc:
         raise CommandError(str(exc)) from None
     profiles = []

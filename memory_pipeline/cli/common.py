@@ -10,7 +10,9 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
-from memory_pipeline.lib.choices import EXTRACTOR_MODES, REMOTE_ENV, ExtractorMode
+from memory_pipeline import environment
+from memory_pipeline.environment import REMOTE_ENV
+from memory_pipeline.lib.choices import EXTRACTOR_MODES, ExtractorMode
 from memory_pipeline.lib.hermes.profiles import (
     DEFAULT_PROFILE,
     Profile,
@@ -18,7 +20,6 @@ from memory_pipeline.lib.hermes.profiles import (
     discover_profiles,
     get_profile,
     looks_like_hermes_home,
-    resolve_hermes_home,
     skipped_profiles,
 )
 
@@ -74,7 +75,7 @@ def single_profile(args: argparse.Namespace) -> Profile:
 def hermes_home(args: argparse.Namespace) -> Path:
     """The Hermes home; refused unless it looks like one (`--init` on `sync` starts one), so a
     mistyped path never gets a store written into it."""
-    home = resolve_hermes_home(args.hermes_home)
+    home = environment.hermes_home(args.hermes_home)
     if not home.is_dir():
         raise CommandError(f"{home}: Hermes home is not a directory")
     if not looks_like_hermes_home(home) and not getattr(args, "init", False):

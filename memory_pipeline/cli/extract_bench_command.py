@@ -30,9 +30,10 @@ def register(commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # The extraction code (pandas, the Ollama client) is imported by this command only: `--help` stays quick.
+    from memory_pipeline import environment
     from memory_pipeline.lib.extraction.choice import ExtractorUnavailable, choose_extractor
     from memory_pipeline.lib.extraction.comparison import compare_models, markdown_table, sample_entries
-    from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_url
+    from memory_pipeline.lib.extraction.ollama import OllamaSettings
 
     if args.sample < 1 or args.batch_size < 1:
         raise CommandError("--sample and --batch-size must be at least 1")
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if not entries:
         raise CommandError(f"profile {profile.name} has no entries to extract")
     base = OllamaSettings(
-        url=ollama_url(args.ollama_host),
+        url=environment.ollama_host(args.ollama_host),
         model=args.model[0],
         batch_size=args.batch_size,
         timeout_s=args.timeout,

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 
+from memory_pipeline import environment
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.cli.sync_output import entry_title
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.privacy.matching import KeywordListError, load_keyword_list, private_reasons
+from memory_pipeline.lib.privacy.matching import KeywordListError, private_reasons
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.retirement import retire
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--apply writes what --retire or --keep shows: give one of them")
     home = hermes_home(args)
     try:
-        keywords = load_keyword_list(None, home)
+        keywords = environment.keywords(None, home)
     except KeywordListError:
         keywords = None  # every fact then shown by its id only
     results = []

@@ -33,7 +33,9 @@ def run(args: argparse.Namespace) -> int:
     from memory_pipeline.lib.access.status import profile_status  # numpy: imported when a status is asked for
 
     home = hermes_home(args)
-    statuses = [profile_status(home, p) for p in selected_profiles(args, home)]
+    from memory_pipeline import environment
+
+    statuses = [profile_status(environment.data_dir(home), p) for p in selected_profiles(args, home)]
     if args.json:
         print_json({"profiles": statuses})
         return 0

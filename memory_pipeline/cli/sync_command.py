@@ -8,6 +8,7 @@ import sys
 import time
 from dataclasses import replace
 
+from memory_pipeline import environment
 from memory_pipeline.cli.common import (
     CommandError,
     add_cap_target_argument,
@@ -22,7 +23,7 @@ from memory_pipeline.cli.common import (
 )
 from memory_pipeline.cli.sync_output import Printer, check_errors
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, PrivacyPolicy, RemovalPolicy, VectorFormat
-from memory_pipeline.lib.privacy.matching import KeywordListError, keyword_list_path, load_keyword_list
+from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, sync_profiles
 
 
@@ -84,13 +85,13 @@ def _sync(args: argparse.Namespace) -> int:
     home = hermes_home(args)
     text = not (args.json or args.quiet)
     try:  # to name private entries by id only; a list that cannot load fails the run itself, with its line
-        loaded = load_keyword_list(args.keywords, home) if text or args.retag else None
+        loaded = environment.keywords(args.keywords, home) if text or args.retag else None
     except KeywordListError:
         loaded = None  # the run fails before writing, with the list's one-line problem: nothing to name
     request = SyncRequest(
         home=home,
         profiles={p.name: p for p in selected_profiles(args, home)},
-        keywords_path=keyword_list_path(args.keywords, home),
+        keywords_path=environment.keywords_path(args.keywords, home),
         keywords=loaded,
         resource_config={
             **({"hermes": {"cap_target": args.cap_target}} if args.cap_target else {}),

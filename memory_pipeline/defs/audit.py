@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 import dagster as dg
 
+from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.privacy import fts_index
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
@@ -14,7 +15,7 @@ from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS, ERROR,
 from memory_pipeline.lib.audit.engine import Audit, AuditInputs
 from memory_pipeline.lib.audit.history import history_path
 from memory_pipeline.lib.audit.report import changed_during_run, failing_errors, write_reports
-from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, read_profile
+from memory_pipeline.lib.hermes.profiles import read_profile
 
 
 @contextmanager
@@ -33,7 +34,7 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
             conn,
             settings,
             keywords,
-            data_dir=pipeline_data_dir(hermes.path()),
+            data_dir=environment.data_dir(hermes.path()),
             profile=profile.name,
             cap_target=profile.cap_target(hermes.cap_target),
         )
@@ -67,7 +68,7 @@ def audit_report(
     if chain.broken:  # another writer (Hermes, most often) wrote while the run worked
         context.log.warning("the store changed during the run; the next sync picks the change up")
         results = changed_during_run(results)
-    data_dir = pipeline_data_dir(hermes.path())
+    data_dir = environment.data_dir(hermes.path())
     markdown_path, json_path = write_reports(data_dir, context.partition_key, context.run.run_id, results)
     errors = failing_errors(results)
     return dg.Output(

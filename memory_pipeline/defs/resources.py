@@ -8,15 +8,16 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
+from memory_pipeline import environment
 from memory_pipeline.lib.audit.extraction_health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
-from memory_pipeline.lib.extraction.ollama import OllamaSettings, ollama_model, ollama_url, remote_hosts_allowed
+from memory_pipeline.lib.extraction.ollama import OllamaSettings
 from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, read_profile, resolve_hermes_home
+from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, read_profile
 from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
-from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, keyword_list_path, load_keyword_list
+from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
 from memory_pipeline.lib.store.watermark import WatermarkChain
@@ -38,7 +39,7 @@ class HermesHomeResource(dg.ConfigurableResource):
     _readings: dict[str, list[SourceReading]] = PrivateAttr(default_factory=dict)
 
     def path(self) -> Path:
-        return resolve_hermes_home(self.hermes_home or None)
+        return environment.hermes_home(self.hermes_home or None)
 
     def profile(self, name: str) -> Profile:
         return get_profile(self.path(), name)
@@ -155,13 +156,13 @@ class ExtractorResource(dg.ConfigurableResource):
 
     def ollama_settings(self) -> OllamaSettings:
         return OllamaSettings(
-            url=ollama_url(self.ollama_host or None),
-            model=ollama_model(self.model or None),
+            url=environment.ollama_host(self.ollama_host or None),
+            model=environment.model(self.model or None),
             batch_size=self.batch_size,
             parallel=self.parallel_calls,
             timeout_s=self.timeout_s,
             retries=self.retries,
-            allow_remote=remote_hosts_allowed(),
+            allow_remote=environment.remote_ollama_allowed(),
             limits=FactLimits(max_facts_per_entry=self.max_facts_per_entry, max_fact_chars=self.max_fact_chars),
         )
 
@@ -187,10 +188,10 @@ class PrivacyResource(dg.ConfigurableResource):
     policy: PrivacyPolicy = PrivacyPolicy.TAG
 
     def keyword_file(self, hermes_home: Path) -> Path:
-        return keyword_list_path(self.keywords_path or None, hermes_home)
+        return environment.keywords_path(self.keywords_path or None, hermes_home)
 
     def keywords(self, hermes_home: Path) -> KeywordList:
-        return load_keyword_list(self.keywords_path or None, hermes_home)
+        return environment.keywords(self.keywords_path or None, hermes_home)
 
     def keywords_for_step(self, hermes_home: Path) -> KeywordList:
         """The list, or the step fails with the list's one-line problem (file and line, no term)."""

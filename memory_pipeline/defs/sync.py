@@ -5,6 +5,7 @@ from contextlib import nullcontext
 
 import dagster as dg
 
+from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
@@ -13,7 +14,6 @@ from memory_pipeline.lib.audit.metrics import latency_summary
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, backup_entries
-from memory_pipeline.lib.hermes.profiles import pipeline_data_dir
 from memory_pipeline.lib.store.database import read_snapshot
 from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
 from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
@@ -117,7 +117,7 @@ def extracted_facts(
         name, model, prompt_version, reason = chosen.name, chosen.model, chosen.prompt_version, choice.reason
         outcome = chosen.extract(work)
     if outcome.calls:
-        record_calls(pipeline_data_dir(hermes.path()), context.run.run_id, context.partition_key, name, model, outcome.calls)
+        record_calls(environment.data_dir(hermes.path()), context.run.run_id, context.partition_key, name, model, outcome.calls)
     extraction = Extraction.of(outcome, Provenance(name, model, prompt_version))
     frame = extraction.facts
     context.log.info(

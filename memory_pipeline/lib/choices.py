@@ -62,8 +62,3 @@ def values(choice: type[enum.Enum]) -> tuple[str, ...]:
 EXTRACTOR_MODES = values(ExtractorMode)
 REMOVAL_POLICIES = values(RemovalPolicy)
 PRIVACY_POLICIES = values(PrivacyPolicy)
-
-
-# Set in the environment a process starts with (or by the CLI's --allow-remote-ollama): the one
-# permission to send entries to an Ollama host off this machine.
-REMOTE_ENV = "MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA"

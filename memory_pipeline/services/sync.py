@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir
+from memory_pipeline import environment
+from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.sync.state import (
     already_said,
@@ -84,15 +85,15 @@ class SyncHooks:
 
 def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncOutcome:
     hooks = hooks or SyncHooks()
-    data_dir = pipeline_data_dir(request.home)
-    settings = {"resources": request.resource_config, "retag": request.retag}
+    data_dir = environment.data_dir(request.home)
+    run_settings = {"resources": request.resource_config, "retag": request.retag}
     # Nothing to do where the files, the store, the keyword list and the settings are exactly as
     # the last clean sync read them: no Dagster run, not even its import.
     records = {} if request.force or request.retag else {name: recorded(data_dir, name) for name in request.profiles}
     skipped = [
         name
         for name, record_ in records.items()
-        if (now := current_state(request.profiles[name], request.keywords_path, settings)) is not None and now == record_.state
+        if (now := current_state(request.profiles[name], request.keywords_path, run_settings)) is not None and now == record_.state
     ]
     outcome = SyncOutcome({})
     for name in skipped:
@@ -102,7 +103,7 @@ def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncO
             hooks.skipped(name, failing)
     to_run = [name for name in request.profiles if name not in skipped]
     if to_run:
-        _run(request, to_run, settings, outcome, hooks)
+        _run(request, to_run, run_settings, outcome, hooks)
     for name in request.profiles:  # in the order asked
         outcome.profiles[name] = outcome.profiles.pop(name)
         part = outcome.profiles[name]
@@ -110,7 +111,7 @@ def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncO
     return outcome
 
 
-def _run(request: SyncRequest, to_run: list[str], settings: dict, outcome: SyncOutcome, hooks: SyncHooks) -> None:
+def _run(request: SyncRequest, to_run: list[str], run_settings: dict, outcome: SyncOutcome, hooks: SyncHooks) -> None:
     # Dagster is imported only when a profile runs: a no-change sync stays quick.
     from memory_pipeline.backfill_runs import BackfillNotFinished, daemon_runs_backfills, run_retag_backfill
     from memory_pipeline.defs.backfills import RETAG_ASSETS
@@ -120,7 +121,7 @@ def _run(request: SyncRequest, to_run: list[str], settings: dict, outcome: SyncO
     configs = {name: config_digest(request.profiles[name]) for name in to_run}
 
     def done(run: ProfileRun) -> None:
-        _settle(request, run, settings, configs[run.profile], outcome)
+        _settle(request, run, run_settings, configs[run.profile], outcome)
         if hooks.done is not None:
             hooks.done(run, outcome.profiles[run.profile].summary)
 
@@ -147,13 +148,13 @@ def _run(request: SyncRequest, to_run: list[str], settings: dict, outcome: SyncO
     )
 
 
-def _settle(request: SyncRequest, run: ProfileRun, settings: dict, config: str, outcome: SyncOutcome) -> None:
+def _settle(request: SyncRequest, run: ProfileRun, run_settings: dict, config: str, outcome: SyncOutcome) -> None:
     """A run's result kept: its summary and failing checks, its problems, and what the next sync
     compares with. Its failing checks stand. A run a blocking check stopped wrote nothing and read
     no store for its audit: the inputs now are recorded (while the ledger stays corrupt, no run
     could write anything they hold). A retry may end otherwise (quarantined entries are
     retried): nothing recorded, the next sync runs."""
-    profile, data_dir = request.profiles[run.profile], pipeline_data_dir(request.home)
+    profile, data_dir = request.profiles[run.profile], environment.data_dir(request.home)
     blocked = run.stopped_by_a_blocking_check  # said by the check's own line
     failing = run.failing if run.success or blocked else []
     outcome.profiles[run.profile] = ProfileSync(summary_of_run(run), run, failing)
@@ -162,9 +163,9 @@ def _settle(request: SyncRequest, run: ProfileRun, settings: dict, config: str, 
     if retry_can_fix(run):
         state = None
     elif blocked:
-        state = current_state(profile, request.keywords_path, settings)
+        state = current_state(profile, request.keywords_path, run_settings)
     else:
-        state = (read := run.inputs_read()) and state_of_run(profile, request.keywords_path, settings, read, config)
+        state = (read := run.inputs_read()) and state_of_run(profile, request.keywords_path, run_settings, read, config)
     if state:
         record(data_dir, run.profile, state, run.run_id, failing)
     else:  # also a re-tag (no files read), or another writer wrote during the run

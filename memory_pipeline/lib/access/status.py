@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memory_pipeline.lib.audit.checks import last_report
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
-from memory_pipeline.lib.hermes.profiles import Profile, pipeline_data_dir, read_profile
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import (
     IS_PIPELINE_FACT_SQL,
     LEDGER_TABLE,
@@ -61,14 +61,14 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
     return status
 
 
-def _last_audit(home: Path, profile: Profile) -> dict:
+def _last_audit(data_dir: Path, profile: Profile) -> dict:
     """The report the last full sync run wrote (every run ends with `audit_report`)."""
-    report = last_report(pipeline_data_dir(home), profile.name)
+    report = last_report(data_dir, profile.name)
     failing = [f"{c['name']} ({c['severity']})" for c in report.get("checks", []) if not c.get("passed")]
     return {"last_sync": report.get("checked_at"), "failing_checks": failing}
 
 
-def profile_status(home: Path, profile: Profile) -> dict:
+def profile_status(data_dir: Path, profile: Profile) -> dict:
     """One profile as `status` (and the agent's `memory_status`) report it."""
     readings = read_profile(profile)
     return {
@@ -77,5 +77,5 @@ def profile_status(home: Path, profile: Profile) -> dict:
         "cap_usage_pct": {r.source: round(100.0 * r.cap_usage, 1) for r in readings},
         "unreadable": [str(r.path) for r in readings if not r.readable],
         **_store_status(profile, {n for r in readings for entry in r.entries for n in fact_pointers(entry)}),
-        **_last_audit(home, profile),
+        **_last_audit(data_dir, profile),
     }

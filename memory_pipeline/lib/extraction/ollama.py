@@ -9,13 +9,11 @@ it is written. The server must be on this machine unless a remote host is explic
 from __future__ import annotations
 
 import ipaddress
-import os
 import time
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from memory_pipeline.lib.choices import REMOTE_ENV
 from memory_pipeline.lib.extraction.base import (
     CallRecord,
     EntryToExtract,
@@ -39,7 +37,6 @@ DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_PORT = 11434
 # Measured on real entries: 6.5 s/fact and no broken JSON, against 23.8 s/fact for a 27B chat model.
 DEFAULT_MODEL = "qwen3.6-nothink"
-MODEL_ENV = "MEMORY_PIPELINE_OLLAMA_MODEL"
 PROBE_TIMEOUT_S = 3.0
 _ERROR_CHARS = 160
 # Enough of a rejected reply to see what went wrong; a runaway 5 MB reply is not kept per entry.
@@ -47,9 +44,9 @@ QUARANTINE_REPLY_CHARS = 64 * 1024
 
 
 def ollama_url(host: str | None = None) -> str:
-    """The server's base URL, read as the ollama client reads `OLLAMA_HOST`: a bare host gets
+    """The server's base URL, the host read as the ollama client reads `OLLAMA_HOST`: a bare host gets
     http and port 11434, `:PORT` means this machine, an explicit scheme keeps its own port."""
-    raw = (host or os.environ.get("OLLAMA_HOST") or "").strip()
+    raw = (host or "").strip()
     if not raw:
         return DEFAULT_HOST
     explicit_scheme = "://" in raw
@@ -60,15 +57,8 @@ def ollama_url(host: str | None = None) -> str:
     return urllib.parse.urlunsplit((parts.scheme or "http", netloc, parts.path.rstrip("/"), "", ""))
 
 
-def remote_hosts_allowed() -> bool:
-    """Whoever started this process allowed an Ollama host off this machine
-    (`MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1`, or the CLI's `--allow-remote-ollama`). Never a run's
-    config: anyone who can reach the UI could otherwise send the memory files off the machine."""
-    return os.environ.get(REMOTE_ENV, "").strip().lower() in ("1", "true", "yes")
-
-
 def ollama_model(model: str | None = None) -> str:
-    return (model or os.environ.get(MODEL_ENV) or DEFAULT_MODEL).strip()
+    return (model or DEFAULT_MODEL).strip()
 
 
 def is_local(url: str) -> bool:

@@ -59,14 +59,13 @@ def default_hermes_home() -> Path:
 
 
 def resolve_hermes_home(explicit: str | os.PathLike | None = None) -> Path:
-    """`--hermes-home`, else `HERMES_HOME`, else `~/.hermes`: the home Hermes itself would use."""
-    chosen = explicit or os.environ.get("HERMES_HOME", "").strip() or default_hermes_home()
-    return Path(chosen).expanduser().resolve()
+    """The home named, else `~/.hermes` (`environment.hermes_home` names it: flag, then variable)."""
+    return Path(explicit or default_hermes_home()).expanduser().resolve()
 
 
-def pipeline_data_dir(hermes_home: Path) -> Path:
-    """Where the pipeline keeps what it writes besides the stores (reports, history, Dagster home)."""
-    override = os.environ.get("MEMORY_PIPELINE_DATA_DIR")
+def pipeline_data_dir(hermes_home: Path, override: str | os.PathLike | None) -> Path:
+    """Where the pipeline keeps what it writes besides the stores (reports, history, Dagster home):
+    the directory named (`environment.data_dir` names it), else the home's `memory-pipeline/`."""
     return Path(override).expanduser().resolve() if override else hermes_home / "memory-pipeline"
 
 

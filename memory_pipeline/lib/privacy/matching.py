@@ -22,7 +22,6 @@ from memory_pipeline.lib.store.database import PRIVATE_TAG
 
 PRIVATE_ENTITY = "private-person"
 EMPTY_LIST_SHA256 = hashlib.sha256(b"").hexdigest()  # an absent own list: no terms, as an empty file
-KEYWORDS_ENV = "MEMORY_PIPELINE_PRIVACY_KEYWORDS"
 # Spellings of the tag seen in the wild (`audit_consistency.py`'s `private_person`), folded to one.
 _TAG_VARIANT = re.compile(r"^private[\s_\-]*person$", re.IGNORECASE)
 
@@ -57,13 +56,11 @@ class KeywordList:
 
 
 def keyword_list_path(explicit: str | os.PathLike | None, hermes_home: Path) -> Path:
-    """`--keywords`, else `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`, else the home's own
+    """The list named (`environment.keywords_named`: the flag, else the variable), else the home's own
     `<hermes-home>/memory-pipeline/privacy_keywords.txt` (which may not exist)."""
     # absolute(), not resolve(): messages name the path the user gave, not where a link points.
     if explicit:
         return Path(explicit).expanduser().absolute()
-    if os.environ.get(KEYWORDS_ENV):
-        return Path(os.environ[KEYWORDS_ENV]).expanduser().absolute()
     return hermes_home / "memory-pipeline" / "privacy_keywords.txt"
 
 
@@ -71,7 +68,7 @@ def load_keyword_list(explicit: str | os.PathLike | None, hermes_home: Path) -> 
     """The list that applies. A list named by flag or variable must be there; the home's own may
     be absent: then there are no terms, and the built-in detectors alone decide what is private."""
     path = keyword_list_path(explicit, hermes_home)
-    if not (explicit or os.environ.get(KEYWORDS_ENV)) and not path.exists():
+    if not explicit and not path.exists():
         return KeywordList(path, EMPTY_LIST_SHA256, 0, (), ())
     return load_keywords(path)
 

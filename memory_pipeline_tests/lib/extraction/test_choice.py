@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import pytest
 
+from memory_pipeline import environment
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable, choose_extractor
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, is_local, ollama_url
 from memory_pipeline_tests.support.fake_ollama import FakeOllama
@@ -30,7 +31,7 @@ def test_hosts(monkeypatch, host, url, local):
     monkeypatch.delenv("OLLAMA_HOST")
     assert ollama_url(host) == url and is_local(url) is local
     monkeypatch.setenv("OLLAMA_HOST", host)  # the environment is read the same way
-    assert ollama_url("") == url
+    assert environment.ollama_host("") == url
 
 
 def _outside_address() -> str | None:

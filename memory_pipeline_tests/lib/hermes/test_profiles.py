@@ -1,18 +1,14 @@
-from memory_pipeline.lib.hermes.profiles import (
-    char_limits,
-    discover_profiles,
-    pipeline_data_dir,
-    resolve_hermes_home,
-)
+from memory_pipeline import environment
+from memory_pipeline.lib.hermes.profiles import char_limits, discover_profiles
 from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME
 
 
 def test_the_home_is_resolved_as_hermes_resolves_it(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path / "user"))
-    assert resolve_hermes_home() == (tmp_path / "user" / ".hermes").resolve()  # Hermes' own default, never the demo's
+    assert environment.hermes_home() == (tmp_path / "user" / ".hermes").resolve()  # Hermes' own default, never the demo's
     monkeypatch.setenv("HERMES_HOME", str(tmp_path))
-    assert resolve_hermes_home() == tmp_path.resolve()
-    assert resolve_hermes_home(tmp_path / "x") == (tmp_path / "x").resolve()
+    assert environment.hermes_home() == tmp_path.resolve()
+    assert environment.hermes_home(tmp_path / "x") == (tmp_path / "x").resolve()
 
 
 def test_discovers_root_and_named_profiles(tmp_path):
@@ -42,6 +38,6 @@ def test_caps_from_hermes_config(tmp_path):
 
 
 def test_data_dir_follows_home_unless_overridden(monkeypatch, tmp_path):
-    assert pipeline_data_dir(tmp_path) == tmp_path / "memory-pipeline"
+    assert environment.data_dir(tmp_path) == tmp_path / "memory-pipeline"
     monkeypatch.setenv("MEMORY_PIPELINE_DATA_DIR", str(tmp_path / "elsewhere"))
-    assert pipeline_data_dir(tmp_path) == (tmp_path / "elsewhere").resolve()
+    assert environment.data_dir(tmp_path) == (tmp_path / "elsewhere").resolve()

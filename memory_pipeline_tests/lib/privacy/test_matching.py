@@ -3,11 +3,10 @@ import hashlib
 import duckdb
 import pytest
 
+from memory_pipeline import environment
 from memory_pipeline.lib.privacy.matching import (
     KeywordListError,
     detect,
-    keyword_list_path,
-    load_keyword_list,
     load_keywords,
     normalise_tags,
     private_reasons,
@@ -95,17 +94,17 @@ def test_bad_keyword_list_errors_name_the_line_never_the_term(tmp_path):
 
 def test_keyword_list_lookup_order(tmp_path, monkeypatch):
     own = tmp_path / "memory-pipeline" / "privacy_keywords.txt"
-    assert keyword_list_path(None, tmp_path) == own
-    absent = load_keyword_list(None, tmp_path)  # no list of its own: no terms, the detectors alone
+    assert environment.keywords_path(None, tmp_path) == own
+    absent = environment.keywords(None, tmp_path)  # no list of its own: no terms, the detectors alone
     assert (absent.terms, absent.matches("Zhang Wei"), absent.sha256) == (0, False, hashlib.sha256(b"").hexdigest())
     own.parent.mkdir()
     own.write_text("x\n")
-    assert keyword_list_path(None, tmp_path) == own
+    assert environment.keywords_path(None, tmp_path) == own
     monkeypatch.setenv("MEMORY_PIPELINE_PRIVACY_KEYWORDS", str(tmp_path / "env.txt"))
-    assert keyword_list_path(None, tmp_path) == (tmp_path / "env.txt").resolve()
-    assert keyword_list_path(tmp_path / "flag.txt", tmp_path) == (tmp_path / "flag.txt").resolve()
+    assert environment.keywords_path(None, tmp_path) == (tmp_path / "env.txt").resolve()
+    assert environment.keywords_path(tmp_path / "flag.txt", tmp_path) == (tmp_path / "flag.txt").resolve()
     with pytest.raises(KeywordListError, match="not found"):  # a list named by the variable must be there
-        load_keyword_list(None, tmp_path)
+        environment.keywords(None, tmp_path)
 
 
 @pytest.mark.parametrize("variant", ["private_person", "Private-Person", "private person", "PRIVATE_PERSON"])
