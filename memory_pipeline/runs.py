@@ -19,8 +19,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from memory_pipeline.defs.checks import BLOCKING
 from memory_pipeline.defs.partitions import hermes_profiles
-from memory_pipeline.lib.audit.checks import CHECK_SPECS
 from memory_pipeline.lib.hermes.safe_files import out_of_space
 from memory_pipeline.lib.sync.own_state import OutOfSpace
 from memory_pipeline.lib.sync.state import RunInputs
@@ -62,9 +62,7 @@ class ProfileRun:
     def stopped_by_a_blocking_check(self) -> bool:
         """A run a blocking check stopped before any write (a corrupt ledger): the same inputs
         stop it again, until a person's fix."""
-        return not self.success and any(
-            not passed and name in CHECK_SPECS and CHECK_SPECS[name].blocking for name, passed, _ in self.checks
-        )
+        return not self.success and any(not passed and name in BLOCKING for name, passed, _ in self.checks)
 
     def inputs_read(self) -> RunInputs | None:
         """What the run read of the files, the store and the keyword list; None unless it read

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 import dagster as dg
 
 from memory_pipeline import environment
+from memory_pipeline.defs.checks import BLOCKING, CHECK_ASSETS, IN_ASSET_STEP
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.privacy import fts_index
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
@@ -102,21 +103,23 @@ def _result(key: dg.AssetCheckKey, result: AuditResult) -> dg.AssetCheckResult:
     )
 
 
-_BLOCKING = CHECK_SPECS["ledger_integrity"]
+(_BLOCKING_NAME,) = BLOCKING
+_BLOCKING = CHECK_SPECS[_BLOCKING_NAME]
+_BLOCKING_ASSET = dg.AssetKey(CHECK_ASSETS[_BLOCKING_NAME])
 
 
 @dg.asset_check(
-    asset=dg.AssetKey(_BLOCKING.asset),
+    asset=_BLOCKING_ASSET,
     name=_BLOCKING.name,
     description=_BLOCKING.description,
-    blocking=_BLOCKING.blocking,
+    blocking=True,
     partitions_def=hermes_profiles,
 )
 def ledger_integrity(
     context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
 ) -> dg.AssetCheckResult:
     with profile_audit(context.partition_key, hermes, store, privacy, [_BLOCKING.name]) as audit:
-        return _result(dg.AssetCheckKey(dg.AssetKey(_BLOCKING.asset), _BLOCKING.name), audit.run(_BLOCKING.name))
+        return _result(dg.AssetCheckKey(_BLOCKING_ASSET, _BLOCKING.name), audit.run(_BLOCKING.name))
 
 
 # Every check of the registry that is neither the blocking one nor judged inside its asset's
@@ -124,13 +127,13 @@ def ledger_integrity(
 AUDIT_SPECS = [
     dg.AssetCheckSpec(
         spec.name,
-        asset=dg.AssetKey(spec.asset),
+        asset=dg.AssetKey(CHECK_ASSETS[spec.name]),
         description=spec.description,
         partitions_def=hermes_profiles,
         additional_deps=[audit_report],
     )
     for spec in CHECK_REGISTRY
-    if not (spec.blocking or spec.in_run)
+    if spec.name not in BLOCKING | IN_ASSET_STEP
 ]
 
 

@@ -6,6 +6,7 @@ from contextlib import nullcontext
 import dagster as dg
 
 from memory_pipeline import environment
+from memory_pipeline.defs.checks import CHECK_ASSETS, IN_ASSET_STEP
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
@@ -73,11 +74,11 @@ def ledger_diff(
     return dg.Output(EntryDiff(diff, fingerprint, unreadable, plan), metadata=metadata)
 
 
-# Emitted by `extracted_facts` itself: they judge the calls of the run that just happened.
+# Emitted by `extracted_facts` itself (`IN_ASSET_STEP`).
 EXTRACTION_CHECK_SPECS = [
-    dg.AssetCheckSpec(spec.name, asset=spec.asset, partitions_def=hermes_profiles, description=spec.description)
+    dg.AssetCheckSpec(spec.name, asset=CHECK_ASSETS[spec.name], partitions_def=hermes_profiles, description=spec.description)
     for spec in CHECK_REGISTRY
-    if spec.in_run
+    if spec.name in IN_ASSET_STEP
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_pipeline.lib.audit.checks import last_report
+from memory_pipeline.lib.audit.report import last_report
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import (

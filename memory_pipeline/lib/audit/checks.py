@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file
 
 ERROR, WARN = "ERROR", "WARN"
 
@@ -44,16 +41,14 @@ class AuditRun:
 @dataclass(frozen=True)
 class CheckSpec:
     """One check, as every part of the pipeline knows it: the Dagster asset check, the audit engine,
-    the CLI, the report and the README's table are all built from `CHECK_REGISTRY`."""
+    the CLI, the report and the README's table are all built from `CHECK_REGISTRY` (which asset a
+    check guards, and whether it blocks the run, is Dagster's side: `defs/checks.py`)."""
 
     name: str
-    asset: str  # the asset whose invariant it guards (by key: `defs/` needs no import cycle)
     severity: str  # what a failure means: ERROR or WARN (cap_usage is an ERROR only over 100%)
     description: str  # shown in the UI beside the check
     fix: str  # the command that fixes (or shows how to fix) a failure, for `{profile}`
     start: int  # when the audit runs several at once, lower starts first (its longest DuckDB scans first)
-    blocking: bool = False  # fails the run before any write
-    in_run: bool = False  # judged by its asset's own step (the extraction checks), not the audit step
     # A write by another process during a run (Hermes adding a fact) can fail it until the next sync.
     moves_with_writers: bool = False
 
@@ -65,7 +60,6 @@ _EXTRACT_BENCH = "memory-pipeline extract-bench --model A --model B --profile {p
 CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     CheckSpec(
         "layer_counts",
-        "fact_store",
         ERROR,
         "Every active ledger entry still has its entry in the files.",
         _REPAIR,
@@ -74,7 +68,6 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     ),
     CheckSpec(
         "hashes_fresh",
-        "fact_store",
         ERROR,
         "Every entry's hash is in the ledger; only quarantined entries wait.",
         _REPAIR,
@@ -83,18 +76,15 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     ),
     CheckSpec(
         "ledger_integrity",
-        "ledger_diff",
         ERROR,
         "Ledger rows well-formed (numeric fact ids, one version per entry, known sources, timestamps). "
         "Blocking: no write happens on a bad ledger.",
         _REPAIR + " (deletes the malformed rows and retires an entry's older versions, saving them first to a file it names; "
         "the entries are synced afresh)",
-        blocking=True,
         start=4,
     ),
     CheckSpec(
         "fact_links",
-        "fact_store",
         ERROR,
         "No orphan ledger fact ids, no ghost pipeline facts, no near-copies, no dangling links.",
         _REPAIR + " (ghosts, dangling links, rows naming no fact); a near-copy or a content that is not UTF-8 is named by "
@@ -104,7 +94,6 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     ),
     CheckSpec(
         "mirrors_adopted",
-        "fact_store",
         WARN,
         "Every fact shaped like Holographic's mirror of an entry (untagged, general or user_pref, in no ledger row) "
         "has its entry in the files; the others are named by id.",
@@ -114,7 +103,6 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     ),
     CheckSpec(
         "index_consistency",
-        "fts_index",
         ERROR,
         "facts_fts in step; every fact's HRR vector decodes (legacy float64 or HRR1 float32); banks match their vectors.",
         _REPAIR,
@@ -123,7 +111,6 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     ),
     CheckSpec(
         "privacy_coverage",
-        "privacy_tags",
         ERROR,
         "Every fact matching the list or a detector carries private-person; no tag variants.",
         _REPAIR,
@@ -132,7 +119,6 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     ),
     CheckSpec(
         "cap_usage",
-        "parsed_entries",
         WARN,
         "MEMORY.md and USER.md within 85% of their caps (over 100% is an error).",
         "memory-pipeline compact --profile {profile}",
@@ -140,7 +126,6 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     ),
     CheckSpec(
         "format_parity",
-        "parsed_entries",
         WARN,
         "Hermes' own reader sees the same entries as the pipeline.",
         "make the edit the detail names in the memory file (`memory-pipeline entries --profile {profile}` shows both readings)",
@@ -148,7 +133,6 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     ),
     CheckSpec(
         "pointers_resolve",
-        "fact_store",
         WARN,
         "Every fact_store#N pointer in the memory files names a fact.",
         "memory-pipeline compact --profile {profile} (or edit the pointer in the memory file)",
@@ -156,7 +140,6 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     ),
     CheckSpec(
         "quarantine_empty",
-        "fact_store",
         WARN,
         "No extraction is waiting in quarantine.",
         "memory-pipeline sync --profile {profile} (quarantined entries are retried, each alone)",
@@ -164,20 +147,16 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     ),
     CheckSpec(
         "extraction_latency",
-        "extracted_facts",
         WARN,
         "p95 seconds per extracted fact within the configured bound (default 10 s).",
         _EXTRACT_BENCH,
-        in_run=True,
         start=10,
     ),
     CheckSpec(
         "extraction_json_valid",
-        "extracted_facts",
         WARN,
         "Share of model replies that failed validation within the configured bound.",
         _EXTRACT_BENCH,
-        in_run=True,
         start=11,
     ),
 )
@@ -187,17 +166,3 @@ CHECK_SPECS = {spec.name: spec for spec in CHECK_REGISTRY}
 def fix_command(check: str, profile: str) -> str:
     spec = CHECK_SPECS.get(check)
     return (spec.fix if spec else "memory-pipeline audit --profile {profile}").format(profile=profile)
-
-
-def report_path(data_dir: Path, profile: str) -> Path:
-    """The JSON report the last full run of a profile wrote (`audit_report`, `audit`)."""
-    return data_dir / "reports" / profile / "audit.json"
-
-
-def last_report(data_dir: Path, profile: str) -> dict:
-    """That report as written, or an empty one when there is none (or it cannot be read)."""
-    try:
-        report = json.loads(read_text_file(report_path(data_dir, profile)) or "{}")
-    except (UnreadableFile, ValueError):
-        return {}
-    return report if isinstance(report, dict) else {}

@@ -7,9 +7,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from memory_pipeline.lib.audit.checks import CHECK_SPECS, ERROR, WARN, AuditResult, report_path
+from memory_pipeline.lib.audit.checks import CHECK_SPECS, ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.history import append_rows, utc_now
-from memory_pipeline.lib.hermes.safe_files import replace_file
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
 
 
 def failing_errors(results: list[AuditResult]) -> list[AuditResult]:
@@ -63,3 +63,17 @@ def write_reports(data_dir: Path, profile: str, run_id: str, results: list[Audit
     )
     append_rows(data_dir, "audit_history", [(checked_at, run_id, profile, r.name, r.passed, r.severity, r.detail) for r in results])
     return md, js
+
+
+def report_path(data_dir: Path, profile: str) -> Path:
+    """The JSON report the last full run of a profile wrote (`audit_report`, `audit`)."""
+    return data_dir / "reports" / profile / "audit.json"
+
+
+def last_report(data_dir: Path, profile: str) -> dict:
+    """That report as written, or an empty one when there is none (or it cannot be read)."""
+    try:
+        report = json.loads(read_text_file(report_path(data_dir, profile)) or "{}")
+    except (UnreadableFile, ValueError):
+        return {}
+    return report if isinstance(report, dict) else {}
