@@ -4,7 +4,7 @@
 import dagster as dg
 
 from memory_pipeline import environment
-from memory_pipeline.defs import audit, ingest, privacy, sync
+from memory_pipeline.defs import audit, extract, ingest, privacy, search, sync
 from memory_pipeline.defs.audit import AUDIT_CHECKS
 from memory_pipeline.defs.io_managers import audit_run_io_manager
 from memory_pipeline.defs.jobs import memory_sync_job
@@ -20,7 +20,7 @@ def _from_environment(name: str):
 
 
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([ingest, sync, privacy, audit]),
+    assets=dg.load_assets_from_modules([ingest, sync, extract, privacy, search, audit]),
     asset_checks=AUDIT_CHECKS,
     jobs=[memory_sync_job],
     schedules=[memory_sync_schedule],

@@ -34,7 +34,7 @@ CHECKS = {
     "cap_usage",
     "format_parity",
 }
-GROUPS = ["ingest", "sync", "privacy", "audit"]
+GROUPS = ["ingest", "sync", "extract", "privacy", "search", "audit"]
 ARTIFACTS = REPO_ROOT / "artifacts"
 CHROMIUM_FLAGS = [
     "--headless",

@@ -1,6 +1,7 @@
-"""The Dagster layer: one module per stage (`ingest`, `sync`, `privacy`, `audit`, each with its
-assets and checks), the resources, the IO manager, the partitions, the job, the schedule, the
-sensors and the re-tag backfill; each a thin wrapper over `memory_pipeline.lib`."""
+"""The Dagster layer: one module per stage and asset group (`ingest`, `sync`, `extract`, `privacy`,
+`search`, `audit`, each with its assets and checks), the checks' assets (`checks`), the resources,
+the IO manager, the partitions, the job, the schedule, the sensors and the re-tag backfill; each a
+thin wrapper over `memory_pipeline.lib`."""
 
 import warnings
 

@@ -10,8 +10,8 @@ import dagster as dg
 from memory_pipeline import environment
 from memory_pipeline.defs.checks import BLOCKING, CHECK_ASSETS, IN_ASSET_STEP
 from memory_pipeline.defs.partitions import hermes_profiles
-from memory_pipeline.defs.privacy import fts_index
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
+from memory_pipeline.defs.search import fts_index
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS, ERROR, AuditResult, AuditRun
 from memory_pipeline.lib.audit.engine import Audit, AuditInputs
 from memory_pipeline.lib.audit.history import history_path

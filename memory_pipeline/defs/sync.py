@@ -1,25 +1,18 @@
-"""The `sync` stage: the entries diffed against the ledger, facts extracted for what is new or
-changed, and the store upserted in one transaction."""
+"""The `sync` stage: the entries diffed against the ledger, and the store upserted with the facts
+the `extract` stage made for what is new or changed, in one transaction."""
 
 from contextlib import nullcontext
 
 import dagster as dg
 
-from memory_pipeline import environment
-from memory_pipeline.defs.checks import CHECK_ASSETS, IN_ASSET_STEP
 from memory_pipeline.defs.partitions import hermes_profiles
-from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
-from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
-from memory_pipeline.lib.audit.extraction_health import extraction_checks, record_calls
-from memory_pipeline.lib.audit.metrics import latency_summary
-from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
-from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
+from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, backup_entries
 from memory_pipeline.lib.store.database import read_snapshot
 from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
 from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
 from memory_pipeline.lib.sync.mirror import known_entry_hashes, mirror_rows, plan_mirrors
-from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction, Provenance
+from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction
 from memory_pipeline.lib.sync.writer import write_sync
 
 
@@ -72,88 +65,6 @@ def ledger_diff(
         }
     )
     return dg.Output(EntryDiff(diff, fingerprint, unreadable, plan), metadata=metadata)
-
-
-# Emitted by `extracted_facts` itself (`IN_ASSET_STEP`).
-EXTRACTION_CHECK_SPECS = [
-    dg.AssetCheckSpec(spec.name, asset=CHECK_ASSETS[spec.name], partitions_def=hermes_profiles, description=spec.description)
-    for spec in CHECK_REGISTRY
-    if spec.name in IN_ASSET_STEP
-]
-
-
-@dg.asset(
-    partitions_def=hermes_profiles,
-    group_name="sync",
-    kinds={"python", "pandas", "ollama"},
-    check_specs=EXTRACTION_CHECK_SPECS,
-)
-def extracted_facts(
-    context: dg.AssetExecutionContext,
-    ledger_diff: EntryDiff,
-    extractor: ExtractorResource,
-    hermes: HermesHomeResource,
-    store: FactStoreResource,
-):
-    """Facts for the `new` and `changed` entries only, from the chosen extractor.
-
-    `rules` gives one verbatim fact per entry; `ollama` asks a local model in batches, with a
-    per-batch JSON schema, validates every reply and retries once; `auto` picks Ollama when it
-    answers and has the model. Unchanged entries cost nothing: a run on unchanged files calls no
-    extractor at all. Entries no reply could be trusted for are quarantined and stay pending.
-    Calls, tokens and latency are metadata (plotted) and rows of the DuckDB `extraction_calls`.
-    """
-    settings = store.settings(hermes.profile(context.partition_key))
-    with store.connected(settings, create=False) as conn:
-        work = entries_to_extract(ledger_diff.frame, conn)
-    # With nothing to extract no server is even asked: the configured mode stands as the name.
-    outcome = ExtractionOutcome()
-    name, model, prompt_version, reason = extractor.mode(), "", "", "nothing new or changed to extract"
-    if work:
-        try:
-            choice = extractor.choose()
-        except (ExtractorUnavailable, ValueError) as exc:
-            raise dg.Failure(description=str(exc)) from None
-        chosen = choice.extractor
-        name, model, prompt_version, reason = chosen.name, chosen.model, chosen.prompt_version, choice.reason
-        outcome = chosen.extract(work)
-    if outcome.calls:
-        record_calls(environment.data_dir(hermes.path()), context.run.run_id, context.partition_key, name, model, outcome.calls)
-    extraction = Extraction.of(outcome, Provenance(name, model, prompt_version))
-    frame = extraction.facts
-    context.log.info(
-        f"{name} extractor ({reason}): {len(work)} entries, {len(frame)} facts, {len(outcome.calls)} calls, "
-        f"{len(outcome.quarantine)} quarantined"
-    )
-    yield dg.Output(
-        extraction,
-        metadata={
-            "extractor": name,
-            "extractor_reason": reason,
-            "model": model,
-            "entries_extracted": float(len(work)),
-            "facts": float(len(frame)),
-            "llm_calls": float(len(outcome.calls)),
-            "json_failures": float(outcome.json_failures),
-            "transport_failures": float(outcome.transport_failures),
-            "retries": float(outcome.retries),
-            "quarantined": float(len(outcome.quarantine)),
-            "prompt_tokens": float(outcome.prompt_tokens),
-            "eval_tokens": float(outcome.eval_tokens),
-            **latency_summary("fact_latency", list(frame["latency_s"])),
-            **latency_summary("call_latency", outcome.call_latencies_s),
-        },
-    )
-    for result in extraction_checks(
-        outcome.calls, latency_bound_s=extractor.latency_p95_bound_s, failure_rate_bound=extractor.json_failure_rate_bound
-    ):
-        yield dg.AssetCheckResult(
-            check_name=result.name,
-            passed=result.passed,
-            severity=dg.AssetCheckSeverity.WARN,
-            description=result.detail,
-            metadata=result.metrics,
-        )
 
 
 @dg.asset(
