@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memory_pipeline.lib.extraction import entries_to_extract  # noqa: E402
-from memory_pipeline.lib.extraction.rules import RulesExtractor  # noqa: E402
+from memory_pipeline.lib.extraction.rule_based import RulesExtractor  # noqa: E402
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame  # noqa: E402
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile  # noqa: E402
 from memory_pipeline.lib.privacy.matching import load_keywords  # noqa: E402

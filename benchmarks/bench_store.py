@@ -88,7 +88,7 @@ def measure_pipeline(count: int) -> dict:
 
 
 def measure_holographic(count: int) -> dict:
-    from memory_pipeline.lib.extraction.rules import rules_category
+    from memory_pipeline.lib.extraction.rule_based import rules_category
     from memory_pipeline_tests.support.hermes_oracle import holographic_store
     from memory_pipeline_tests.support.store_helpers import read_entries
 

@@ -1,5 +1,6 @@
 """Turning new and changed entries into facts: the interface every extractor fills (`base`), the
-offline rules, and Ollama (prompt, replies, the choice of extractor, the model comparison).
+offline rules extractor (`rule_based`), and Ollama (prompt, replies, the choice of extractor, the
+model comparison).
 Reads the Hermes files' helpers and the store's quarantine; knows nothing of the sync above it."""
 
 from memory_pipeline.lib.extraction.base import (

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from memory_pipeline.lib.choices import EXTRACTOR_MODES
 from memory_pipeline.lib.extraction.base import Extractor
 from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings, is_local, server_status
-from memory_pipeline.lib.extraction.rules import RulesExtractor
+from memory_pipeline.lib.extraction.rule_based import RulesExtractor
 
 
 class ExtractorUnavailable(Exception):

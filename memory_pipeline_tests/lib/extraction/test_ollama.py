@@ -11,7 +11,7 @@ import pytest
 from memory_pipeline.lib.extraction import entries_to_extract
 from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings, plan_batches
 from memory_pipeline.lib.extraction.prompt import SYSTEM_PROMPT, FactLimits, batch_schema
-from memory_pipeline.lib.extraction.rules import RulesExtractor
+from memory_pipeline.lib.extraction.rule_based import RulesExtractor
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import opened
