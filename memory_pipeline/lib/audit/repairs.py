@@ -16,6 +16,7 @@ from memory_pipeline.lib.store.search_index import holographic_fts_health, rebui
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import decodable_sql
 from memory_pipeline.lib.sync.ledger import malformed_rows, superseded_rows
+from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
 
 
 def repair_indexes(conn: sqlite3.Connection, settings: HolographicSettings) -> list[str]:
@@ -71,9 +72,9 @@ def repair_ledger(conn: sqlite3.Connection, saved_to: Path) -> list[str]:
         # Only rows saved and still as found: a writer may have come between.
         malformed = [r for r in malformed_rows(conn) if r in set(malformed)]
         superseded = [r for r in superseded_rows(conn) if r in set(superseded)]
-        conn.executemany(f"DELETE FROM {LEDGER_TABLE} WHERE rowid = ?", [(r,) for r in malformed])
-        retire = f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP WHERE rowid = ?"
-        conn.executemany(retire, [(r,) for r in superseded])
+        ledger = LedgerWrites(conn)
+        ledger.delete_rows(malformed)
+        ledger.retire_rows(superseded)
     done = [f"deleted {len(malformed)} malformed ledger rows"] if malformed else []
     done += [f"retired {len(superseded)} ledger rows of an entry's older versions"] if superseded else []
     return [*done, f"saved the rows as they were to {saved_to}"]
@@ -100,10 +101,7 @@ def repair_links(conn: sqlite3.Connection, settings: HolographicSettings) -> lis
         links = conn.execute("""DELETE FROM fact_entities
             WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = fact_entities.fact_id)
                OR NOT EXISTS (SELECT 1 FROM entities e WHERE e.entity_id = fact_entities.entity_id)""").rowcount
-        orphans = conn.execute(
-            f"""DELETE FROM {LEDGER_TABLE} WHERE fact_id IS NOT NULL
-                AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = {LEDGER_TABLE}.fact_id)"""
-        ).rowcount
+        orphans = LedgerWrites(conn).delete_naming_no_fact()
         ghosts = [
             r[0]
             for r in conn.execute(

@@ -11,6 +11,7 @@ from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
 from memory_pipeline.lib.sync.retirement import merge_tags, retire
 from memory_pipeline.lib.sync.sync_report import SyncReport
 
@@ -25,7 +26,7 @@ class EntryWrites(FactWrites):
     def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings, report: SyncReport, provenance: tuple[str, str, str]):
         super().__init__(conn, settings)
         self.report = report
-        self.provenance = provenance  # extractor, model, prompt_version
+        self.ledger = LedgerWrites(conn, provenance)  # every ledger row written goes through it
 
     # --- facts -------------------------------------------------------------------------------
 
@@ -119,30 +120,17 @@ class EntryWrites(FactWrites):
             else:
                 self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
                 self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
-                self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'retired'", (fact_id,))
+                self.ledger.drop_retired_of(fact_id)
                 self.vector_changed(row[0], row[1], None, None)
                 self.report.deleted_facts += 1
 
     # --- ledger ------------------------------------------------------------------------------
 
     def record(self, entry_id: str, source: str, sha: str, fact_ids: list[int], status: str = "active") -> None:
-        extractor, model, prompt_version = self.provenance
-        self.conn.executemany(
-            f"""INSERT INTO {LEDGER_TABLE}
-                    (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)
-                ON CONFLICT(entry_id, fact_id) DO UPDATE SET
-                    source = excluded.source, entry_sha256 = excluded.entry_sha256, status = excluded.status,
-                    extractor = excluded.extractor, model = excluded.model,
-                    prompt_version = excluded.prompt_version, synced_at = excluded.synced_at""",
-            [(entry_id, source, sha, fact_id, status, extractor, model, prompt_version) for fact_id in dict.fromkeys(fact_ids)],
-        )
+        self.ledger.record(entry_id, source, sha, fact_ids, status)
 
     def retire_rows(self, entry_id: str) -> None:
-        self.conn.execute(
-            f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP WHERE entry_id = ? AND status = 'active'",
-            (entry_id,),
-        )
+        self.ledger.retire_entry(entry_id)
 
     def adopt(self, entry_id: str, source: str, sha: str, fact_id: int) -> bool:
         """A mirror row of an entry in the files becomes one of that entry's facts."""
@@ -172,4 +160,4 @@ class EntryWrites(FactWrites):
         return self.conn.execute(f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
 
     def drop_rows(self, entry_id: str) -> None:
-        self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ?", (entry_id,))
+        self.ledger.drop_entry(entry_id)

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import LEDGER_TABLE, write_transaction
+from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
 
 _HEX = re.compile(r"^[0-9a-f]{16,64}$")
 _SOURCE_ALIASES = {"memory": "memory", "memory.md": "memory", "user": "user", "user.md": "user"}
@@ -105,6 +106,7 @@ def import_tsv(conn: sqlite3.Connection, text: str, current: dict[tuple[str, str
         latest[entry_id] = (number, source, short.lower()[:SHORT_HASH_CHARS], int(fact_id), stamp)
 
     with write_transaction(conn):
+        ledger = LedgerWrites(conn)
         existing = {row[0] for row in conn.execute("SELECT fact_id FROM facts")}
         for entry_id, (number, source, short, fact_id, stamp) in latest.items():
             if fact_id not in existing:
@@ -115,13 +117,7 @@ def import_tsv(conn: sqlite3.Connection, text: str, current: dict[tuple[str, str
             if (source, short) in current:
                 key, sha = current[(source, short)]
                 report.matched_current += 1
-            conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ?", (key,))
-            conn.execute(
-                f"""INSERT INTO {LEDGER_TABLE}
-                        (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at)
-                    VALUES (?, ?, ?, ?, 'active', 'import', '', '', COALESCE(?, CURRENT_TIMESTAMP))""",
-                (key, source, sha, fact_id, stamp),
-            )
+            ledger.imported(key, source, sha, fact_id, stamp)
             report.imported += 1
     report.bad_lines.sort()
     return report
