@@ -36,8 +36,8 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from memory_pipeline.cli.hermes_plugin_command import write_plugin  # noqa: E402
-from memory_pipeline.lib.access.reading import search_profiles  # noqa: E402
 from memory_pipeline.lib.hermes.profiles import Profile  # noqa: E402
+from memory_pipeline.services.reading import search_profiles  # noqa: E402
 from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store  # noqa: E402
 from memory_pipeline_tests.support.search_queries import LABELLED_QUERIES, title_of  # noqa: E402
 

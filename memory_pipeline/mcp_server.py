@@ -17,10 +17,10 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
 from memory_pipeline import environment
-from memory_pipeline.lib.access.reading import Found, facts_of_profile, search_profiles
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import SearchError
+from memory_pipeline.services.reading import Found, facts_of_profile, search_profiles
 
 SERVER_NAME = "memory-pipeline"
 _MAX_LIMIT = 50
@@ -84,7 +84,7 @@ class MemoryServer:
         return {"profile": chosen.name, "facts": found.facts, "withheld": found.withheld_ids, "not_found": found.missing_ids}
 
     def memory_status(self) -> dict:
-        from memory_pipeline.lib.access.status import profile_status  # numpy and the audit's reader: only when asked
+        from memory_pipeline.services.status import profile_status  # numpy and the audit's reader: only when asked
 
         fields = ("profile", "entries", "cap_usage_pct", "current_facts", "retired_facts", "last_sync", "failing_checks", "store_error")
         return {

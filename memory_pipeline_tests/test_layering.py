@@ -12,7 +12,7 @@ from memory_pipeline_tests.support.repository import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "memory_pipeline"
 # Lowest first; a package may import its own modules and those of lower ranks only.
-LAYERS = {"hermes": 0, "store": 1, "extraction": 2, "privacy": 2, "sync": 3, "audit": 4, "access": 5}
+LAYERS = {"hermes": 0, "store": 1, "extraction": 2, "privacy": 2, "sync": 3, "audit": 4}
 
 
 def _module(path: Path, root: Path) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
-from memory_pipeline.lib.access.reading import search_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import SearchError
+from memory_pipeline.services.reading import search_profiles
 
 
 def register(commands) -> None:

@@ -30,7 +30,7 @@ def _vector_line(counts: dict, dialect: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memory_pipeline.lib.access.status import profile_status  # numpy: imported when a status is asked for
+    from memory_pipeline.services.status import profile_status  # numpy: imported when a status is asked for
 
     home = hermes_home(args)
     from memory_pipeline import environment
