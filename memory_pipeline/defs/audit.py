@@ -14,9 +14,9 @@ from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource
 from memory_pipeline.defs.search import fts_index
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS, ERROR, AuditResult, AuditRun
 from memory_pipeline.lib.audit.engine import Audit, AuditInputs
-from memory_pipeline.lib.audit.history import history_path
 from memory_pipeline.lib.audit.report import changed_during_run, failing_errors, write_reports
 from memory_pipeline.lib.hermes.profiles import read_profile
+from memory_pipeline.lib.history import history_path
 
 
 @contextmanager

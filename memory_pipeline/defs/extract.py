@@ -8,10 +8,11 @@ from memory_pipeline.defs.checks import CHECK_ASSETS, IN_ASSET_STEP
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
-from memory_pipeline.lib.audit.extraction_health import extraction_checks, record_calls
+from memory_pipeline.lib.audit.extraction_health import extraction_checks
 from memory_pipeline.lib.audit.metrics import latency_summary
 from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
+from memory_pipeline.lib.extraction.history import record_calls
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance
 
 # Emitted by `extracted_facts` itself (`IN_ASSET_STEP`).

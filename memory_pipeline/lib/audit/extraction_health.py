@@ -1,5 +1,5 @@
-"""The extraction checks: per-fact latency and JSON validity within bounds, and the history of
-LLM calls they read (DuckDB `extraction_calls`).
+"""The extraction checks: per-fact latency and JSON validity within bounds, judged on the calls
+`lib/extraction/history` records.
 
 They judge the LLM calls of one run: the run that just extracted (the asset's own checks), or the
 last run that called a model (the audit report and `memory-pipeline audit`, from the history).
@@ -7,12 +7,9 @@ last run that called a model (the audit report and `memory-pipeline audit`, from
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from memory_pipeline.lib.audit.checks import WARN, AuditResult
-from memory_pipeline.lib.audit.history import append_rows, read_rows, utc_now
 from memory_pipeline.lib.extraction.base import CallRecord, fact_latencies
 
 # On real entries the default model ran at 6.5 s/fact; a 27B chat model at 23.8 s/fact with broken JSON.
@@ -51,43 +48,3 @@ def extraction_checks(
             {"json_failures": float(invalid), "calls": float(len(calls)), "json_failure_rate": round(rate, 6)},
         ),
     ]
-
-
-def record_calls(data_dir: Path, run_id: str, profile: str, extractor: str, model: str, calls: list[CallRecord]) -> None:
-    now = utc_now()
-    append_rows(
-        data_dir,
-        "extraction_calls",
-        [
-            (
-                now,
-                run_id,
-                profile,
-                extractor,
-                model,
-                c.batch,
-                c.attempt,
-                c.entries,
-                c.facts,
-                c.latency_s,
-                c.outcome,
-                c.error,
-                c.prompt_tokens,
-                c.eval_tokens,
-            )
-            for c in calls
-        ],
-    )
-
-
-def last_recorded_calls(data_dir: Path, profile: str) -> list[CallRecord]:
-    """The calls of the profile's most recent run that called a model, from the history."""
-    rows = read_rows(
-        data_dir,
-        "extraction_calls",
-        """SELECT batch, attempt, entries, facts, latency_s, outcome, error, prompt_tokens, eval_tokens
-           FROM extraction_calls WHERE profile = ? AND run_id = (SELECT run_id FROM extraction_calls
-               WHERE profile = ? ORDER BY called_at DESC, rowid DESC LIMIT 1)""",
-        [profile, profile],
-    )
-    return [CallRecord(*row) for row in rows]

@@ -13,8 +13,9 @@ from functools import cached_property, partial
 import duckdb
 
 from memory_pipeline.lib.audit.checks import AuditResult
-from memory_pipeline.lib.audit.extraction_health import extraction_checks, last_recorded_calls
+from memory_pipeline.lib.audit.extraction_health import extraction_checks
 from memory_pipeline.lib.audit.layers import AuditInputs, copy_frame, entries_frame, on_own_connection, store_frames
+from memory_pipeline.lib.extraction.history import last_recorded_calls
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.store.quarantine import quarantined_entries
 

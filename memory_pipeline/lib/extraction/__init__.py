@@ -1,7 +1,7 @@
 """Turning new and changed entries into facts: the interface every extractor fills (`base`), the
 offline rules extractor (`rule_based`), and Ollama (prompt, replies, the choice of extractor, the
-model comparison).
-Reads the Hermes files' helpers and the store's quarantine; knows nothing of the sync above it."""
+model comparison), and the history of the calls made (`history`). Reads the Hermes files'
+helpers and the store's quarantine; knows nothing of the sync above it."""
 
 from memory_pipeline.lib.extraction.base import (
     EntryToExtract,
