@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memory_pipeline.lib.extraction.ollama import ollama_model, ollama_url
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, resolve_hermes_home
-from memory_pipeline.lib.privacy.matching import KeywordList, keyword_list_path, load_keyword_list
+
+if TYPE_CHECKING:
+    from memory_pipeline.lib.privacy.matching import KeywordList
 
 HERMES_HOME_ENV = "HERMES_HOME"
 DATA_DIR_ENV = "MEMORY_PIPELINE_DATA_DIR"
@@ -48,21 +50,33 @@ def keywords_named(flag: str | os.PathLike | None = None) -> str | os.PathLike |
     return flag or variable(KEYWORDS_ENV)
 
 
+# The keyword list (RE2) and Ollama (pandas, through the extractors) are imported where a value
+# is asked for: every command imports this module, and `--help` or `search` stay quick.
+
+
 def keywords_path(flag: str | os.PathLike | None, home: Path) -> Path:
+    from memory_pipeline.lib.privacy.matching import keyword_list_path
+
     return keyword_list_path(keywords_named(flag), home)
 
 
 def keywords(flag: str | os.PathLike | None, home: Path) -> KeywordList:
     """The list that applies (a named one must be there; the home's own may be absent)."""
+    from memory_pipeline.lib.privacy.matching import load_keyword_list
+
     return load_keyword_list(keywords_named(flag), home)
 
 
 def ollama_host(flag: str | None = None) -> str:
     """`--ollama-host` (or the resource's field), else `$OLLAMA_HOST`, else the local default."""
+    from memory_pipeline.lib.extraction.ollama import ollama_url
+
     return ollama_url(flag or variable(OLLAMA_HOST_ENV))
 
 
 def model(flag: str | None = None) -> str:
+    from memory_pipeline.lib.extraction.ollama import ollama_model
+
     return ollama_model(flag or variable(MODEL_ENV))
 
 
