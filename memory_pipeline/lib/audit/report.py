@@ -9,7 +9,6 @@ from pathlib import Path
 
 from memory_pipeline.lib.audit.checks import CHECK_SPECS, ERROR, WARN, AuditResult
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
-from memory_pipeline.lib.history import append_rows, utc_now
 
 
 def failing_errors(results: list[AuditResult]) -> list[AuditResult]:
@@ -52,6 +51,8 @@ def markdown(profile: str, results: list[AuditResult], checked_at: str) -> str:
 
 
 def write_reports(data_dir: Path, profile: str, run_id: str, results: list[AuditResult]) -> tuple[Path, Path]:
+    from memory_pipeline.lib.history import append_rows, utc_now  # DuckDB: not for `status`, which reads a report
+
     checked_at = utc_now()
     js = report_path(data_dir, profile)
     js.parent.mkdir(parents=True, exist_ok=True)
