@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
@@ -19,20 +17,11 @@ from memory_pipeline.cli.common import (
     selected_profiles,
 )
 from memory_pipeline.lib.audit.checks import fix_command
-from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
-from memory_pipeline.lib.store.database import StoreError, opened
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.privacy.matching import KeywordListError
+from memory_pipeline.lib.store.database import StoreError
 
 if TYPE_CHECKING:
-    from memory_pipeline.lib.audit.checks import AuditResult
-
-_LEDGER_CHECKS = {"ledger_integrity"}
-_LINK_CHECKS = {"fact_links"}
-_INDEX_CHECKS = {"index_consistency"}
-_TAG_CHECKS = {"privacy_coverage"}
-# A repaired ledger, or rows deleted with the facts they named, leave entries to sync afresh.
-_SYNC_CHECKS = {"hashes_fresh", "layer_counts", *_LEDGER_CHECKS, *_LINK_CHECKS}
+    pass
 
 
 def register(commands) -> None:
@@ -52,62 +41,10 @@ def register(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def _audit(profile: Profile, home: Path, keywords: KeywordList, cap_target: float | None = None) -> list[AuditResult]:
-    # The audit engine (pandas, DuckDB) is imported by the commands that run it: `--help` stays quick.
-    from memory_pipeline.lib.audit.engine import AuditInputs, run_audits
-
-    settings = holographic_settings(profile.home)
-    with opened(settings.db_path, create=False, missing_ok=True) as conn:
-        return run_audits(
-            AuditInputs(
-                read_profile(profile),
-                conn,
-                settings,
-                keywords,
-                data_dir=environment.data_dir(home),
-                profile=profile.name,
-                cap_target=profile.cap_target(cap_target),
-            )
-        )
-
-
-def _repair(profile: Profile, home, keywords: KeywordList, failing: set[str]) -> tuple[list[str], list[str]]:
-    """What was repaired, and what could not be."""
-    from memory_pipeline.lib.audit.repairs import repair_indexes, repair_ledger, repair_links, repair_tags
-
-    settings = holographic_settings(profile.home)
-    done: list[str] = []
-    failed: list[str] = []
-    if failing & (_LEDGER_CHECKS | _LINK_CHECKS | _INDEX_CHECKS | _TAG_CHECKS) and settings.db_path.exists():
-        with opened(settings.db_path) as conn:
-            if failing & _LEDGER_CHECKS:
-                stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-                done += repair_ledger(conn, environment.data_dir(home) / "repairs" / f"{profile.name}-ledger-{stamp}.db")
-            if failing & (_LEDGER_CHECKS | _LINK_CHECKS):  # rows a ledger repair deleted leave their facts unbacked
-                done += repair_links(conn, settings)
-            if failing & _INDEX_CHECKS:
-                done += repair_indexes(conn, settings)
-            if failing & _TAG_CHECKS:
-                done += repair_tags(conn, keywords, settings)
-    if failing & _SYNC_CHECKS:
-        from memory_pipeline.instance import local_instance
-        from memory_pipeline.runs import run_sync
-
-        (result,) = run_sync(
-            local_instance(home),
-            home,
-            [profile.name],
-            resource_config={"privacy": {"keywords_path": str(keywords.path) if keywords.path and keywords.path.exists() else ""}},
-        )
-        if result.success:
-            done.append("re-synced pending entries")
-        else:
-            failed.append(f"re-sync of pending entries failed: {result.error}")
-    return done, failed
-
-
 def run(args: argparse.Namespace) -> int:
+    # The audit engine (pandas, DuckDB) is imported by the command that runs it: `--help` stays quick.
     from memory_pipeline.lib.audit.report import failing_errors, report_payload
+    from memory_pipeline.services.audit import audit_profile, repair_profile
 
     home = hermes_home(args)
     try:
@@ -117,15 +54,15 @@ def run(args: argparse.Namespace) -> int:
     profiles = []
     try:
         for profile in selected_profiles(args, home):
-            results = _audit(profile, home, keywords, args.cap_target)
+            results = audit_profile(profile, home, keywords, args.cap_target)
             if args.repair:
                 failing = {r.name for r in results if not r.passed}
-                done, failed = _repair(profile, home, keywords, failing)
+                done, failed = repair_profile(profile, home, keywords, failing)
                 for line in done:
                     print(f"{profile.name}: repaired: {line}", file=sys.stderr if args.json else sys.stdout)
                 for line in failed:
                     print(f"{profile.name}: not repaired: {line}", file=sys.stderr)
-                results = _audit(profile, home, keywords, args.cap_target) if failing else results
+                results = audit_profile(profile, home, keywords, args.cap_target) if failing else results
             profiles.append((profile.name, results))
     except StoreError as exc:
         raise CommandError(str(exc)) from None

@@ -1,0 +1,76 @@
+"""The audit service: every check of a profile run on its files and store as they are now, and
+the mechanical repairs of what fails (the ledger's malformed rows, saved first; ghost facts and
+dangling links; the indexes; the tags), followed by a sync where entries are left to sync afresh."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from memory_pipeline import environment
+from memory_pipeline.lib.audit.checks import AuditResult
+from memory_pipeline.lib.audit.engine import AuditInputs, run_audits
+from memory_pipeline.lib.audit.repairs import repair_indexes, repair_ledger, repair_links, repair_tags
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.privacy.matching import KeywordList
+from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.settings import holographic_settings
+
+_LEDGER_CHECKS = {"ledger_integrity"}
+_LINK_CHECKS = {"fact_links"}
+_INDEX_CHECKS = {"index_consistency"}
+_TAG_CHECKS = {"privacy_coverage"}
+# A repaired ledger, or rows deleted with the facts they named, leave entries to sync afresh.
+_SYNC_CHECKS = {"hashes_fresh", "layer_counts", *_LEDGER_CHECKS, *_LINK_CHECKS}
+
+
+def audit_profile(profile: Profile, home: Path, keywords: KeywordList, cap_target: float | None = None) -> list[AuditResult]:
+    """Every check of the profile, on its files and store as they are now."""
+
+    settings = holographic_settings(profile.home)
+    with opened(settings.db_path, create=False, missing_ok=True) as conn:
+        return run_audits(
+            AuditInputs(
+                read_profile(profile),
+                conn,
+                settings,
+                keywords,
+                data_dir=environment.data_dir(home),
+                profile=profile.name,
+                cap_target=profile.cap_target(cap_target),
+            )
+        )
+
+
+def repair_profile(profile: Profile, home, keywords: KeywordList, failing: set[str]) -> tuple[list[str], list[str]]:
+    """The failing checks' mechanical repairs, then a sync of the profile where entries are left
+    to sync afresh: what was repaired, and what could not be."""
+    settings = holographic_settings(profile.home)
+    done: list[str] = []
+    failed: list[str] = []
+    if failing & (_LEDGER_CHECKS | _LINK_CHECKS | _INDEX_CHECKS | _TAG_CHECKS) and settings.db_path.exists():
+        with opened(settings.db_path) as conn:
+            if failing & _LEDGER_CHECKS:
+                stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+                done += repair_ledger(conn, environment.data_dir(home) / "repairs" / f"{profile.name}-ledger-{stamp}.db")
+            if failing & (_LEDGER_CHECKS | _LINK_CHECKS):  # rows a ledger repair deleted leave their facts unbacked
+                done += repair_links(conn, settings)
+            if failing & _INDEX_CHECKS:
+                done += repair_indexes(conn, settings)
+            if failing & _TAG_CHECKS:
+                done += repair_tags(conn, keywords, settings)
+    if failing & _SYNC_CHECKS:
+        from memory_pipeline.instance import local_instance
+        from memory_pipeline.runs import run_sync
+
+        (result,) = run_sync(
+            local_instance(home),
+            home,
+            [profile.name],
+            resource_config={"privacy": {"keywords_path": str(keywords.path) if keywords.path and keywords.path.exists() else ""}},
+        )
+        if result.success:
+            done.append("re-synced pending entries")
+        else:
+            failed.append(f"re-sync of pending entries failed: {result.error}")
+    return done, failed
