@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
-from memory_pipeline.lib.hermes.hashing import entry_identities
-from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
-from memory_pipeline.lib.store.database import StoreError, opened
+from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.ledger_tsv import export_rows, import_tsv, section_of, sections
+from memory_pipeline.lib.sync.ledger_tsv import section_of, sections
+from memory_pipeline.services.ledger import export_profile, import_into, synced_profiles
 
 STDIO = "-"
 
@@ -45,14 +45,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace, profiles: list[Profile]) -> int:
     """Each profile's rows under a `# profile: NAME` line (a comment to every TSV reader)."""
-    stores = {p.name: holographic_settings(p.home).db_path for p in profiles}
-    synced = [p for p in profiles if stores[p.name].is_file()]
+    synced = synced_profiles(profiles)
     if not synced:
-        raise CommandError(f"no fact store yet for profile {', '.join(stores)} (run `memory-pipeline sync` first)")
+        raise CommandError(f"no fact store yet for profile {', '.join(p.name for p in profiles)} (run `memory-pipeline sync` first)")
     text, counts = io.StringIO(), []
     for profile in synced:
-        with opened(stores[profile.name], create=False) as conn:
-            rows = export_rows(conn)
+        rows = export_profile(profile)
         text.write(f"# profile: {profile.name}\n")
         text.writelines(rows)
         counts.append(f"{len(rows)} of profile {profile.name}")
@@ -89,15 +87,10 @@ def _import(args: argparse.Namespace, profiles: list[Profile]) -> int:
         if text is None:
             raise CommandError(f"{args.path}: no such ledger file")
     text = _profile_section(text, profile.name, args)
-    store_path = holographic_settings(profile.home).db_path
-    if not store_path.is_file():
+    if not synced_profiles([profile]):
+        store_path = holographic_settings(profile.home).db_path
         raise CommandError(f"{store_path}: fact store does not exist; the ledger's fact ids must point into it")
-    readings = read_profile(profile)
-    sources = [r.source for r in readings for _ in r.entries]
-    hashes, shorts, ids = entry_identities(sources, [text for r in readings for text in r.entries])
-    current = {(s, short): (entry, sha) for s, short, entry, sha in zip(sources, shorts, ids, hashes, strict=True)}
-    with opened(store_path) as conn:  # adds the pipeline's tables to a store Holographic made
-        report = import_tsv(conn, text, current)
+    report = import_into(profile, text)
     print(
         f"imported {report.imported} ledger rows into profile {profile.name} "
         f"({report.matched_current} matched entries in the files now, {report.superseded} older history rows dropped)"

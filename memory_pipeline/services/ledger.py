@@ -1,0 +1,32 @@
+"""The ledger service: each profile's active ledger rows as `memory-sync.sh`'s 5-column TSV, and
+such a file brought into one profile's store (its rows matched to the entries in the files now)."""
+
+from __future__ import annotations
+
+from memory_pipeline.lib.hermes.hashing import entry_identities
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.sync.ledger_tsv import ImportReport, export_rows, import_tsv
+
+
+def synced_profiles(profiles: list[Profile]) -> list[Profile]:
+    """The profiles that have a fact store (and so a ledger) yet."""
+    return [p for p in profiles if holographic_settings(p.home).db_path.is_file()]
+
+
+def export_profile(profile: Profile) -> list[str]:
+    """The profile's active ledger rows as TSV lines (each ending in a newline)."""
+    with opened(holographic_settings(profile.home).db_path, create=False) as conn:
+        return export_rows(conn)
+
+
+def import_into(profile: Profile, text: str) -> ImportReport:
+    """A TSV ledger brought into the profile's store, each row matched to the entry in the files
+    now that has its source and hash."""
+    readings = read_profile(profile)
+    sources = [r.source for r in readings for _ in r.entries]
+    hashes, shorts, ids = entry_identities(sources, [text for r in readings for text in r.entries])
+    current = {(s, short): (entry, sha) for s, short, entry, sha in zip(sources, shorts, ids, hashes, strict=True)}
+    with opened(holographic_settings(profile.home).db_path) as conn:  # adds the pipeline's tables to a store Holographic made
+        return import_tsv(conn, text, current)
