@@ -9,11 +9,8 @@ import argparse
 from memory_pipeline import environment
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.cli.sync_output import entry_title
-from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.privacy.matching import KeywordListError, private_reasons
-from memory_pipeline.lib.store.database import StoreError, opened
-from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.retirement import retire
+from memory_pipeline.lib.store.database import StoreError
 
 
 def register(commands) -> None:
@@ -39,7 +36,7 @@ def _shown(fact_id: int, content: str, keywords) -> str:
 
 def run(args: argparse.Namespace) -> int:
     # The mirror rules read with pandas: imported here, so `--help` and the other commands stay quick.
-    from memory_pipeline.lib.sync.mirror import mirror_rows, settle_unexplained, unexplained_mirrors
+    from memory_pipeline.services.mirrors import profile_mirrors
 
     if args.apply and not (args.retire or args.keep):
         raise CommandError("--apply writes what --retire or --keep shows: give one of them")
@@ -50,29 +47,17 @@ def run(args: argparse.Namespace) -> int:
         keywords = None  # every fact then shown by its id only
     results = []
     for profile in selected_profiles(args, home):
-        store = holographic_settings(profile.home).db_path
-        if not store.is_file():
-            results.append({"profile": profile.name, "store": str(store), "unexplained": [], "settled": []})
-            continue
-        current = read_profile(profile)
         try:
-            with opened(store, create=args.apply) as conn:
-                rows = {row.fact_id: row for row in mirror_rows(conn)}
-                ids = unexplained_mirrors(list(rows.values()), current)
-                settled = settle_unexplained(conn, ids, current, keep=args.keep, retire_one=_retirer(profile)) if args.apply else []
+            found = profile_mirrors(profile, apply=args.apply, keep=args.keep)
         except StoreError as exc:
             raise CommandError(str(exc)) from None
-        results.append({"profile": profile.name, "store": str(store), "unexplained": ids, "settled": settled})
-        if not args.json:
-            _print(profile.name, [rows[i] for i in ids], settled, args, keywords)
+        ids = [row.fact_id for row in found.unexplained]
+        results.append({"profile": profile.name, "store": str(found.store), "unexplained": ids, "settled": found.settled})
+        if not args.json and found.store.is_file():
+            _print(profile.name, found.unexplained, found.settled, args, keywords)
     if args.json:
         print_json({"profiles": results, "action": "retire" if args.retire else "keep" if args.keep else None, "applied": args.apply})
     return 0
-
-
-def _retirer(profile: Profile):
-    settings = holographic_settings(profile.home)
-    return lambda conn, fact_id: retire(conn, fact_id, settings)
 
 
 def _print(name: str, rows, settled: list[int], args: argparse.Namespace, keywords) -> None:

@@ -1,0 +1,38 @@
+"""The mirrors service: Holographic's mirror-shaped facts of a profile that no entry in its files
+explains (an entry edited or removed before a sync, or the agent's own `fact_store add`), and,
+on request, each of them retired or kept (adopted as the pipeline's)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.sync.mirror import MirrorRow, mirror_rows, settle_unexplained, unexplained_mirrors
+from memory_pipeline.lib.sync.retirement import retire
+
+
+@dataclass
+class ProfileMirrors:
+    store: Path
+    unexplained: list[MirrorRow] = field(default_factory=list)
+    settled: list[int] = field(default_factory=list)  # fact ids retired or kept, with `apply`
+
+
+def profile_mirrors(profile: Profile, *, apply: bool = False, keep: bool = False) -> ProfileMirrors:
+    """The profile's unexplained mirror rows; with `apply`, each retired (or kept, with `keep`)."""
+    settings = holographic_settings(profile.home)
+    found = ProfileMirrors(settings.db_path)
+    if not settings.db_path.is_file():
+        return found
+    current = read_profile(profile)
+    with opened(settings.db_path, create=apply) as conn:
+        rows = {row.fact_id: row for row in mirror_rows(conn)}
+        ids = unexplained_mirrors(list(rows.values()), current)
+        if apply:
+            retire_one = lambda conn, fact_id: retire(conn, fact_id, settings)  # noqa: E731
+            found.settled = settle_unexplained(conn, ids, current, keep=keep, retire_one=retire_one)
+    found.unexplained = [rows[i] for i in ids]
+    return found
