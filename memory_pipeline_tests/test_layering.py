@@ -127,8 +127,8 @@ def _functions(path: Path):
 
 def test_the_shape_a_reviewer_checks():
     """No module over 300 lines; in `lib/` no function over 60 lines, no read of the environment
-    and no import from outside `lib/` (the settings reach it as values); in `cli/` no SQL and no
-    run metadata read by name (the services return typed values)."""
+    and no import from outside `lib/` (the settings reach it as values); in `cli/` no SQL, no store
+    opened and no run metadata read by name (the services do that and return typed values)."""
     modules = sorted(PACKAGE.rglob("*.py"))
     assert [str(p) for p in modules if len(p.read_text(encoding="utf-8").splitlines()) >= 300] == []
     lib = [p for p in modules if "lib" in p.relative_to(PACKAGE).parts[:1]]
@@ -141,6 +141,7 @@ def test_the_shape_a_reviewer_checks():
     cli = sorted((PACKAGE / "cli").glob("*.py"))
     sql = re.compile(r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b")
     assert [str(p) for p in cli if sql.search(p.read_text(encoding="utf-8"))] == []
+    assert [str(p) for p in cli if re.search(r"\bopened\(|\bsqlite3\b", p.read_text(encoding="utf-8"))] == []  # services open stores
     metadata_reads = [
         str(p)
         for p in cli
