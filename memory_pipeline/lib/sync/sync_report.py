@@ -1,14 +1,11 @@
-"""What writing one profile's sync did (the `fact_store` asset's metadata), and why it refused to write."""
+"""What writing one profile's sync did (the `fact_store` asset's metadata), and why it refused to write
+(a diff made on another ledger)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
 from memory_pipeline.lib.store.database import StoreError
-
-
-class LedgerCorrupt(StoreError):
-    """The ledger breaks its invariants: nothing is written until it is repaired."""
 
 
 class StaleDiff(StoreError):

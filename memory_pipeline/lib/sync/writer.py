@@ -19,10 +19,10 @@ from memory_pipeline.lib.store.quarantine import quarantine, releasable_entries,
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.entry_writes import EntryWrites
-from memory_pipeline.lib.sync.ledger import ledger_exists, ledger_fingerprint, ledger_problems
+from memory_pipeline.lib.sync.ledger import ledger_exists, ledger_fingerprint
 from memory_pipeline.lib.sync.retirement import unbacked_facts_to_retire
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
-from memory_pipeline.lib.sync.sync_report import LedgerCorrupt, StaleDiff, SyncReport
+from memory_pipeline.lib.sync.sync_report import StaleDiff, SyncReport
 
 
 @dataclass
@@ -113,12 +113,10 @@ def _plan(conn, entry_diff: EntryDiff, extraction: Extraction, settings, removal
 
 def _guard(conn: sqlite3.Connection, entry_diff: EntryDiff) -> None:
     """Inside the write transaction, where no other writer can slip in: the ledger is the one the
-    diff was made on, and whole (the rules `ledger_integrity` shows before the run writes)."""
+    diff was made on. Whether that ledger is whole is the blocking `ledger_integrity` check's to
+    say, between the diff and the write; a ledger changed since is refused here."""
     if ledger_fingerprint(conn) != entry_diff.ledger_fingerprint:
         raise StaleDiff(f"{_db_path(conn)}: the ledger changed since the diff was made; run the sync again")
-    problems = ledger_problems(conn)
-    if problems:
-        raise LedgerCorrupt(f"{_db_path(conn)}: ledger is corrupt, nothing written: {'; '.join(problems)}")
 
 
 def _write_entries(writer: EntryWrites, plan: _Plan, removal_policy: str) -> list[int]:
