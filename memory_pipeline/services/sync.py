@@ -53,12 +53,13 @@ class SyncRequest:
 
 @dataclass
 class ProfileSync:
-    """One profile's part: its summary, its run (None when skipped), the checks left failing, and
-    whether that standing problem was already reported (with `quiet`)."""
+    """One profile's part: its summary, its run (None when skipped), the checks left failing (None
+    when the run failed before its checks could say), and whether that standing problem was
+    already reported (with `quiet`)."""
 
     summary: ProfileSummary
     run: ProfileRun | None
-    failing: Failing
+    failing: Failing | None
     said_before: bool = False
 
 
@@ -104,10 +105,11 @@ def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncO
     to_run = [name for name in request.profiles if name not in skipped]
     if to_run:
         _run(request, to_run, run_settings, outcome, hooks)
-    for name in request.profiles:  # in the order asked
-        outcome.profiles[name] = outcome.profiles.pop(name)
-        part = outcome.profiles[name]
-        part.said_before = bool(part.failing) and request.quiet and already_said(data_dir, name, standing_digest(part.failing))
+    outcome.profiles = {name: outcome.profiles[name] for name in request.profiles}  # in the order asked
+    for name, part in outcome.profiles.items():
+        # Every verdict is noted, a clean one too: a problem that clears and comes back is said again.
+        if request.quiet and part.failing is not None:
+            part.said_before = already_said(data_dir, name, standing_digest(part.failing))
     return outcome
 
 
@@ -156,7 +158,7 @@ def _settle(request: SyncRequest, run: ProfileRun, run_settings: dict, config: s
     retried): nothing recorded, the next sync runs."""
     profile, data_dir = request.profiles[run.profile], environment.data_dir(request.home)
     blocked = run.stopped_by_a_blocking_check  # said by the check's own line
-    failing = run.failing if run.success or blocked else []
+    failing = run.failing if run.success or blocked else None
     outcome.profiles[run.profile] = ProfileSync(summary_of_run(run), run, failing)
     if not blocked:
         outcome.run_problems.extend(run_problems(run))
@@ -167,6 +169,6 @@ def _settle(request: SyncRequest, run: ProfileRun, run_settings: dict, config: s
     else:
         state = (read := run.inputs_read()) and state_of_run(profile, request.keywords_path, run_settings, read, config)
     if state:
-        record(data_dir, run.profile, state, run.run_id, failing)
+        record(data_dir, run.profile, state, run.run_id, failing or [])
     else:  # also a re-tag (no files read), or another writer wrote during the run
         forget(data_dir, run.profile)

@@ -63,6 +63,19 @@ def test_a_standing_warning_is_said_once_by_quiet_then_cleared(capsys, synced_ho
     assert code == 1 and "cap_usage failed" in err[0]
 
 
+def test_quiet_says_a_problem_again_when_it_comes_back_after_clearing(capsys, synced_home):
+    memory = synced_home / "memories" / "MEMORY.md"
+    before = read_entries(memory)
+    _over_cap(synced_home)
+    assert _sync(capsys, synced_home, "--quiet")[0] == 1  # said
+    write_entries(memory, before[:5])
+    assert _sync(capsys, synced_home, "--quiet") == (0, [], [])  # cleared: nothing to say
+    write_entries(memory, before)
+    _over_cap(synced_home)  # the very same problem again
+    code, _, err = _sync(capsys, synced_home, "--quiet")
+    assert code == 1 and len(err) == 1 and "cap_usage failed" in err[0]
+
+
 def test_a_corrupt_ledger_stands_until_a_person_fixes_it(capsys, synced_home):
     db = synced_home / "memory_store.db"
     conn = sqlite3.connect(db)
