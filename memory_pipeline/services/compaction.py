@@ -29,9 +29,8 @@ class FileProposal:
 
 @dataclass
 class Applied:
-    """What `--apply` wrote (each file and its backup) and what the sync after it did."""
+    """What the sync after `--apply` wrote did (each file written is told to `on_written`)."""
 
-    written: list[tuple[Proposal, Path]]
     sync_error: str | None
     added: int
     compacted: int
@@ -75,13 +74,11 @@ def apply_compaction(
 ) -> Applied:
     """Each proposal written (a backup kept; `on_written` hears of it at once), then the profile
     synced: the summaries take over their entries' ledger rows and no fact is added."""
-    written = []
     for proposal in proposals:
-        written.append((proposal, apply(proposal, lock_timeout_s=lock_timeout_s)))
-        on_written(*written[-1])
+        on_written(proposal, apply(proposal, lock_timeout_s=lock_timeout_s))
     from memory_pipeline.instance import local_instance  # Dagster: only once something was written
     from memory_pipeline.runs import run_sync
 
     (result,) = run_sync(local_instance(home), home, [profile.name])
     report = SyncReport.from_metrics(result.metadata.get("fact_store", {}))
-    return Applied(written, result.error, report.added, report.compacted)
+    return Applied(result.error, report.added, report.compacted)

@@ -10,7 +10,7 @@ from pathlib import Path
 from memory_pipeline.lib.hermes.safe_files import private_directory
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import retag_store
-from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, LEDGER_TABLE, write_transaction
+from memory_pipeline.lib.store.database import DANGLING_LINK_SQL, IS_PIPELINE_FACT_SQL, LEDGER_TABLE, write_transaction
 from memory_pipeline.lib.store.fact_writes import FactWrites, banks_off
 from memory_pipeline.lib.store.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
 from memory_pipeline.lib.store.settings import HolographicSettings
@@ -63,15 +63,15 @@ def repair_ledger(conn: sqlite3.Connection, saved_to: Path) -> list[str]:
     """Rows breaking a row rule deleted, and the active rows of an entry's older versions retired,
     once every such row is saved as it was (table `ledger_rows` of the SQLite file `saved_to`,
     private: a leaked value may be entry text). The entries they stood for are synced afresh."""
-    malformed = malformed_rows(conn)
-    superseded = [r for r in superseded_rows(conn) if r not in set(malformed)]
-    if not (malformed or superseded):
+    found_malformed = set(malformed_rows(conn))
+    found_superseded = set(superseded_rows(conn)) - found_malformed
+    if not (found_malformed or found_superseded):
         return []
-    _save_rows(conn, malformed + superseded, saved_to)
+    _save_rows(conn, sorted(found_malformed | found_superseded), saved_to)
     with write_transaction(conn):
         # Only rows saved and still as found: a writer may have come between.
-        malformed = [r for r in malformed_rows(conn) if r in set(malformed)]
-        superseded = [r for r in superseded_rows(conn) if r in set(superseded)]
+        malformed = [r for r in malformed_rows(conn) if r in found_malformed]
+        superseded = [r for r in superseded_rows(conn) if r in found_superseded]
         ledger = LedgerWrites(conn)
         ledger.delete_rows(malformed)
         ledger.retire_rows(superseded)
@@ -98,9 +98,7 @@ def repair_links(conn: sqlite3.Connection, settings: HolographicSettings) -> lis
     (their entries are synced afresh); the pipeline's facts that no ledger row names (ghosts of
     entries gone) deleted, and the banks they were in rebuilt."""
     with write_transaction(conn):
-        links = conn.execute("""DELETE FROM fact_entities
-            WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = fact_entities.fact_id)
-               OR NOT EXISTS (SELECT 1 FROM entities e WHERE e.entity_id = fact_entities.entity_id)""").rowcount
+        links = conn.execute(f"DELETE FROM fact_entities WHERE {DANGLING_LINK_SQL}").rowcount
         orphans = LedgerWrites(conn).delete_naming_no_fact()
         ghosts = [
             r[0]
@@ -109,10 +107,10 @@ def repair_links(conn: sqlite3.Connection, settings: HolographicSettings) -> lis
                     AND NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = facts.fact_id)"""
             )
         ]
-        conn.executemany("DELETE FROM fact_entities WHERE fact_id = ?", [(g,) for g in ghosts])
-        conn.executemany("DELETE FROM facts WHERE fact_id = ?", [(g,) for g in ghosts])
-        if ghosts:
-            FactWrites(conn, settings).rebuild_banks_in_full(banks_off(conn, settings.hrr_dim))
+        writes = FactWrites(conn, settings)
+        for ghost in ghosts:
+            writes.delete(ghost)
+        writes.rebuild_banks()
     done = [f"deleted {links} dangling entity links"] if links else []
     done += [f"deleted {orphans} ledger rows pointing at no fact"] if orphans else []
     done += [f"deleted {len(ghosts)} pipeline facts no entry backs (#{', #'.join(map(str, ghosts[:20]))})"] if ghosts else []

@@ -24,6 +24,9 @@ PIPELINE_TAG = "synced-from-memory"
 
 
 IS_PIPELINE_FACT_SQL = has_tag_sql(PIPELINE_TAG)
+# A row of fact_entities whose fact or entity is gone (a lookup per link on the two primary keys).
+DANGLING_LINK_SQL = """(NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = fact_entities.fact_id)
+    OR NOT EXISTS (SELECT 1 FROM entities e WHERE e.entity_id = fact_entities.entity_id))"""
 # The categories the agent's fact_store tool knows.
 CATEGORIES = ("user_pref", "project", "tool", "general")
 SOURCE_CATEGORY = {"user": "user_pref", "memory": "general"}

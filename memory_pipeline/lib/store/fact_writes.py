@@ -105,6 +105,16 @@ class FactWrites:
         self.conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?", (blob, fact_id))
         self.vector_changed(category, old_blob, category, blob)
 
+    def delete(self, fact_id: int) -> bool:
+        """The fact and its entity links deleted, its bank noted; False when there is no such fact."""
+        row = self.conn.execute("SELECT category, hrr_vector FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        if row is None:
+            return False
+        self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
+        self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
+        self.vector_changed(row[0], row[1], None, None)
+        return True
+
     def rebuild_banks_in_full(self, categories: set[str]) -> None:
         """Rebuild these banks from their vectors, whatever the kept sums say (repairs)."""
         self._needs_full.update(categories)

@@ -112,25 +112,13 @@ class EntryWrites(FactWrites):
         for fact_id in fact_ids:
             if policy == "keep" or self._backed_elsewhere(fact_id):
                 continue
-            row = self.conn.execute("SELECT category, hrr_vector FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
-            if row is None:
-                continue
             if policy == "retire":
                 self.report.retired_facts += retire(self.conn, fact_id, self.settings)
-            else:
-                self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
-                self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
+            elif self.delete(fact_id):
                 self.ledger.drop_retired_of(fact_id)
-                self.vector_changed(row[0], row[1], None, None)
                 self.report.deleted_facts += 1
 
-    # --- ledger ------------------------------------------------------------------------------
-
-    def record(self, entry_id: str, source: str, sha: str, fact_ids: list[int], status: str = "active") -> None:
-        self.ledger.record(entry_id, source, sha, fact_ids, status)
-
-    def retire_rows(self, entry_id: str) -> None:
-        self.ledger.retire_entry(entry_id)
+    # --- mirror rows and the ledger ---------------------------------------------------------
 
     def adopt(self, entry_id: str, source: str, sha: str, fact_id: int) -> bool:
         """A mirror row of an entry in the files becomes one of that entry's facts."""
@@ -139,7 +127,7 @@ class EntryWrites(FactWrites):
             return False
         tags = merge_tags(row[0] or "", [PIPELINE_TAG, source])
         self.conn.execute("UPDATE facts SET tags = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (tags, fact_id))
-        self.record(entry_id, source, sha, [fact_id])
+        self.ledger.record(entry_id, source, sha, [fact_id])
         self.report.mirrors_adopted += 1
         return True
 
@@ -151,13 +139,10 @@ class EntryWrites(FactWrites):
             if row is None or not isinstance(row[0], str):
                 continue
             sha = entry_sha256(row[0].strip())
-            self.record(entry_id_of(source, sha), source, sha, [fact_id], status="retired")
+            self.ledger.record(entry_id_of(source, sha), source, sha, [fact_id], status="retired")
             self.release([fact_id], policy)
             self.report.mirrors_retired += 1
 
     def identity(self, entry_id: str) -> tuple[str, str] | None:
         """(source, hash) the ledger holds for an entry id."""
         return self.conn.execute(f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
-
-    def drop_rows(self, entry_id: str) -> None:
-        self.ledger.drop_entry(entry_id)

@@ -134,14 +134,14 @@ def _write_entries(writer: EntryWrites, plan: _Plan, removal_policy: str) -> lis
         leftover = [i for i in entry.existing_fact_ids if i not in written]
         previous = writer.identity(entry.matched_entry_id) if entry.matched_entry_id else None
         if entry.matched_entry_id:
-            writer.drop_rows(entry.matched_entry_id)
-            writer.drop_rows(entry.entry_id)
-        writer.record(entry.entry_id, entry.source, entry.entry_sha256, written)
+            writer.ledger.drop_entry(entry.matched_entry_id)
+            writer.ledger.drop_entry(entry.entry_id)
+        writer.ledger.record(entry.entry_id, entry.source, entry.entry_sha256, written)
         all_written += written
         if leftover and previous is not None:
             # Facts of the old version that the new one did not take over: accounted for as
             # retired rows of the old entry, then handled by the removal policy.
-            writer.record(entry.matched_entry_id, previous[0], previous[1], leftover, status="retired")
+            writer.ledger.record(entry.matched_entry_id, previous[0], previous[1], leftover, status="retired")
             writer.release(leftover, removal_policy)
         elif leftover:  # a mirror row of the old version the new one did not take over
             writer.release_gone(leftover, entry.source, removal_policy)
@@ -151,16 +151,16 @@ def _write_entries(writer: EntryWrites, plan: _Plan, removal_policy: str) -> lis
 def _write_compacted(writer: EntryWrites, plan: _Plan) -> None:
     """A summary takes over the ledger rows of the entry it compacts; the facts stay as they are."""
     for entry in plan.compacted.itertuples(index=False):
-        writer.drop_rows(entry.matched_entry_id)
-        writer.record(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
+        writer.ledger.drop_entry(entry.matched_entry_id)
+        writer.ledger.record(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
 
 
 def _write_removed(writer: EntryWrites, plan: _Plan, removal_policy: str) -> None:
     for entry in plan.removed.itertuples(index=False):
         if removal_policy == "delete":
-            writer.drop_rows(entry.entry_id)
+            writer.ledger.drop_entry(entry.entry_id)
         else:
-            writer.retire_rows(entry.entry_id)
+            writer.ledger.retire_entry(entry.entry_id)
         writer.release(list(entry.existing_fact_ids), removal_policy)
 
 

@@ -8,6 +8,7 @@ import sqlite3
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.audit.loaded import LoadedLayers
+from memory_pipeline.lib.store.database import DANGLING_LINK_SQL
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.sync.ledger import ledger_problems
 from memory_pipeline.lib.sync.mirror import MirrorRow, mirror_rows, unexplained_mirrors
@@ -76,10 +77,8 @@ def _without_white_space(column: str) -> str:
 
 
 def dangling_links(conn: sqlite3.Connection, settings: HolographicSettings) -> int:
-    """Entity links whose fact or entity is gone: a lookup per link on the two primary keys."""
-    return conn.execute("""SELECT count(*) FROM fact_entities fe
-        WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = fe.fact_id)
-           OR NOT EXISTS (SELECT 1 FROM entities e WHERE e.entity_id = fe.entity_id)""").fetchone()[0]
+    """Entity links whose fact or entity is gone."""
+    return conn.execute(f"SELECT count(*) FROM fact_entities WHERE {DANGLING_LINK_SQL}").fetchone()[0]
 
 
 def _ids_of(named: list[str]) -> str:
