@@ -40,16 +40,13 @@ from memory_pipeline.defs.audit import AUDIT_SPECS, profile_audit
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audit.engine import CHECKS, Audit, AuditInputs
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.privacy.matching import (
-    _LONG_NUMBER,
-    DEMO_KEYWORDS,
-    DETECTORS,
-    load_keywords,
-    normalise_tags,
-)
+from memory_pipeline.lib.privacy.choice import PrivacyJudge
+from memory_pipeline.lib.privacy.detectors import _LONG_NUMBER, DEFAULT_CATEGORIES, DETECTORS
+from memory_pipeline.lib.privacy.matching import load_keywords, normalise_tags
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
 
+DEMO_KEYWORDS = ROOT / "data" / "privacy_keywords.txt"
 NAIVE_CHECKS = ("layer_counts", "hashes_fresh", "ledger_integrity", "fact_links", "index_consistency", "privacy_coverage")
 
 
@@ -133,7 +130,7 @@ def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
     for fact_id, content in conn.execute("SELECT fact_id, content FROM facts").fetchall():
         # Every rule on every fact, as `audit_consistency.py`'s `re.search(PII, content)` loop does.
         long_number = bool(_LONG_NUMBER.search(content))
-        if keywords.matches(content) or any(found(content, long_number) for found in DETECTORS.values()):
+        if keywords.matches(content) or any(d.found(content, long_number) for name, d in DETECTORS.items() if name in DEFAULT_CATEGORIES):
             tags = conn.execute("SELECT tags FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()[0]
             if "private-person" not in (tags or "").split(","):
                 untagged += 1
@@ -184,7 +181,7 @@ def main() -> None:
             print(f"built a store of {args.facts:,} facts in {seconds:.0f} s\n")
         mixed_home = half_hrr1_copy(home, Path(tmp) / "half-hrr1")
         settings, mixed_settings = holographic_settings(home), holographic_settings(mixed_home)
-        keywords = load_keywords(DEMO_KEYWORDS)
+        keywords = PrivacyJudge(load_keywords(DEMO_KEYWORDS), DEFAULT_CATEGORIES, "hide")
         read_s, readings = timed(lambda: read_profile(Profile("default", home)))
         entries = sum(len(r.entries) for r in readings)
 
@@ -201,7 +198,7 @@ def main() -> None:
             all_s, results = min((timed(ours) for _ in range(3)), key=lambda r: r[0])
             mixed_s, mixed = min((timed(lambda: ours(settings=mixed_settings)) for _ in range(3)), key=lambda r: r[0])
             six_s, _ = min((timed(lambda: ours(NAIVE_CHECKS)) for _ in range(3)), key=lambda r: r[0])
-            naive_s, naive = timed(lambda: naive_audit(readings, settings.db_path, keywords, settings.hrr_dim))
+            naive_s, naive = timed(lambda: naive_audit(readings, settings.db_path, keywords.keywords, settings.hrr_dim))
             mine = {r.name: r.passed for r in results}
             disagree = [name for name in NAIVE_CHECKS if mine[name] != naive[name]]
             disagree += [f"{r.name} (half HRR1)" for r in mixed if r.passed != mine[r.name]]

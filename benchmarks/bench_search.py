@@ -28,6 +28,8 @@ from memory_pipeline.lib.extraction import entries_to_extract  # noqa: E402
 from memory_pipeline.lib.extraction.rule_based import RulesExtractor  # noqa: E402
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame  # noqa: E402
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile  # noqa: E402
+from memory_pipeline.lib.privacy.choice import PrivacyJudge  # noqa: E402
+from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES  # noqa: E402
 from memory_pipeline.lib.privacy.matching import load_keywords  # noqa: E402
 from memory_pipeline.lib.privacy.tagging import retag_store  # noqa: E402
 from memory_pipeline.lib.store.database import connect  # noqa: E402
@@ -54,7 +56,7 @@ def sync_store(home: Path) -> Path:
     diff = diff_entries(hashed, active_ledger(conn))
     extraction = Extraction.of(RulesExtractor().extract(entries_to_extract(diff, conn)), Provenance())
     write_sync(conn, EntryDiff(diff, ledger_fingerprint(conn)), extraction, settings=settings)
-    retag_store(conn, load_keywords(ROOT / "data" / "privacy_keywords.txt"), settings)
+    retag_store(conn, PrivacyJudge(load_keywords(ROOT / "data" / "privacy_keywords.txt"), DEFAULT_CATEGORIES, "hide"), settings)
     sync_search_index(conn)
     conn.close()
     return settings.db_path
@@ -151,10 +153,10 @@ def main() -> None:
         keywords = tmp / "kw.txt"
         keywords.write_text("# private\n缓存 token\nre:#\\d*77\\b\n", encoding="utf-8")
         started = time.perf_counter()
-        changed = retag_store(conn, load_keywords(keywords), settings)
+        changed = retag_store(conn, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"), settings)
         full = time.perf_counter() - started
         started = time.perf_counter()
-        again = retag_store(conn, load_keywords(keywords), settings)
+        again = retag_store(conn, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"), settings)
         steady = time.perf_counter() - started
         conn.close()
         print(f"\n| re-tag, {args.facts:,} facts | seconds | facts changed |")

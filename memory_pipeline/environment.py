@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, resolve_hermes_home
 
 if TYPE_CHECKING:
+    from memory_pipeline.lib.hermes.profiles import Profile
+    from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
     from memory_pipeline.lib.privacy.matching import KeywordList
 
 HERMES_HOME_ENV = "HERMES_HOME"
@@ -45,26 +47,24 @@ def dagster_home(home: Path) -> Path:
     return Path(override).expanduser().resolve() if override else data_dir(home) / "dagster_home"
 
 
-def keywords_named(flag: str | os.PathLike | None = None) -> str | os.PathLike | None:
-    """The keyword list the user named: `--keywords`, else `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`."""
-    return flag or variable(KEYWORDS_ENV)
-
-
 # The keyword list (RE2) and Ollama (pandas, through the extractors) are imported where a value
 # is asked for: every command imports this module, and `--help` or `search` stay quick.
 
 
-def keywords_path(flag: str | os.PathLike | None, home: Path) -> Path:
-    from memory_pipeline.lib.privacy.matching import keyword_list_path
+def privacy_choice(profile: Profile, home: Path, told: Told | None = None) -> PrivacyChoice:
+    """What the profile's facts are judged with: what this run was told (a flag, a run's config),
+    else `$MEMORY_PIPELINE_PRIVACY_KEYWORDS` for the list, else the profile's config.yaml, else
+    what an earlier flag left remembered, else the defaults (`lib/privacy/choice.py`)."""
+    from memory_pipeline.lib.privacy.choice import Told, resolve
 
-    return keyword_list_path(keywords_named(flag), home)
+    return resolve(profile, home, data_dir(home), told or Told(), variable(KEYWORDS_ENV))
 
 
-def keywords(flag: str | os.PathLike | None, home: Path) -> KeywordList:
-    """The list that applies (a named one must be there; the home's own may be absent)."""
-    from memory_pipeline.lib.privacy.matching import load_keyword_list
+def privacy_judge(profile: Profile, home: Path, told: Told | None = None) -> PrivacyJudge:
+    """The judge for that choice; `KeywordListError` (one line) when its list cannot be used."""
+    from memory_pipeline.lib.privacy.choice import load_judge
 
-    return load_keyword_list(keywords_named(flag), home)
+    return load_judge(privacy_choice(profile, home, told), profile.name, data_dir(home))
 
 
 def ollama_host(flag: str | None = None) -> str:
@@ -83,3 +83,18 @@ def model(flag: str | None = None) -> str:
 def remote_ollama_allowed() -> bool:
     """Whoever started this process allowed an Ollama host off this machine."""
     return (variable(REMOTE_ENV) or "").lower() in ("1", "true", "yes")
+
+
+def keyword_lists(home: Path, told: Told | None = None) -> dict[str, KeywordList]:
+    """Every profile's keyword list by profile; one that cannot be read stands as `unreadable`
+    (its hash changes, and that profile's sync fails closed with the list's one line)."""
+    from memory_pipeline.lib.hermes.profiles import discover_profiles
+    from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
+
+    found = {}
+    for profile in discover_profiles(home):
+        try:
+            found[profile.name] = privacy_judge(profile, home, told).keywords
+        except KeywordListError:
+            found[profile.name] = KeywordList(None, "unreadable", 0, (), ())
+    return found

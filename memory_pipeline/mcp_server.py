@@ -3,24 +3,35 @@
 Three tools, on the official `mcp` SDK: `search_memory` (the trigram index, which finds Chinese,
 Japanese and Korean substrings Hermes' own `fact_store` cannot), `get_facts` (what a
 `fact_store#N` pointer in MEMORY.md names) and `memory_status`. Stores are opened read-only, so
-it answers while a sync or Hermes writes and never takes a write lock. Private facts are withheld
-(and counted) unless the user started the server with `--include-private`; the model cannot ask
-for them. Imports neither Dagster nor pandas.
+it answers while a sync or Hermes writes and never takes a write lock. A fact is handed out only
+on the privacy stage's "shown" verdict for its current text: never a private, unsafe, removed or
+not yet judged one, and no answer depends on what was withheld (no counts, the same "unavailable"
+for a withheld id as for one no fact has, errors that quote no stored text). When the keyword list
+changed since the last judgement, nothing is shown and a re-tag is started. Imports neither
+Dagster nor pandas.
 """
 
 from __future__ import annotations
 
+import json
+import re
+import sys
 import warnings
+from collections.abc import Callable
+from io import TextIOWrapper
 from pathlib import Path
 
+import anyio
+import mcp.types as types
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import SearchError
-from memory_pipeline.services.reading import Found, facts_of_profile, search_profiles
+from memory_pipeline.services.reading import facts_of_profile, list_changed, search_profiles, start_retag
 
 SERVER_NAME = "memory-pipeline"
 _MAX_LIMIT = 50
@@ -28,19 +39,24 @@ _MAX_LIMIT = 50
 SEARCH_HELP = """Search what this user's Hermes memory keeps (every fact synced from MEMORY.md and USER.md,
 and Hermes' own facts) for a substring, case-insensitive. Use it when fact_store finds nothing for
 Chinese, Japanese or Korean words inside a sentence (fact_store cannot split them), or for any
-exact phrase, name, path or number. Current facts come before retired ones (an entry the user
-removed). Returns profile, fact_id, content, category, tags, retired and score per fact."""
+exact phrase, name, path or number. Private facts, and facts not yet checked for personal data, are
+never shown. Returns profile, fact_id, content, category, tags and score per fact."""
 FACTS_HELP = """Get facts by id: what a `fact_store#N` pointer in MEMORY.md or USER.md names (the entry
-was shortened there; the fact keeps its full text). Pass every N of a pointer like fact_store#16/27/33."""
+was shortened there; the fact keeps its full text). Pass every N of a pointer like fact_store#16/27/33.
+An id is `unavailable` when no fact has it or it is not shown to you (private, removed, not yet checked)."""
 STATUS_HELP = """Per profile: entries and cap use of MEMORY.md and USER.md, facts current and retired, the
 last sync and the checks not passing. Use it to tell whether memory is in step before relying on it."""
+
+
+NOT_SHOWN = "private, unsafe, removed and not yet judged facts are never shown"
 
 
 class MemoryServer:
     """The tools' logic over one Hermes home (or one of its profiles)."""
 
-    def __init__(self, home: Path, profile: str | None = None, include_private: bool = False):
-        self.home, self.profile, self.include_private = home, profile, include_private
+    def __init__(self, home: Path, profile: str | None = None, retag: Callable[[Profile], None] | None = None):
+        self.home, self.profile = home, profile
+        self.retag = retag or start_retag(home)
 
     def profiles(self, name: str | None = None) -> list[Profile]:
         known = discover_profiles(self.home)
@@ -54,21 +70,23 @@ class MemoryServer:
             raise ToolError(f"no profile named {chosen!r} (profiles: {', '.join(p.name for p in known) or 'none'})")
         return found
 
-    def _withheld(self, found: Found) -> dict:
-        return {"withheld_private": found.withheld_private, "withheld_not_yet_synced": found.withheld_unjudged}
+    def _stale_lists(self, profiles: list[Profile]) -> None:
+        """A keyword list edited since its profile's last judgement: nothing of that profile is
+        shown (the reader withholds it) and its re-tag is started."""
+        for profile in profiles:
+            if list_changed(profile):
+                self.retag(profile)
 
     def search_memory(self, query: str, profile: str | None = None, limit: int = 10) -> dict:
+        profiles = self.profiles(profile)
         try:
-            found = search_profiles(
-                self.profiles(profile),
-                query,
-                limit=max(1, min(int(limit), _MAX_LIMIT)),
-                include_private=self.include_private,
-                refresh_index=False,
-            )
-        except (SearchError, StoreError) as exc:
+            found = search_profiles(profiles, query, limit=max(1, min(int(limit), _MAX_LIMIT)), include_private=False, refresh_index=False)
+        except SearchError as exc:
             raise ToolError(str(exc)) from None
-        return {"results": found.facts, **self._withheld(found), "profiles_never_synced": found.without_store}
+        except StoreError:
+            raise ToolError(_UNREADABLE) from None
+        self._stale_lists(profiles)
+        return {"results": found.facts, "note": NOT_SHOWN, "profiles_never_synced": found.without_store}
 
     def get_facts(self, fact_ids: list[int], profile: str | None = None) -> dict:
         profiles = self.profiles(profile)
@@ -76,12 +94,13 @@ class MemoryServer:
             raise ToolError(f"fact ids are per profile: name one of {', '.join(p.name for p in profiles)}")
         (chosen,) = profiles
         try:
-            found = facts_of_profile(chosen, fact_ids, include_private=self.include_private)
-        except StoreError as exc:
-            raise ToolError(str(exc)) from None
+            found = facts_of_profile(chosen, fact_ids, include_private=False)
+        except StoreError:
+            raise ToolError(_UNREADABLE) from None
         if found.without_store:
             raise ToolError(f"profile {chosen.name} has no fact store yet (run `memory-pipeline sync`)")
-        return {"profile": chosen.name, "facts": found.facts, "withheld": found.withheld_ids, "not_found": found.missing_ids}
+        self._stale_lists(profiles)
+        return {"profile": chosen.name, "facts": found.facts, "unavailable": found.unavailable_ids, "note": NOT_SHOWN}
 
     def memory_status(self) -> dict:
         from memory_pipeline.services.status import profile_status  # numpy and the audit's reader: only when asked
@@ -94,8 +113,12 @@ class MemoryServer:
         }
 
 
-def build_server(home: Path, profile: str | None = None, include_private: bool = False) -> FastMCP:
-    memory = MemoryServer(home, profile, include_private)
+# A store that cannot be read: said without the SQLite message, which could quote what it read.
+_UNREADABLE = "the fact store cannot be read now (the user can run `memory-pipeline audit`)"
+
+
+def build_server(home: Path, profile: str | None = None, retag: Callable[[Profile], None] | None = None) -> FastMCP:
+    memory = MemoryServer(home, profile, retag)
     with warnings.catch_warnings():
         # pydantic-settings warns about the SDK's own settings model on every start; nothing of ours.
         warnings.filterwarnings("ignore", message=".*has an incomplete definition")
@@ -114,3 +137,63 @@ def build_server(home: Path, profile: str | None = None, include_private: bool =
         return memory.memory_status()
 
     return server
+
+
+def run_server(server: FastMCP) -> None:
+    """Serve over stdio, every request read: one whose strings hold lone surrogates (`"\\ud800"`,
+    valid JSON that the SDK's parser refuses, leaving the client waiting) is read with U+FFFD in
+    their place; one the SDK still cannot read is answered with an error for its id."""
+    anyio.run(_serve, server)
+
+
+async def _serve(server: FastMCP) -> None:
+    stdin = _ReadableLines(anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+        lowlevel = server._mcp_server  # FastMCP's own run_stdio_async does the same with its default stdin
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+UNREADABLE_METHOD = "memory-pipeline/unreadable-request"
+
+
+def readable(line: str) -> str:
+    """The line as the SDK can read it (see `run_server`); a line that is no JSON object is left
+    as it is (it names no request to answer)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(message, dict):
+        return line
+    clean = json.dumps(_without_surrogates(message), ensure_ascii=False)
+    try:
+        types.JSONRPCMessage.model_validate_json(clean)
+    except ValueError:
+        if "id" in message and "method" in message:  # a request: answered "method not found" for its id
+            return json.dumps({"jsonrpc": "2.0", "id": _without_surrogates(message["id"]), "method": UNREADABLE_METHOD})
+    return clean
+
+
+def _without_surrogates(value):
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    return value
+
+
+class _ReadableLines:
+    """stdin's lines, each made readable (what `stdio_server` iterates)."""
+
+    def __init__(self, lines):
+        self._lines = lines
+
+    def __aiter__(self):
+        return self._read()
+
+    async def _read(self):
+        async for line in self._lines:
+            yield readable(line)

@@ -17,6 +17,7 @@ from memory_pipeline.cli.common import (
     selected_profiles,
 )
 from memory_pipeline.lib.audit.checks import fix_command
+from memory_pipeline.lib.privacy.choice import Told
 from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.store.database import StoreError
 
@@ -47,22 +48,23 @@ def run(args: argparse.Namespace) -> int:
     from memory_pipeline.services.audit import audit_profile, repair_profile
 
     home = hermes_home(args)
-    try:
-        keywords = environment.keywords(args.keywords, home)
-    except KeywordListError as exc:
-        raise CommandError(str(exc)) from None
+    told = Told(keywords=args.keywords)
     profiles = []
     try:
         for profile in selected_profiles(args, home):
-            results = audit_profile(profile, home, keywords, args.cap_target)
+            try:
+                judge = environment.privacy_judge(profile, home, told)
+            except KeywordListError as exc:
+                raise CommandError(str(exc)) from None
+            results = audit_profile(profile, home, judge, args.cap_target)
             if args.repair:
                 failing = {r.name for r in results if not r.passed}
-                done, failed = repair_profile(profile, home, keywords, failing)
+                done, failed = repair_profile(profile, home, judge, failing)
                 for line in done:
                     print(f"{profile.name}: repaired: {line}", file=sys.stderr if args.json else sys.stdout)
                 for line in failed:
                     print(f"{profile.name}: not repaired: {line}", file=sys.stderr)
-                results = audit_profile(profile, home, keywords, args.cap_target) if failing else results
+                results = audit_profile(profile, home, judge, args.cap_target) if failing else results
             profiles.append((profile.name, results))
     except StoreError as exc:
         raise CommandError(str(exc)) from None

@@ -5,6 +5,7 @@ MCP server. Hermes' own `config.yaml` is never edited: enabling is the user's.""
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import shutil
 import sys
@@ -44,12 +45,15 @@ def plugin_dir(profile_home: Path) -> Path:
     return profile_home / "plugins" / PLUGIN_NAME
 
 
-def write_plugin(target: Path) -> None:
-    """The plugin's files, replaced whole (re-running updates a plugin in place)."""
+def write_plugin(target: Path, home: Path, profile: str) -> None:
+    """The plugin's files, replaced whole (re-running updates a plugin in place), and the command
+    that re-tags the profile after its keyword list changed (`retag.json`)."""
     target.mkdir(parents=True, exist_ok=True)
     for name, source in PLUGIN_FILES.items():
         text = source.read_text(encoding="utf-8")
         replace_file(target / name, text.replace("{version}", installed_version()) if name == "plugin.yaml" else text, mode=0o644)
+    retag = [sys.executable, "-m", "memory_pipeline.cli", "sync", "--retag", "--quiet", "--hermes-home", str(home), "--profile", profile]
+    replace_file(target / "retag.json", json.dumps({"command": retag}), mode=0o644)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
                 shutil.rmtree(target)
             print(f"{profile.name}: removed {shown_path(target)}")
         else:
-            write_plugin(target)
+            write_plugin(target, home, profile.name)
             print(f"{profile.name}: plugin {PLUGIN_NAME} written to {shown_path(target)}")
     if not args.uninstall:
         _next_steps(profiles)

@@ -12,14 +12,11 @@ def register(commands) -> None:
     parser = commands.add_parser("mcp", help="serve the fact store to the agent over MCP (stdio, read-only)")
     add_home_argument(parser)
     parser.add_argument("--profile", metavar="NAME", help="serve this profile only (default: every profile of the home)")
-    parser.add_argument(
-        "--include-private", action="store_true", help="also hand the agent facts tagged private-person (your decision, never the model's)"
-    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from memory_pipeline.mcp_server import build_server
+    from memory_pipeline.mcp_server import build_server, run_server
 
     home = hermes_home(args)
     if args.profile:
@@ -27,5 +24,5 @@ def run(args: argparse.Namespace) -> int:
             get_profile(home, args.profile)
         except ProfileNotFound as exc:
             raise CommandError(str(exc)) from None
-    build_server(home, args.profile, args.include_private).run("stdio")
+    run_server(build_server(home, args.profile))
     return 0

@@ -9,7 +9,7 @@ import argparse
 from memory_pipeline import environment
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.cli.sync_output import entry_title
-from memory_pipeline.lib.privacy.matching import KeywordListError, private_reasons
+from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.store.database import StoreError
 
 
@@ -29,8 +29,8 @@ def register(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def _shown(fact_id: int, content: str, keywords) -> str:
-    private = keywords is None or bool(private_reasons(content, keywords))
+def _shown(fact_id: int, content: str, judge) -> str:
+    private = judge is None or bool(judge.reasons(content))
     return f"#{fact_id} (private)" if private else f'#{fact_id} "{entry_title(content)}"'
 
 
@@ -41,12 +41,12 @@ def run(args: argparse.Namespace) -> int:
     if args.apply and not (args.retire or args.keep):
         raise CommandError("--apply writes what --retire or --keep shows: give one of them")
     home = hermes_home(args)
-    try:
-        keywords = environment.keywords(None, home)
-    except KeywordListError:
-        keywords = None  # every fact then shown by its id only
     results = []
     for profile in selected_profiles(args, home):
+        try:
+            judge = environment.privacy_judge(profile, home)
+        except KeywordListError:
+            judge = None  # every fact then shown by its id only
         try:
             found = profile_mirrors(profile, apply=args.apply, keep=args.keep)
         except StoreError as exc:
@@ -54,19 +54,19 @@ def run(args: argparse.Namespace) -> int:
         ids = [row.fact_id for row in found.unexplained]
         results.append({"profile": profile.name, "store": str(found.store), "unexplained": ids, "settled": found.settled})
         if not args.json and found.store.is_file():
-            _print(profile.name, found.unexplained, found.settled, args, keywords)
+            _print(profile.name, found.unexplained, found.settled, args, judge)
     if args.json:
         print_json({"profiles": results, "action": "retire" if args.retire else "keep" if args.keep else None, "applied": args.apply})
     return 0
 
 
-def _print(name: str, rows, settled: list[int], args: argparse.Namespace, keywords) -> None:
+def _print(name: str, rows, settled: list[int], args: argparse.Namespace, judge) -> None:
     if not rows:
         print(f"{name}: no mirror-shaped fact without its entry")
         return
     print(f"{name}: {len(rows)} facts shaped like Holographic's mirror of an entry that no entry backs:")
     for row in rows:
-        print(f"  {_shown(row.fact_id, row.content, keywords)} ({'USER.md' if row.source == 'user' else 'MEMORY.md'} category)")
+        print(f"  {_shown(row.fact_id, row.content, judge)} ({'USER.md' if row.source == 'user' else 'MEMORY.md'} category)")
     verb = "retired" if args.retire else "kept as the agent's own"
     if args.apply:
         print(f"{name}: {len(settled)} {verb}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.lib.store.database import StoreError
@@ -16,7 +17,11 @@ def register(commands) -> None:
     add_home_argument(parser)
     add_profile_arguments(parser)
     parser.add_argument("--limit", type=int, default=10, metavar="N", help="at most N results per profile (default: 10)")
-    parser.add_argument("--include-private", action="store_true", help="also show facts tagged private-person")
+    parser.add_argument(
+        "--include-private",
+        action="store_true",
+        help="show every fact: private, unsafe and not yet judged ones too (for you, never the agent)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
 
@@ -30,19 +35,19 @@ def run(args: argparse.Namespace) -> int:
         found = search_profiles(profiles, args.query, limit=args.limit, include_private=args.include_private, refresh_index=True)
     except (StoreError, SearchError) as exc:
         raise CommandError(str(exc)) from None
-    unsynced, results, hidden = found.without_store, found.facts, found.withheld_private
+    unsynced, results = found.without_store, found.facts
     if len(unsynced) == len(profiles):
         raise CommandError(f"no fact store yet for profile {', '.join(unsynced)} (run `memory-pipeline sync` first)")
     if args.json:
-        print_json({"results": results, "hidden_private": hidden, "profiles_without_store": unsynced})
+        print_json({"results": results, "private_shown": args.include_private, "profiles_without_store": unsynced})
         return 0
     if not results:
-        print("no facts found" + (f" in {', '.join(p for p in unsynced)} (never synced)" if unsynced and not hidden else ""))
+        print("no facts found" + (f" in {', '.join(p for p in unsynced)} (never synced)" if unsynced else ""))
     for r in results:
         marks = " (retired: its entry was removed)" if r["retired"] else ""
         print(f"{r['profile']} #{r['fact_id']} [{r['category']}]{marks} {r['content']}")
         if r["tags"]:
             print(f"    tags: {r['tags']}")
-    if hidden:
-        print(f"{hidden} private match{'es' if hidden != 1 else ''} hidden (--include-private shows them)")
+    if not args.include_private:
+        print("private and unsafe facts, and facts not judged yet, are not shown (--include-private shows every fact)", file=sys.stderr)
     return 0

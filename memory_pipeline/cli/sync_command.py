@@ -22,9 +22,11 @@ from memory_pipeline.cli.common import (
     selected_profiles,
 )
 from memory_pipeline.cli.sync_output import Printer, check_errors
-from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, PrivacyPolicy, RemovalPolicy, VectorFormat
+from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, RemovalPolicy, VectorFormat
+from memory_pipeline.lib.privacy.choice import NO_LIST
 from memory_pipeline.lib.privacy.matching import KeywordListError
-from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, sync_profiles
+from memory_pipeline.services.summaries import retag_change
+from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, remember_privacy, sync_profiles
 
 
 def register(commands) -> None:
@@ -46,14 +48,21 @@ def register(commands) -> None:
         help="HRR vector dialect to write: auto (default: the store's own), legacy (float64, every "
         "Hermes reads it) or hrr1 (float32, current Hermes only)",
     )
-    parser.add_argument(
+    keywords = parser.add_mutually_exclusive_group()
+    keywords.add_argument(
         "--keywords",
         metavar="PATH",
-        help="privacy keyword list (default: $MEMORY_PIPELINE_PRIVACY_KEYWORDS, else "
-        "<hermes-home>/memory-pipeline/privacy_keywords.txt; without one, the built-in detectors alone)",
+        help="privacy keyword list, remembered for the profiles synced (default: $MEMORY_PIPELINE_PRIVACY_KEYWORDS, else the "
+        "list named before, else <hermes-home>/memory-pipeline/privacy_keywords.txt)",
+    )
+    keywords.add_argument(
+        "--no-keywords", action="store_true", help="judge with the built-in detectors alone (remembered, like --keywords)"
     )
     parser.add_argument(
-        "--privacy-policy", choices=PRIVACY_POLICIES, default="tag", help="private facts: tag (default) or hide (also below prefetch trust)"
+        "--privacy-policy",
+        choices=PRIVACY_POLICIES,
+        help="private facts: hide (below prefetch trust) or tag (tagged, still prefetched); remembered for the profiles synced "
+        "(default: the profile's plugins.memory-pipeline.privacy_policy, else the one named before, else hide)",
     )
     add_cap_target_argument(parser)
     parser.add_argument(
@@ -84,20 +93,21 @@ def _sync(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     home = hermes_home(args)
     text = not (args.json or args.quiet)
-    try:  # to name private entries by id only; a list that cannot load fails the run itself, with its line
-        loaded = environment.keywords(args.keywords, home) if text or args.retag else None
-    except KeywordListError:
-        loaded = None  # the run fails before writing, with the list's one-line problem: nothing to name
+    profiles = {p.name: p for p in selected_profiles(args, home)}
+    remember_privacy(home, list(profiles), policy=args.privacy_policy, keywords=NO_LIST if args.no_keywords else args.keywords)
+    judges = {}
+    for name, profile in profiles.items():
+        try:  # to name private entries by id only; a list that cannot load fails the run itself, with its line
+            judges[name] = environment.privacy_judge(profile, home) if text else None
+        except KeywordListError:
+            judges[name] = None  # the run fails before writing, with the list's one-line problem: nothing to name
     request = SyncRequest(
         home=home,
-        profiles={p.name: p for p in selected_profiles(args, home)},
-        keywords_path=environment.keywords_path(args.keywords, home),
-        keywords=loaded,
+        profiles=profiles,
         resource_config={
             **({"hermes": {"cap_target": args.cap_target}} if args.cap_target else {}),
             "extractor": extractor_config(args),
             "store": {"removal_policy": RemovalPolicy(args.removal_policy).name, "vector_format": VectorFormat(args.vector_format).name},
-            "privacy": {"keywords_path": str(args.keywords or ""), "policy": PrivacyPolicy(args.privacy_policy).name},
         },
         retag=args.retag,
         force=args.force,
@@ -105,7 +115,7 @@ def _sync(args: argparse.Namespace) -> int:
         with_changes=text,
         quiet=args.quiet,
     )
-    printer = Printer(tty=text and sys.stdout.isatty(), asked_extractor=args.extractor, keywords=loaded if text else None, retag=args.retag)
+    printer = Printer(tty=text and sys.stdout.isatty(), asked_extractor=args.extractor, judges=judges, retag=args.retag)
     hooks = SyncHooks(moved_aside=lambda moved: print(f"memory-pipeline: moved aside {moved}", file=sys.stderr))
     if text:
         hooks = replace(hooks, skipped=printer.skipped, starting=printer.starting, done=printer.done)
@@ -116,6 +126,11 @@ def _sync(args: argparse.Namespace) -> int:
     if text and outcome.backfill:
         print(f"re-tagged by Dagster backfill {outcome.backfill} on the running daemon (the UI's Backfills view shows it)")
     lines = outcome.run_problems + [line for name, failing in outcome.unsaid().items() for line in check_errors(name, failing)]
+    if not text:  # a text summary says it already; cron and --json hear it too
+        for part in outcome.profiles.values():
+            if part.run is not None and (unhidden := retag_change(part.run).untagged):
+                said = f"{unhidden} facts no longer private under the current keyword list and detectors"
+                print(f"memory-pipeline: {part.summary.profile}: {said}", file=sys.stderr)
     for line in lines:
         print(f"memory-pipeline: {line}", file=sys.stderr)
     ok = not lines

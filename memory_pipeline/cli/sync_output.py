@@ -67,16 +67,14 @@ def entry_title(text: str | None) -> str:
     return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1] + "…"
 
 
-def change_lines(changes: list[dict], keywords) -> list[str]:
+def change_lines(changes: list[dict], judge) -> list[str]:
     """`+ MEMORY.md "Title" added`, `→ "Title" moved MEMORY.md → USER.md`, … A private entry is
     named by its id only."""
-    from memory_pipeline.lib.privacy.matching import private_reasons
-
     lines = []
     for change in changes:
         status, name = change["status"], SOURCE_FILES[change["source"]]
         # Without the keyword list (it failed to load) every entry is named by its id only.
-        private = keywords is None or (bool(change.get("text")) and bool(private_reasons(change["text"], keywords)))
+        private = judge is None or (bool(change.get("text")) and bool(judge.reasons(change["text"])))
         shown = f"{change['entry_id']} (private)" if private else f'"{entry_title(change.get("text"))}"'
         matched = change.get("matched_entry_id") or ""
         if status == "changed" and matched and not matched.startswith(change["source"] + ":"):
@@ -96,7 +94,7 @@ class Printer:
 
     tty: bool
     asked_extractor: str
-    keywords: object  # the KeywordList, to show private entries by id only
+    judges: dict  # each profile's PrivacyJudge (None: its list failed), to show private entries by id only
     retag: bool = False
     _reasons: set[str] = field(default_factory=set)
 
@@ -134,7 +132,7 @@ class Printer:
             print(f"  extractor: {extractor}, {s.llm_calls} LLM calls; {why}")
         if line := mirror_line(s):
             print(f"  {line}")
-        for line in change_lines(run.changes[:_NAMED], self.keywords):
+        for line in change_lines(run.changes[:_NAMED], self.judges.get(run.profile)):
             print(f"  {line}")
         if len(run.changes) > _NAMED:
             print(f"  … and {len(run.changes) - _NAMED} more (`memory-pipeline entries --profile {run.profile}` lists every entry)")

@@ -28,13 +28,13 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
     settings = store.settings(profile)
     # Only privacy_coverage reads the keyword list: a list that cannot be loaded is its failure
     # (and fact_store's), never the ledger check's.
-    keywords = privacy.keywords_for_step(hermes.path()) if names is None or "privacy_coverage" in names else None
+    judge = privacy.judge_for_step(hermes.path(), profile) if names is None or "privacy_coverage" in names else None
     with store.connected(settings, create=False) as conn:
         inputs = AuditInputs(
             readings,
             conn,
             settings,
-            keywords,
+            judge,
             data_dir=environment.data_dir(hermes.path()),
             profile=profile.name,
             cap_target=profile.cap_target(hermes.cap_target),

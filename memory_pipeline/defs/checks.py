@@ -12,6 +12,7 @@ CHECK_ASSETS = {
     "mirrors_adopted": "fact_store",
     "index_consistency": "fts_index",
     "privacy_coverage": "privacy_tags",
+    "memory_safe": "privacy_tags",
     "cap_usage": "parsed_entries",
     "format_parity": "parsed_entries",
     "pointers_resolve": "fact_store",

@@ -3,17 +3,25 @@ detectors."""
 
 import dagster as dg
 
+from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.sync import fact_store
+from memory_pipeline.lib.privacy.choice import judged, lists_digest
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import retag_store
 
 
-def keyword_list_metadata(keywords: KeywordList) -> dict:
-    """What an observation of the list says of it: its hash, its number of terms and its path
-    (never a term)."""
-    return {"sha256": keywords.sha256, "terms": float(keywords.terms), "path": dg.MetadataValue.path(str(keywords.path))}
+def keyword_list_metadata(lists: dict[str, KeywordList]) -> dict:
+    """What an observation of the lists says of them: their combined hash, how many distinct lists
+    and terms, and each profile's list's path (never a term)."""
+    distinct = {lst.sha256: lst for lst in lists.values()}
+    return {
+        "sha256": lists_digest(lists),
+        "lists": float(len(distinct)),
+        "terms": float(sum(lst.terms for lst in distinct.values())),
+        **{f"path_{name}": dg.MetadataValue.path(str(lst.path)) for name, lst in sorted(lists.items()) if lst.path is not None},
+    }
 
 
 # Observable source assets take their UI description from the decorator, not the docstring.
@@ -21,19 +29,16 @@ def keyword_list_metadata(keywords: KeywordList) -> dict:
     group_name="privacy",
     tags={"dagster/kind/text": ""},
     description=(
-        "The user's private keyword list (one term per line, `#` comments, `re:` regexes).\n"
+        "The user's private keyword lists, one per profile (one term per line, `#` comments, `re:` regexes).\n"
         "\n"
-        "Its data version is the file's SHA-256: a changed list makes `privacy_tags` stale everywhere.\n"
-        "Its terms are never shown, only their count and the hash."
+        "Its data version is the lists' combined SHA-256: a changed list makes `privacy_tags` stale everywhere.\n"
+        "Their terms are never shown, only their count and the hash."
     ),
 )
 def privacy_keywords(hermes: HermesHomeResource, privacy: PrivacyResource) -> dg.ObserveResult:
-    """Observes the keyword list: its data version is the list's SHA-256 (see the description above)."""
-    keywords = privacy.keywords_for_step(hermes.path())
-    return dg.ObserveResult(
-        data_version=dg.DataVersion(keywords.sha256),
-        metadata=keyword_list_metadata(keywords),
-    )
+    """Observes the keyword lists: its data version is their combined SHA-256 (see the description above)."""
+    lists = privacy.lists(hermes.path())
+    return dg.ObserveResult(data_version=dg.DataVersion(lists_digest(lists)), metadata=keyword_list_metadata(lists))
 
 
 _IDS_SHOWN = 100
@@ -56,17 +61,23 @@ def privacy_tags(
     store: FactStoreResource,
     privacy: PrivacyResource,
 ) -> dg.MaterializeResult:
-    """Every fact of the store re-checked against the keyword list and the built-in detectors.
+    """Every fact of the store judged against the keyword list, the built-in detectors and the
+    unsafe-instruction scan: one verdict per fact for its current text, the only thing that lets
+    the agent's MCP server and plugin hand a fact out.
 
-    A match gets the `private-person` tag and a single `private-person` entity link (probing a
-    name never surfaces it); a fact that stops matching loses both; tag variants are folded.
-    Metadata holds counts per detector kind and the list's hash, never a term or a match.
+    A private fact gets the `private-person` tag and a single `private-person` entity link (probing
+    a name never surfaces it) and, under policy `hide` (the default), trust below Holographic's
+    prefetch threshold; an unsafe one is tagged `unsafe-instructions` and kept below it too; a fact
+    that stops matching gets its tag, links and trust back; tag variants are folded. Metadata holds
+    counts per detector kind and the list's hash, never a term or a match.
     """
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
-    keywords = privacy.keywords_for_step(hermes.path())
+    judge = privacy.judge_for_step(hermes.path(), profile)
+    keywords = judge.keywords
     with store.connected(settings, create=True) as conn:
-        report = retag_store(conn, keywords, settings, policy=privacy.private_policy(), watermarks=store.watermarks)
+        report = retag_store(conn, judge, settings, watermarks=store.watermarks)
+    judged(environment.data_dir(hermes.path()), profile.name, keywords)
     metadata = {
         "facts": float(report.facts),
         "private_facts": float(report.private),
@@ -77,9 +88,12 @@ def privacy_tags(
         "no_longer_private_ids": _ids(report.no_longer_private),
         "tag_variants_normalised": float(report.normalised),
         "hidden": float(report.hidden),
+        "unsafe_facts": float(len(report.unsafe)),
+        "unsafe_ids": _ids(report.unsafe),
         "keyword_list_sha256": keywords.sha256,
         "keyword_terms": float(keywords.terms),
-        "policy": privacy.private_policy(),
+        "detectors": judge.detectors,
+        "policy": judge.policy,
     }
     metadata.update({f"matched_{kind}": float(count) for kind, count in sorted(report.reasons.items())})
     return dg.MaterializeResult(metadata=metadata)

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Optional
 
 import dagster as dg
 from pydantic import PrivateAttr
@@ -17,6 +18,7 @@ from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, read_profile
 from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
+from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
@@ -176,30 +178,35 @@ class ExtractorResource(dg.ConfigurableResource):
 
 
 class PrivacyResource(dg.ConfigurableResource):
-    """The privacy keyword list and what a private fact gets.
+    """What each profile's facts are judged with: the privacy keyword list, the detectors and what
+    a private fact gets.
 
-    `keywords_path` empty means `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`, else
-    `<hermes-home>/memory-pipeline/privacy_keywords.txt`; without one only the built-in detectors apply. `policy` is `tag`
-    (the `private-person` tag and entity) or `hide` (also trust below the prefetch threshold).
-    Only the list's SHA-256 and term count are ever shown.
+    Left empty, each profile's own choice applies (the same the CLI and Hermes' cron use): its
+    `plugins.memory-pipeline` settings in config.yaml, else what `sync --privacy-policy` or
+    `sync --keywords` left remembered, else policy `hide` (trust below Holographic's prefetch
+    threshold) and `<hermes-home>/memory-pipeline/privacy_keywords.txt`. `keywords_path` or
+    `policy` set here decide for this run only. Only the list's SHA-256 and term count are shown.
     """
 
     keywords_path: str = ""
-    policy: PrivacyPolicy = PrivacyPolicy.TAG
+    policy: Optional[PrivacyPolicy] = None  # noqa: UP045 - Dagster's config reads Optional
 
-    def keyword_file(self, hermes_home: Path) -> Path:
-        return environment.keywords_path(self.keywords_path or None, hermes_home)
+    def told(self) -> Told:
+        return Told(policy=PrivacyPolicy(self.policy).value if self.policy else None, keywords=self.keywords_path or None)
 
-    def keywords(self, hermes_home: Path) -> KeywordList:
-        return environment.keywords(self.keywords_path or None, hermes_home)
+    def choice(self, hermes_home: Path, profile: Profile) -> PrivacyChoice:
+        return environment.privacy_choice(profile, hermes_home, self.told())
 
-    def keywords_for_step(self, hermes_home: Path) -> KeywordList:
-        """The list, or the step fails with the list's one-line problem (file and line, no term)."""
+    def judge(self, hermes_home: Path, profile: Profile) -> PrivacyJudge:
+        return environment.privacy_judge(profile, hermes_home, self.told())
+
+    def judge_for_step(self, hermes_home: Path, profile: Profile) -> PrivacyJudge:
+        """The judge, or the step fails with the list's one-line problem (file and line, no term)."""
         try:
-            return self.keywords(hermes_home)
+            return self.judge(hermes_home, profile)
         except KeywordListError as exc:
             raise dg.Failure(description=str(exc)) from None
 
-    def private_policy(self) -> str:
-        """What a private fact gets, as the tagger takes it (`tag`, `hide`)."""
-        return PrivacyPolicy(self.policy).value
+    def lists(self, hermes_home: Path) -> dict[str, KeywordList]:
+        """Every profile's keyword list, by profile (what the keyword sensor watches)."""
+        return environment.keyword_lists(hermes_home, self.told())

@@ -9,12 +9,12 @@ from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.privacy import keyword_list_metadata
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles, memory_files_digest
-from memory_pipeline.lib.privacy.matching import KeywordListError
+from memory_pipeline.lib.privacy.choice import lists_digest
 
 
 @dg.sensor(
     name="privacy_keywords_sensor",
-    description="Launches one backfill re-tagging every profile when the privacy keyword list's SHA-256 changes.",
+    description="Launches one backfill re-tagging every profile when a profile's privacy keyword list (its SHA-256) changes.",
     # Hashing one small file: cheap enough that an edited list is acted on within seconds.
     minimum_interval_seconds=15,
     default_status=dg.DefaultSensorStatus.RUNNING,
@@ -23,22 +23,20 @@ from memory_pipeline.lib.privacy.matching import KeywordListError
 def privacy_keywords_sensor(
     context: dg.SensorEvaluationContext, hermes: HermesHomeResource, privacy: PrivacyResource
 ) -> dg.SensorResult | dg.SkipReason:
-    """The cursor holds the list's hash (never its terms): a new hash launches one backfill of
+    """The cursor holds the lists' combined hash (never a term): a new hash launches one backfill of
     `privacy_tags` → `fts_index` → `audit_report` over every profile partition, shown in the UI's
     Backfills view with each profile's status. A list that returns to an earlier version is
-    re-applied too: only the hash seen last counts."""
-    try:
-        keywords = privacy.keywords(hermes.path())
-    except KeywordListError as exc:
-        return dg.SkipReason(str(exc))
-    digest = keywords.sha256
+    re-applied too: only the hash seen last counts. A list that cannot be read changes the hash
+    too: its profile's re-tag then fails closed, with the list's one line."""
+    lists = privacy.lists(hermes.path())
+    digest = lists_digest(lists)
     # Each new version of the list is an observation of `privacy_keywords`: the UI shows when the
     # list last changed, and its data version is the hash (never a term).
     observed = [
         dg.AssetObservation(
             asset_key=dg.AssetKey("privacy_keywords"),
             tags={"dagster/data_version": digest},
-            metadata=keyword_list_metadata(keywords),
+            metadata=keyword_list_metadata(lists),
         )
     ]
     # The cursor also says when the hash was recorded: a `sync --retag` backfill of the new list

@@ -89,7 +89,7 @@ def fact_store(
     """
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
-    keywords = privacy.keywords_for_step(hermes.path())
+    judge = privacy.judge_for_step(hermes.path(), profile)
     with store.connected(settings, create=True) as conn:
         report = write_sync(
             conn,
@@ -97,7 +97,7 @@ def fact_store(
             extracted_facts,
             settings=settings,
             removal_policy=store.removal(),
-            privacy=(keywords, privacy.private_policy()),
+            judge=judge,
             watermarks=store.watermarks,
         )
     if report.removed:

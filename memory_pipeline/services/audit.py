@@ -12,7 +12,7 @@ from memory_pipeline.lib.audit.checks import AuditResult
 from memory_pipeline.lib.audit.engine import AuditInputs, run_audits
 from memory_pipeline.lib.audit.repairs import repair_indexes, repair_ledger, repair_links, repair_tags
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.privacy.matching import KeywordList
+from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
 
@@ -24,7 +24,7 @@ _TAG_CHECKS = {"privacy_coverage"}
 _SYNC_CHECKS = {"hashes_fresh", "layer_counts", *_LEDGER_CHECKS, *_LINK_CHECKS}
 
 
-def audit_profile(profile: Profile, home: Path, keywords: KeywordList, cap_target: float | None = None) -> list[AuditResult]:
+def audit_profile(profile: Profile, home: Path, judge: PrivacyJudge, cap_target: float | None = None) -> list[AuditResult]:
     """Every check of the profile, on its files and store as they are now."""
 
     settings = holographic_settings(profile.home)
@@ -34,7 +34,7 @@ def audit_profile(profile: Profile, home: Path, keywords: KeywordList, cap_targe
                 read_profile(profile),
                 conn,
                 settings,
-                keywords,
+                judge,
                 data_dir=environment.data_dir(home),
                 profile=profile.name,
                 cap_target=profile.cap_target(cap_target),
@@ -42,7 +42,7 @@ def audit_profile(profile: Profile, home: Path, keywords: KeywordList, cap_targe
         )
 
 
-def repair_profile(profile: Profile, home, keywords: KeywordList, failing: set[str]) -> tuple[list[str], list[str]]:
+def repair_profile(profile: Profile, home, judge: PrivacyJudge, failing: set[str]) -> tuple[list[str], list[str]]:
     """The failing checks' mechanical repairs, then a sync of the profile where entries are left
     to sync afresh: what was repaired, and what could not be."""
     settings = holographic_settings(profile.home)
@@ -58,7 +58,7 @@ def repair_profile(profile: Profile, home, keywords: KeywordList, failing: set[s
             if failing & _INDEX_CHECKS:
                 done += repair_indexes(conn, settings)
             if failing & _TAG_CHECKS:
-                done += repair_tags(conn, keywords, settings)
+                done += repair_tags(conn, judge, settings)
     if failing & _SYNC_CHECKS:
         from memory_pipeline.instance import local_instance
         from memory_pipeline.runs import run_sync
@@ -67,7 +67,9 @@ def repair_profile(profile: Profile, home, keywords: KeywordList, failing: set[s
             local_instance(home),
             home,
             [profile.name],
-            resource_config={"privacy": {"keywords_path": str(keywords.path) if keywords.path and keywords.path.exists() else ""}},
+            resource_config={
+                "privacy": {"keywords_path": str(judge.keywords.path) if judge.keywords.path and judge.keywords.path.exists() else ""}
+            },
         )
         if result.success:
             done.append("re-synced pending entries")

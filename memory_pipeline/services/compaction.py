@@ -66,7 +66,7 @@ def facts_gone(profile: Profile, proposal: Proposal) -> list[int]:
     """The facts the proposal points at that the store no longer holds (nothing may be written then)."""
     wanted = sorted({i for r in proposal.rewrites for i in r.fact_ids})
     with opened(holographic_settings(profile.home).db_path, create=False) as conn:
-        return facts_by_id(conn, wanted, include_private=True)[2]
+        return facts_by_id(conn, wanted, include_private=True)[1]
 
 
 def apply_compaction(

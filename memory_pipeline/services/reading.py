@@ -3,11 +3,16 @@ index facts Hermes wrote since the last sync first) with the index brought in st
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.database import opened, read_only
-from memory_pipeline.lib.store.fact_search import facts_by_id, search
+from memory_pipeline.lib.store.database import StoreError, opened, read_only
+from memory_pipeline.lib.store.fact_search import facts_by_id, gate, search
 from memory_pipeline.lib.store.search_index import sync_search_index
 from memory_pipeline.lib.store.settings import holographic_settings
 
@@ -17,10 +22,9 @@ class Found:
     """What a search or a lookup over several profiles found."""
 
     facts: list[dict] = field(default_factory=list)  # each with its `profile`
-    withheld_private: int = 0  # private matches left out
-    withheld_unjudged: int = 0  # facts changed since the last sync, not yet judged private or not
-    withheld_ids: list[int] = field(default_factory=list)  # for a lookup: ids left out (either reason)
-    missing_ids: list[int] = field(default_factory=list)  # for a lookup: ids no profile has
+    # For a lookup: ids not answered, whether no fact has them or they are not shown (alike, so
+    # that nothing answered tells of a fact that was not shown).
+    unavailable_ids: list[int] = field(default_factory=list)
     without_store: list[str] = field(default_factory=list)  # profiles never synced
 
 
@@ -29,9 +33,11 @@ def _stores(profiles: list[Profile]) -> dict[str, object]:
 
 
 def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_private: bool, refresh_index: bool) -> Found:
-    """`query` as a substring in every profile's facts, at most `limit` per profile. With
-    `refresh_index` (the CLI) facts Hermes wrote since the last sync are indexed first; without
-    (the agent's server) nothing is written, and only facts the last sync judged are returned."""
+    """`query` as a substring in every profile's facts, at most `limit` per profile: only facts
+    with a "shown" verdict for their current text unless `include_private` (the user at the
+    command line). With `refresh_index` (the CLI) facts Hermes wrote since the last sync are
+    indexed first (the index judges nothing: they are shown once the next sync judged them);
+    without (the agent's server) nothing is written."""
     found = Found()
     for name, db in _stores(profiles).items():
         if not db.is_file():
@@ -40,10 +46,8 @@ def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_
         with opened(db, create=False) if refresh_index else read_only(db) as conn:
             if refresh_index:
                 sync_search_index(conn)
-            results = search(conn, query, limit=limit, include_private=include_private, judged_only=not refresh_index)
-        found.facts += [{"profile": name, **fact} for fact in results.facts]
-        found.withheld_private += results.hidden_private
-        found.withheld_unjudged += results.unjudged
+            results = search(conn, query, limit=limit, include_private=include_private)
+        found.facts += [{"profile": name, **fact} for fact in results]
     return found
 
 
@@ -51,7 +55,52 @@ def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: 
     """The facts `fact_store#N` pointers name, from one profile's store, read-only."""
     db = holographic_settings(profile.home).db_path
     if not db.is_file():
-        return Found(without_store=[profile.name], missing_ids=list(fact_ids))
+        return Found(without_store=[profile.name], unavailable_ids=list(fact_ids))
     with read_only(db) as conn:
-        facts, withheld, missing = facts_by_id(conn, fact_ids, include_private=include_private)
-    return Found(facts=[{"profile": profile.name, **f} for f in facts], withheld_ids=withheld, missing_ids=missing)
+        facts, unavailable = facts_by_id(conn, fact_ids, include_private=include_private)
+    return Found(facts=[{"profile": profile.name, **f} for f in facts], unavailable_ids=unavailable)
+
+
+def list_changed(profile: Profile) -> bool:
+    """Whether the profile's keyword list changed since its facts were judged (its agent's
+    surfaces show nothing of it until a re-tag)."""
+    db = holographic_settings(profile.home).db_path
+    if not db.is_file():
+        return False
+    try:
+        with read_only(db) as conn:
+            judge = gate(conn)
+    except StoreError:
+        return False
+    return judge is not None and judge.stale
+
+
+_RETAG_AGAIN_S = 60.0  # one re-tag started per profile per minute at most
+
+
+def start_retag(home: Path) -> Callable[[Profile], None]:
+    """What starts a profile's re-tag in the background (`memory-pipeline sync --retag --quiet`,
+    detached, its output dropped: the sync itself records what it did); at most once a minute
+    per profile."""
+    started: dict[str, float] = {}
+
+    def retag(profile: Profile) -> None:
+        now = time.monotonic()
+        if now - started.get(profile.name, -_RETAG_AGAIN_S) < _RETAG_AGAIN_S:
+            return
+        started[profile.name] = now
+        command = [
+            sys.executable,
+            "-m",
+            "memory_pipeline.cli",
+            "sync",
+            "--retag",
+            "--quiet",
+            "--hermes-home",
+            str(home),
+            "--profile",
+            profile.name,
+        ]
+        subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+    return retag

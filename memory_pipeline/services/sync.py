@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.privacy.matching import KeywordList
+from memory_pipeline.lib.privacy.choice import lists_digest
 from memory_pipeline.lib.sync.state import (
     already_said,
     config_digest,
@@ -41,8 +41,6 @@ class SyncRequest:
 
     home: Path
     profiles: dict[str, Profile]
-    keywords_path: Path | None  # the keyword list the runs read (None: the built-in detectors alone)
-    keywords: KeywordList | None  # that list loaded, when it loads (a re-tag backfill names its version)
     resource_config: dict
     retag: bool = False
     force: bool = False
@@ -84,17 +82,39 @@ class SyncHooks:
     moved_aside: Callable[[Path], None] | None = None
 
 
+def remember_privacy(home: Path, profiles: list[str], *, policy: str | None, keywords: str | None) -> None:
+    """A `--privacy-policy` or `--keywords` given to a sync, kept for these profiles' next syncs
+    (Hermes' cron, the UI's runs) until another is named."""
+    from memory_pipeline.lib.privacy.choice import NO_LIST, remember
+
+    if keywords not in (None, NO_LIST):
+        keywords = str(Path(keywords).expanduser().absolute())
+    for name in profiles:
+        if policy is not None or keywords is not None:
+            remember(environment.data_dir(home), name, **{k: v for k, v in (("policy", policy), ("keywords", keywords)) if v is not None})
+
+
+def _privacy_inputs(request: SyncRequest) -> dict[str, tuple[Path | None, dict]]:
+    """Per profile: the keyword list its run reads, and the run's settings with its privacy choice."""
+    found = {}
+    for name, profile in request.profiles.items():
+        choice = environment.privacy_choice(profile, request.home)
+        settings = {"resources": request.resource_config, "retag": request.retag, "privacy": [choice.policy, sorted(choice.categories)]}
+        found[name] = (choice.keywords_path, settings)
+    return found
+
+
 def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncOutcome:
     hooks = hooks or SyncHooks()
     data_dir = environment.data_dir(request.home)
-    run_settings = {"resources": request.resource_config, "retag": request.retag}
+    inputs = _privacy_inputs(request)
     # Nothing to do where the files, the store, the keyword list and the settings are exactly as
     # the last clean sync read them: no Dagster run, not even its import.
     records = {} if request.force or request.retag else {name: recorded(data_dir, name) for name in request.profiles}
     skipped = [
         name
         for name, record_ in records.items()
-        if (now := current_state(request.profiles[name], request.keywords_path, run_settings)) is not None and now == record_.state
+        if (now := current_state(request.profiles[name], *inputs[name])) is not None and now == record_.state
     ]
     outcome = SyncOutcome({})
     for name in skipped:
@@ -104,7 +124,7 @@ def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncO
             hooks.skipped(name, failing)
     to_run = [name for name in request.profiles if name not in skipped]
     if to_run:
-        _run(request, to_run, run_settings, outcome, hooks)
+        _run(request, to_run, inputs, outcome, hooks)
     outcome.profiles = {name: outcome.profiles[name] for name in request.profiles}  # in the order asked
     for name, part in outcome.profiles.items():
         # Every verdict is noted, a clean one too: a problem that clears and comes back is said again.
@@ -113,7 +133,7 @@ def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncO
     return outcome
 
 
-def _run(request: SyncRequest, to_run: list[str], run_settings: dict, outcome: SyncOutcome, hooks: SyncHooks) -> None:
+def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOutcome, hooks: SyncHooks) -> None:
     # Dagster is imported only when a profile runs: a no-change sync stays quick.
     from memory_pipeline.backfill_runs import BackfillNotFinished, daemon_runs_backfills, run_retag_backfill
     from memory_pipeline.defs.backfills import RETAG_ASSETS
@@ -123,17 +143,18 @@ def _run(request: SyncRequest, to_run: list[str], run_settings: dict, outcome: S
     configs = {name: config_digest(request.profiles[name]) for name in to_run}
 
     def done(run: ProfileRun) -> None:
-        _settle(request, run, run_settings, configs[run.profile], outcome)
+        _settle(request, run, inputs[run.profile], configs[run.profile], outcome)
         if hooks.done is not None:
             hooks.done(run, outcome.profiles[run.profile].summary)
 
     instance = local_instance(request.home, reset_damaged=request.reset_state, on_reset=hooks.moved_aside)
-    if request.retag and request.keywords is not None and daemon_runs_backfills(instance):
+    if request.retag and daemon_runs_backfills(instance):
         # A daemon is running (the UI, a server): the re-tag is the same backfill the keyword
         # sensor launches, shown in the Backfills view, and waited for here.
+        digest = lists_digest(environment.keyword_lists(request.home))
         try:
             outcome.backfill, _ = run_retag_backfill(
-                instance, request.home, to_run, request.keywords.sha256, request.resource_config, on_start=hooks.starting, on_done=done
+                instance, request.home, to_run, digest, request.resource_config, on_start=hooks.starting, on_done=done
             )
         except BackfillNotFinished as exc:
             raise SyncNotFinished(str(exc)) from None
@@ -150,7 +171,7 @@ def _run(request: SyncRequest, to_run: list[str], run_settings: dict, outcome: S
     )
 
 
-def _settle(request: SyncRequest, run: ProfileRun, run_settings: dict, config: str, outcome: SyncOutcome) -> None:
+def _settle(request: SyncRequest, run: ProfileRun, inputs: tuple[Path | None, dict], config: str, outcome: SyncOutcome) -> None:
     """A run's result kept: its summary and failing checks, its problems, and what the next sync
     compares with. Its failing checks stand. A run a blocking check stopped wrote nothing and read
     no store for its audit: the inputs now are recorded (while the ledger stays corrupt, no run
@@ -165,9 +186,9 @@ def _settle(request: SyncRequest, run: ProfileRun, run_settings: dict, config: s
     if retry_can_fix(run):
         state = None
     elif blocked:
-        state = current_state(profile, request.keywords_path, run_settings)
+        state = current_state(profile, *inputs)
     else:
-        state = (read := run.inputs_read()) and state_of_run(profile, request.keywords_path, run_settings, read, config)
+        state = (read := run.inputs_read()) and state_of_run(profile, *inputs, read, config)
     if state:
         record(data_dir, run.profile, state, run.run_id, failing or [])
     else:  # also a re-tag (no files read), or another writer wrote during the run

@@ -67,9 +67,10 @@ def test_hermes_own_mcp_client_finds_what_fact_store_cannot_and_no_private_fact(
     found = _result(out["search"])
     assert [(r["profile"], r["fact_id"], r["content"]) for r in found["results"]] == [("default", fact_id, SERVER_ROOM)]
     private = _result(out["private"])
-    assert private["results"] == [] and private["withheld_private"] == 1
+    assert private["results"] == [] and set(private) == {"results", "note", "profiles_never_synced"}  # no count of what was withheld
     assert [f["content"] for f in _result(out["facts"])["facts"]] == [SERVER_ROOM]
-    assert _result(out["private_fact"]) == {"profile": "default", "facts": [], "withheld": [private_id], "not_found": []}
+    withheld = _result(out["private_fact"])
+    assert (withheld["facts"], withheld["unavailable"]) == ([], [private_id])
     assert "no profile named 'nope'" in _result(out["unknown_profile"])["error"]  # a tool error the model reads
     status = {p["profile"]: p for p in _result(out["status"])["profiles"]}
     assert set(status) == {"default", "work"} and status["default"]["current_facts"] == 24
@@ -97,5 +98,6 @@ def test_the_official_client_lists_the_three_tools_with_their_schemas(agent_home
     assert tools["get_facts"].inputSchema["properties"]["fact_ids"]["type"] == "array"
     assert "Chinese" in tools["search_memory"].description and "fact_store#N" in tools["get_facts"].description
     payload = json.loads(result.content[0].text)
-    assert (payload["withheld"], payload["not_found"], len(payload["facts"])) == ([private_id], [999999], 1)
+    # A private id and an id no fact has get the same answer: nothing tells them apart.
+    assert (payload["unavailable"], len(payload["facts"])) == ([private_id, 999999], 1)
     assert PRIVATE not in result.content[0].text

@@ -102,3 +102,11 @@ def sync_runs(home: Path) -> int:
         return len(instance.get_runs(filters=dg.RunsFilter(job_name="memory_sync_job")))
     finally:
         instance.dispose()
+
+
+def judge_of(keywords, policy: str = "hide", categories=None):
+    """A privacy judge over a loaded keyword list: the default detectors, `policy`."""
+    from memory_pipeline.lib.privacy.choice import PrivacyJudge
+    from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES
+
+    return PrivacyJudge(keywords, categories if categories is not None else DEFAULT_CATEGORIES, policy)

@@ -112,9 +112,18 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     CheckSpec(
         "privacy_coverage",
         ERROR,
-        "Every fact matching the list or a detector carries private-person; no tag variants.",
+        "Every fact matching the list or a detector carries private-person; no tag variants; under policy hide, "
+        "no private fact visible to prefetch.",
         _REPAIR,
         start=2,
+        moves_with_writers=True,
+    ),
+    CheckSpec(
+        "memory_safe",
+        WARN,
+        "No memory entry holds instructions to the agent, exfiltration or credential paths (such facts are withheld).",
+        "rewrite or remove the entry the detail names in MEMORY.md or USER.md (`memory-pipeline entries --profile {profile}` shows it)",
+        start=13,
         moves_with_writers=True,
     ),
     CheckSpec(

@@ -16,7 +16,7 @@ import pandas as pd
 from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.privacy.matching import KeywordList
+from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, opened, read_snapshot
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import size_state_sql, state_sql
@@ -31,7 +31,7 @@ class AuditInputs:
     readings: list[SourceReading]
     conn: sqlite3.Connection | None  # None: the store does not exist yet
     settings: HolographicSettings
-    keywords: KeywordList | None  # None: no check that needs it is run
+    judge: PrivacyJudge | None  # the keyword list, detectors and policy; None: no check that needs it is run
     data_dir: Path | None = None  # the pipeline's data directory: its history feeds the extraction checks
     profile: str = ""
     cap_target: float = DEFAULT_CAP_TARGET  # the share of each cap `cap_usage` warns above

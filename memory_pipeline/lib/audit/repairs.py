@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from memory_pipeline.lib.hermes.safe_files import private_directory
-from memory_pipeline.lib.privacy.matching import KeywordList
+from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.tagging import retag_store
 from memory_pipeline.lib.store.database import DANGLING_LINK_SQL, IS_PIPELINE_FACT_SQL, LEDGER_TABLE, write_transaction
 from memory_pipeline.lib.store.fact_writes import FactWrites, banks_off
@@ -52,8 +52,8 @@ def repair_indexes(conn: sqlite3.Connection, settings: HolographicSettings) -> l
     return done
 
 
-def repair_tags(conn: sqlite3.Connection, keywords: KeywordList, settings: HolographicSettings, policy: str = "tag") -> list[str]:
-    report = retag_store(conn, keywords, settings, policy=policy)
+def repair_tags(conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSettings) -> list[str]:
+    report = retag_store(conn, judge, settings)
     if not report.wrote:
         return []
     return [f"re-tagged: {report.tagged} tagged, {report.untagged} untagged, {report.normalised} tag variants folded"]

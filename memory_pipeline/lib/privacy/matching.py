@@ -8,8 +8,6 @@ list's terms are known only by their count and the file's SHA-256.
 from __future__ import annotations
 
 import hashlib
-import ipaddress
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +15,7 @@ from pathlib import Path
 import re2
 
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES, DETECTOR_GATE_RE2, detect  # noqa: F401 - re-exported
 from memory_pipeline.lib.privacy.keyword_sets import compiled_sets
 from memory_pipeline.lib.store.database import PRIVATE_TAG
 
@@ -53,24 +52,6 @@ class KeywordList:
         exactly what the list matches, for a vectorised scan; none for an empty list. Never to be
         shown anywhere."""
         return ["|".join(f"(?:{e})" for e in chunk) for chunk in self._chunks]
-
-
-def keyword_list_path(explicit: str | os.PathLike | None, hermes_home: Path) -> Path:
-    """The list named (`environment.keywords_named`: the flag, else the variable), else the home's own
-    `<hermes-home>/memory-pipeline/privacy_keywords.txt` (which may not exist)."""
-    # absolute(), not resolve(): messages name the path the user gave, not where a link points.
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    return hermes_home / "memory-pipeline" / "privacy_keywords.txt"
-
-
-def load_keyword_list(explicit: str | os.PathLike | None, hermes_home: Path) -> KeywordList:
-    """The list that applies. A list named by flag or variable must be there; the home's own may
-    be absent: then there are no terms, and the built-in detectors alone decide what is private."""
-    path = keyword_list_path(explicit, hermes_home)
-    if not explicit and not path.exists():
-        return KeywordList(path, EMPTY_LIST_SHA256, 0, (), ())
-    return load_keywords(path)
 
 
 def load_keywords(path: Path) -> KeywordList:
@@ -129,141 +110,10 @@ def _re2_problem(expression: str) -> str | None:
     return None
 
 
-# --- built-in detectors ---------------------------------------------------------------------
-
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
-# CN mobile: 1[3-9] + 9 digits, optionally as 3-4-4 groups, optionally +86; not inside a longer
-# number or an ASCII identifier (order numbers, `#13800138000`, `ORD13800138000`). Chinese text
-# may touch it directly (`手机13800138000`).
-_CN_MOBILE = re.compile(r"(?<![A-Za-z0-9#])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?![A-Za-z0-9-])")
-# International: a leading + and country code, then 6-14 more digits in groups.
-_INTL_PHONE = re.compile(r"(?<![\w+])\+[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,5}(?![\w-])")
-_IPV4 = re.compile(r"(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?![\w.-])")
-_VERSION_CONTEXT = re.compile(r"(?:\b(?:v|version|ver\.?|release|semver)|版本)\s*$", re.IGNORECASE)
-_IPV6 = re.compile(r"(?<![\w:])((?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})(?![\w:])")
-_CN_ID = re.compile(r"(?<!\d)(\d{17}[\dXx])(?![\dXx])")
-_CARD = re.compile(r"(?<![\d-])((?:\d[ -]?){12,18}\d)(?![\d-])")
-_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|6(?:011|5|2)|35)")
-_ADDRESS = re.compile(
-    r"(?:[\u4e00-\u9fff]{1,8}(?:省|市|区|县)[\u4e00-\u9fff\d]{0,12}(?:路|街|道|巷|弄)\d{1,5}号)"
-    r"|(?:\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Parkway|Pkwy|Way|Place|Pl)\b)"
-)
-_SECRET = re.compile(
-    r"(?:\bsk-[A-Za-z0-9_-]{20,}|\bghp_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{40,}|\bAKIA[0-9A-Z]{16}\b"
-    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----"
-    r"|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
-    r"|(?i:\b(?:api[_-]?key|access[_-]?token|secret|password|passwd)\b\s*[:=]\s*['\"]?[^\s'\"]{8,}))"
-)
-# Every secret pattern contains one of these (lower-cased); text without any skips the scan.
-_SECRET_MARKERS = ("sk-", "ghp_", "github_pat_", "akia", "xox", "-----begin", "eyj", "key", "token", "secret", "passw")
-_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-_ID_CHECK = "10X98765432"
-
-
-def _cn_id_valid(number: str) -> bool:
-    total = sum(int(d) * w for d, w in zip(number[:17], _ID_WEIGHTS, strict=True))
-    if _ID_CHECK[total % 11] != number[17].upper():
-        return False
-    year, month, day = int(number[6:10]), int(number[10:12]), int(number[12:14])
-    return 1900 <= year <= 2100 and 1 <= month <= 12 and 1 <= day <= 31
-
-
-def _luhn_valid(digits: str) -> bool:
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = int(char)
-        if index % 2:
-            value = value * 2 - 9 if value > 4 else value * 2
-        total += value
-    return total % 10 == 0
-
-
-def _ipv4_found(text: str) -> bool:
-    for match in _IPV4.finditer(text):
-        if _VERSION_CONTEXT.search(text[max(0, match.start() - 12) : match.start()]):
-            continue  # "version 1.2.3.4", "v10.0.0.1"
-        try:
-            address = ipaddress.IPv4Address(match.group(1))
-        except ValueError:
-            continue
-        if not (address.is_loopback or address.is_unspecified):  # 127.0.0.1 says nothing about anyone
-            return True
-    return False
-
-
-def _ipv6_found(text: str) -> bool:
-    for match in _IPV6.finditer(text):
-        candidate = match.group(1)
-        if candidate.count(":") < 2 or not re.search(r"[0-9A-Fa-f]", candidate):
-            continue
-        try:
-            address = ipaddress.IPv6Address(candidate)
-        except ValueError:
-            continue
-        if not (address.is_loopback or address.is_unspecified):
-            return True
-    return False
-
-
-def _card_found(text: str) -> bool:
-    for match in _CARD.finditer(text):
-        digits = re.sub(r"[ -]", "", match.group(1))
-        if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and _luhn_valid(digits):
-            return True
-    return False
-
-
-def _cn_id_found(text: str) -> bool:
-    return any(_cn_id_valid(m.group(1)) for m in _CN_ID.finditer(text))
-
-
-# Cheap gates: a phone, ID or card number needs eleven digits in a row (single separators aside:
-# a CN mobile has 11, a card 13, an ID 18; an international number also starts with `+`), an IP
-# address a digit-dot-digit or a double colon; most facts have neither, and skip those scans.
-_LONG_NUMBER = re.compile(r"\d(?:[\s-]?\d){10,}")
-_IP_HINT = re.compile(r"\d\.\d|:[0-9A-Fa-f]*:")
-
-DETECTORS = {
-    "email": lambda t, long_number: "@" in t and bool(_EMAIL.search(t)),
-    "phone": lambda t, long_number: bool((long_number and _CN_MOBILE.search(t)) or ("+" in t and _INTL_PHONE.search(t))),
-    "ip_address": lambda t, long_number: bool(_IP_HINT.search(t)) and (_ipv4_found(t) or _ipv6_found(t)),
-    "cn_resident_id": lambda t, long_number: long_number and _cn_id_found(t),
-    "payment_card": lambda t, long_number: long_number and _card_found(t),
-    "street_address": lambda t, long_number: bool(_ADDRESS.search(t)),
-    "secret": lambda t, long_number: any(m in t.lower() for m in _SECRET_MARKERS) and bool(_SECRET.search(t)),
-}
-
-
-# What every detector needs at the least, in one pass: an @, eleven digits in a row, a +, a
-# digit-dot-digit or a double colon, a 号 or a house number before a capitalised word, a secret's
-# marker. A text with none of these cannot match any detector (most facts).
-_ANY_DETECTOR = re.compile(
-    r"@|\d(?:[\s-]?\d){10}|\+[1-9]|\d\.\d|:[0-9A-Fa-f]*:|号|\d\s+[A-Z]|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ"
-    r"|(?i:api[_-]?key|access[_-]?token|secret|passw)"
-)
-
-
-# The same gate in RE2 syntax (DuckDB's regexp_matches), for filtering many facts at once; a
-# superset of every detector, so facts it rejects need no further look. Python's `\\d` and `\\s`
-# are Unicode-wide, so they become RE2's `\\pN` and the Unicode spaces here.
-_RE2_SPACE = r"[\s\x{0b}\pZ\x{1c}-\x{1f}\x{85}]"
-DETECTOR_GATE_RE2 = (
-    rf"@|\pN(?:(?:{_RE2_SPACE}|-)?\pN){{10}}|\+[1-9]|\pN\.\pN|:[0-9A-Fa-f]*:|号|\pN{_RE2_SPACE}+[A-Z]"
-    r"|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ|(?i:api[_-]?key|access[_-]?token|secret|passw)"
-)
-
-
-def detect(text: str) -> list[str]:
-    """Names of the built-in detectors that fire on a text (never what they matched)."""
-    if not _ANY_DETECTOR.search(text):
-        return []
-    long_number = bool(_LONG_NUMBER.search(text))
-    return [name for name, found in DETECTORS.items() if found(text, long_number)]
-
-
-def private_reasons(text: str, keywords: KeywordList) -> list[str]:
+def private_reasons(text: str, keywords: KeywordList, categories: frozenset[str] = DEFAULT_CATEGORIES) -> list[str]:
+    """Why a text is private: `keyword` when the list matches, and each detector on that fires."""
     reasons = ["keyword"] if keywords.matches(text) else []
-    return reasons + detect(text)
+    return reasons + detect(text, categories)
 
 
 def normalise_tags(tags: str) -> tuple[str, bool]:

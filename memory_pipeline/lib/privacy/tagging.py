@@ -1,21 +1,36 @@
-"""Re-checking every fact of a store against the keyword list and detectors.
+"""Judging every fact of a store: its privacy verdict, tags, links and trust.
 
-A private fact carries the tag `private-person` and one entity link, `private-person`, so probing
-a person's name never surfaces it; with policy `hide` its trust also drops below the prefetch
-threshold, because Holographic's prefetch ignores tags. A fact that stops matching gets its tag,
-links and trust back. Only facts whose state changes are written.
+Each fact gets a verdict (lib/store/verdicts.py) for its current text under the keyword list and
+detectors in force: shown, or withheld as private, unsafe or unreadable; the agent's surfaces hand
+out a fact only on a "shown" verdict. A private fact also carries the tag `private-person` and one
+entity link, `private-person`, so probing a person's name never surfaces it; with policy `hide`
+(the default) its trust drops below the prefetch threshold, because Holographic's prefetch ignores
+tags. An unsafe fact is tagged `unsafe-instructions` and kept below that threshold whatever the
+policy. A fact that stops matching gets its tag, links and trust back. A fact whose verdict is
+current is not judged again; only facts whose state changes are written.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 
-from memory_pipeline.lib.choices import PRIVACY_POLICIES
+from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.hermes.memory_files import title_entity
-from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, KeywordList, normalise_tags, private_reasons
-from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, read_snapshot, table_exists, write_transaction
+from memory_pipeline.lib.privacy.choice import Judgement, PrivacyJudge
+from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, normalise_tags
+from memory_pipeline.lib.store import verdicts
+from memory_pipeline.lib.store.database import (
+    LEDGER_TABLE,
+    PIPELINE_TAG,
+    RETIRED_TAG,
+    UNSAFE_TAG,
+    read_snapshot,
+    table_exists,
+    write_transaction,
+)
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.watermark import WatermarkChain
@@ -29,6 +44,8 @@ class RetagReport:
     relinked: int = 0
     hidden: int = 0
     unhidden: int = 0
+    unsafe: list[int] = field(default_factory=list)  # fact ids withheld as unsafe instructions
+    verdicts: dict = field(default_factory=dict)  # fact id -> Verdict recorded this run
     reasons: Counter = field(default_factory=Counter)  # detector kind -> facts (never the matches)
     newly_private: list[int] = field(default_factory=list)  # fact ids that gained the tag this run
     no_longer_private: list[int] = field(default_factory=list)  # fact ids that lost it: no longer matching
@@ -43,90 +60,130 @@ class RetagReport:
 
     @property
     def wrote(self) -> bool:
-        return bool(self.tagged or self.untagged or self.normalised or self.relinked or self.hidden or self.unhidden)
+        return bool(self.tagged or self.untagged or self.normalised or self.relinked or self.hidden or self.unhidden or self.verdicts)
 
 
 def hidden_trust(settings: HolographicSettings) -> float:
     return max(0.0, round(settings.min_trust - 0.1, 6))
 
 
-@dataclass(frozen=True)
-class _Target:
-    private: bool
-    tags: str
+def _target_tags(normal_tags: str, judgement: Judgement) -> str:
+    parts = [t for t in normal_tags.split(",") if t and t not in (PRIVATE_TAG, UNSAFE_TAG)]
+    return ",".join(parts + [PRIVATE_TAG] * judgement.private + [UNSAFE_TAG] * bool(judgement.unsafe))
 
 
-def _target(content: str, normal_tags: str, keywords: KeywordList, report: RetagReport | None) -> _Target:
-    reasons = private_reasons(content, keywords)
-    parts = [t for t in normal_tags.split(",") if t and t != PRIVATE_TAG]
-    if reasons:
-        parts.append(PRIVATE_TAG)
-        if report is not None:
-            report.reasons.update(reasons)
-    return _Target(bool(reasons), ",".join(parts))
+def _withheld_from_prefetch(judgement: Judgement, policy: str) -> bool:
+    return bool(judgement.unsafe) or (judgement.private and policy == PrivacyPolicy.HIDE.value)
 
 
 def retag_store(
-    conn: sqlite3.Connection,
-    keywords: KeywordList,
-    settings: HolographicSettings,
-    policy: str = "tag",
-    watermarks: WatermarkChain | None = None,
+    conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSettings, watermarks: WatermarkChain | None = None
 ) -> RetagReport:
     """Scan without a lock (one snapshot), then write only the facts that must change, re-checked
-    under the lock. `watermarks` hears how the store was found and left."""
-    if policy not in PRIVACY_POLICIES:
-        raise ValueError(f"privacy policy must be one of {', '.join(PRIVACY_POLICIES)}, not {policy!r}")
+    under the lock, their verdicts, and the judge now in force. `watermarks` hears how the store
+    was found and left."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
+    judge_row = (str(judge.keywords.path) if judge.keywords.path else None, judge.keywords.sha256, judge.detectors)
     with read_snapshot(conn):
         watermarks.observe(conn)
-        report, candidates = _scan(conn, keywords, settings, policy)
-    if not candidates:
+        report, candidates, scanned = _scan(conn, judge, settings)
+        orphans = conn.execute(
+            f"SELECT count(*) FROM {verdicts.VERDICTS_TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)"
+        ).fetchone()[0]
+        in_force = verdicts.judge_in_force(conn)
+    if not candidates and not orphans and in_force == judge_row:
         return report
     with write_transaction(conn):
         watermarks.observe(conn)
         writes = FactWrites(conn, settings)
         backed = _backed_by_entries(conn)
         for fact_id in candidates:
-            _apply(writes, fact_id, keywords, settings, policy, report, backed)
+            _apply(writes, fact_id, judge, settings, report, backed, scanned.get(fact_id))
         writes.rebuild_banks()
+        verdicts.record(conn, report.verdicts)
+        verdicts.drop_orphans(conn)
+        verdicts.set_judge(conn, *judge_row)
         watermarks.wrote(conn)
     return report
 
 
-def _scan(conn: sqlite3.Connection, keywords: KeywordList, settings: HolographicSettings, policy: str) -> tuple[RetagReport, list[int]]:
-    """Every fact judged against the list: the counts, and the facts whose tags, links or trust must change."""
+def _scan(conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSettings) -> tuple[RetagReport, list[int], dict]:
+    """Every fact judged (from its verdict, when that is current): the counts, the facts whose
+    verdict, tags, links or trust must change, and each judgement made."""
     report = RetagReport()
     private_entity = conn.execute("SELECT entity_id FROM entities WHERE name = ? ORDER BY entity_id", (PRIVATE_ENTITY,)).fetchone()
     private_links = {
         fact_id: entity_ids
         for fact_id, entity_ids in conn.execute("SELECT fact_id, group_concat(entity_id) FROM fact_entities GROUP BY fact_id")
     }
-    candidates = []
-    for fact_id, content, tags, trust in conn.execute("SELECT fact_id, content, tags, trust_score FROM facts"):
+    known = verdicts.verdicts(conn)
+    backed = _backed_by_entries(conn)
+    candidates, scanned = [], {}
+    for fact_id, raw, tags, trust in conn.execute("SELECT fact_id, CAST(content AS BLOB), tags, trust_score FROM facts"):
         report.facts += 1
+        judgement, fresh = _judged(judge, raw, known.get(fact_id))
+        scanned[fact_id] = judgement
+        report.private += judgement.private
+        report.reasons.update(r for r in judgement.reasons if r != "recorded")
+        if judgement.unreadable:
+            if fresh:
+                candidates.append(fact_id)
+            continue
         normal = normalise_tags(tags)[0]
-        target = _target(content, normal, keywords, report)
-        report.private += target.private
-        links_right = not target.private or (private_entity is not None and private_links.get(fact_id) == str(private_entity[0]))
-        trust_right = not (policy == "hide" and target.private and trust >= settings.min_trust)
-        was_private = PRIVATE_TAG in normal.split(",")
-        if target.tags != (tags or "") or not links_right or not trust_right or (was_private and not target.private):
+        links_right = not judgement.private or (private_entity is not None and private_links.get(fact_id) == str(private_entity[0]))
+        if fresh or not _settled(judgement, judge.policy, tags or "", normal, links_right, trust, settings, fact_id in backed):
             candidates.append(fact_id)
-    return report, candidates
+    return report, candidates, scanned
 
 
-def tag_written(
-    writes: FactWrites, fact_ids: list[int], keywords: KeywordList, settings: HolographicSettings, policy: str = "tag"
-) -> RetagReport:
-    """Tag the facts a sync just wrote, inside its transaction, so that no fact is ever visible
-    untagged; `retag_store` still re-checks the whole store afterwards. The facts were just
-    written for entries in the files, so every one of them is backed by an entry."""
+def _restorable(judgement: Judgement, policy: str, tags: str, trust: float, settings: HolographicSettings, backed: bool) -> bool:
+    """Trust the judge once lowered that goes back now (not a retired fact's, not a stray mirror's)."""
+    parts = tags.split(",")
+    return (
+        not _withheld_from_prefetch(judgement, policy)
+        and (PRIVATE_TAG in parts or UNSAFE_TAG in parts or judgement.private)
+        and trust == hidden_trust(settings)
+        and RETIRED_TAG not in parts
+        and (backed or PIPELINE_TAG not in parts)
+    )
+
+
+def _settled(judgement, policy, tags, normal, links_right, trust, settings, backed) -> bool:
+    """Tags, links and trust already as the judgement wants them."""
+    too_visible = _withheld_from_prefetch(judgement, policy) and trust >= settings.min_trust
+    return (
+        _target_tags(normal, judgement) == tags
+        and links_right
+        and not too_visible
+        and not _restorable(judgement, policy, normal, trust, settings, backed)
+    )
+
+
+def _judged(judge: PrivacyJudge, raw: bytes, verdict) -> tuple[Judgement, bool]:
+    """The fact's judgement, and whether its verdict must be written (none yet, or not for this
+    text under this judge)."""
+    if verdict is not None and (verdict.keywords_sha256, verdict.detectors) == (judge.keywords.sha256, judge.detectors):
+        judgement = Judgement.of_verdict(verdict)
+        if verdict.content_sha256 == _sha256(raw):
+            return judgement, False
+    return judge.judge(raw), True
+
+
+def _sha256(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def tag_written(writes: FactWrites, fact_ids: list[int], judge: PrivacyJudge, settings: HolographicSettings) -> RetagReport:
+    """Judge the facts a sync just wrote, inside its transaction, so that no fact is ever visible
+    untagged or without its verdict; `retag_store` still re-checks the whole store afterwards.
+    The facts were just written for entries in the files, so every one of them is backed by an
+    entry."""
     report = RetagReport()
     written = dict.fromkeys(fact_ids)  # ordered and a set at once
     backed = set(written)
     for fact_id in written:
-        _apply(writes, fact_id, keywords, settings, policy, report, backed)
+        _apply(writes, fact_id, judge, settings, report, backed, None)
+    verdicts.record(writes.conn, report.verdicts)
     return report
 
 
@@ -139,37 +196,45 @@ def _backed_by_entries(conn: sqlite3.Connection) -> set[int]:
 def _apply(
     writes: FactWrites,
     fact_id: int,
-    keywords: KeywordList,
+    judge: PrivacyJudge,
     settings: HolographicSettings,
-    policy: str,
     report: RetagReport,
     backed: set[int],
+    scanned: Judgement | None,
 ) -> None:
-    row = writes.conn.execute("SELECT content, tags, category, trust_score FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+    """One fact brought in line with its judgement, read again under the write lock (the scan's
+    judgement reused while the text is the one it judged)."""
+    row = writes.conn.execute("SELECT CAST(content AS BLOB), tags, trust_score FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
     if row is None:
         return
-    content, tags, category, trust = row
-    tags = tags or ""
+    raw, tags, trust = row
+    judgement = scanned if scanned is not None and scanned.content_sha256 == _sha256(raw) and "recorded" not in scanned.reasons else None
+    judgement = judgement or judge.judge(raw)
+    report.verdicts[fact_id] = judge.outcome_of(judgement)
+    if judgement.unreadable:
+        return  # nothing can be read to tag or link: withheld by its verdict alone
+    content, tags = raw.decode("utf-8"), tags or ""
     normal = normalise_tags(tags)[0]
-    target = _target(content, normal, keywords, None)
-    old_parts = tags.split(",")
+    target_tags = _target_tags(normal, judgement)
     was_private = PRIVATE_TAG in normal.split(",")
-    if any(p.strip() and p.strip() != PRIVATE_TAG and normalise_tags(p)[0] == PRIVATE_TAG for p in old_parts):
+    if any(p.strip() and p.strip() != PRIVATE_TAG and normalise_tags(p)[0] == PRIVATE_TAG for p in tags.split(",")):
         report.normalised += 1
-    if target.private and not was_private:
+    if judgement.private and not was_private:
         report.newly_private.append(fact_id)
-    elif was_private and not target.private:
+    elif was_private and not judgement.private:
         report.no_longer_private.append(fact_id)
+    if judgement.unsafe:
+        report.unsafe.append(fact_id)
 
     new_trust = trust
-    if target.private and policy == "hide" and trust >= settings.min_trust:
+    if _withheld_from_prefetch(judgement, judge.policy) and trust >= settings.min_trust:
         new_trust = hidden_trust(settings)
         report.hidden += 1
-    elif not target.private and was_private and trust == hidden_trust(settings) and (fact_id in backed or PIPELINE_TAG not in tags):
+    elif _restorable(judgement, judge.policy, normal, trust, settings, fact_id in backed):
         new_trust = settings.default_trust
         report.unhidden += 1
 
-    if target.private:
+    if judgement.private:
         links = writes.resolve([PRIVATE_ENTITY])
     elif was_private:
         # The real entities come back, found as the extractor finds them.
@@ -180,8 +245,8 @@ def _apply(
     if links is not None and writes.current_links(fact_id) != [entity_id for entity_id, _ in links]:
         writes.relink(fact_id, content, links)
         report.relinked += 1
-    if target.tags != tags or new_trust != trust:
+    if target_tags != tags or new_trust != trust:
         writes.conn.execute(
             "UPDATE facts SET tags = ?, trust_score = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?",
-            (target.tags, new_trust, fact_id),
+            (target_tags, new_trust, fact_id),
         )

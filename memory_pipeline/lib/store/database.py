@@ -13,11 +13,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memory_pipeline.lib.hermes.safe_files import out_of_space
-from memory_pipeline.lib.store.fact_search import PRIVATE_TAG, RETIRED_TAG, has_tag_sql  # noqa: F401 - the store's tag registry
+from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, PRIVATE_TAG, RETIRED_TAG, VERDICTS_TABLE, has_tag_sql  # noqa: F401 - the store's tag registry
 from memory_pipeline.lib.store.store_file import StoreError, refuse_foreign_file, store_error
+from memory_pipeline.lib.store.verdicts import SCHEMA as VERDICT_SCHEMA
 
 BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
+# A fact whose text tries to steer the agent, send data away or reach credentials: kept from every surface.
+UNSAFE_TAG = "unsafe-instructions"
 # RETIRED_TAG: a removed entry's fact, kept (the default removal policy) below the prefetch
 # threshold; PRIVATE_TAG: a fact the keyword list or a detector found personal data in. Defined
 # with the index's reader, which the Hermes plugin runs on its own.
@@ -132,6 +135,8 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
 );
 """
     + QUARANTINE_SCHEMA
+    + ";\n".join(VERDICT_SCHEMA)
+    + ";\n"
 )
 
 _REQUIRED_OBJECTS = {
@@ -151,6 +156,8 @@ _REQUIRED_OBJECTS = {
     "memory_pipeline_bank_sums",
     QUARANTINE_TABLE,
     KEPT_TABLE,
+    VERDICTS_TABLE,
+    JUDGE_TABLE,
 }
 
 

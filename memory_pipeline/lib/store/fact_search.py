@@ -3,21 +3,31 @@ by id, and the facts a user's message names. Standard library only, importing no
 package: the Hermes plugin runs this very file inside Hermes, where memory-pipeline is not
 installed (`memory-pipeline hermes-plugin install` copies it beside the plugin).
 
-A fact is handed out only as the privacy stage judged it: its tags say it is not private, and its
-text is still the text the pipeline indexed (a fact Hermes wrote or edited since the last sync
-waits for the next one). Private facts only when the caller says so.
+A fact is handed out only on a verdict of the privacy stage (`memory_pipeline_verdicts`) that
+says "shown" for its current text (its SHA-256) under the keyword list and detectors in force;
+and only while that list on disk is still the one the verdicts were reached with. Anything else,
+a fact Hermes wrote since the last sync, a changed list, a missing table, is withheld. Nothing
+answered depends on what was withheld: no counts, no different error. Private facts only when
+the user (the command line) asks.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
 INDEX_TABLE = "memory_pipeline_fts"
 # The tags the privacy stage and the removal policy set.
 PRIVATE_TAG = "private-person"
 RETIRED_TAG = "retired"
+# One verdict per fact (lib/store/verdicts.py writes it), and the judge the verdicts were reached with.
+VERDICTS_TABLE = "memory_pipeline_verdicts"
+JUDGE_TABLE = "memory_pipeline_judge"
+SHOWN = "shown"  # the one outcome that lets the agent see a fact
+EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 # Joins the characters of the `pairs` column: every character pair is then a trigram of its own.
 PAIR_SEPARATOR = "\x1f"
 # BM25 ranks at most this many of a query's newest matches (a common word costs no more than a rare one).
@@ -70,16 +80,12 @@ def _one_character(query: str) -> str | None:
     return text if len(text) == 1 and _CJK_CHAR.match(text) else None
 
 
-_PRIVATE = has_tag_sql(PRIVATE_TAG, "f.tags", case_sensitive=False)
 _RETIRED = has_tag_sql(RETIRED_TAG, "f.tags")
-_AS_INDEXED = "m.content = replace(f.content, char(0), ' ')"
-
-
-@dataclass(frozen=True)
-class SearchResults:
-    facts: list[dict]  # fact_id, content, category, tags, score, retired
-    hidden_private: int  # matches left out because they are private (none with include_private)
-    unjudged: int = 0  # matches left out because the fact changed since the last sync (judged_only)
+_INDEXED = f"FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid"
+# A fact the agent may see: a "shown" verdict under the judge in force (its text's hash is
+# compared in Python: SQLite has no SHA-256), never a retired one.
+_SHOWN = f"""JOIN {VERDICTS_TABLE} v ON v.fact_id = f.fact_id
+    AND v.outcome = '{SHOWN}' AND v.keywords_sha256 = ? AND v.detectors = ? AND NOT {_RETIRED}"""
 
 
 def fact_counts(conn: sqlite3.Connection) -> tuple[int, int]:
@@ -90,60 +96,108 @@ def fact_counts(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(facts), int(private)
 
 
-def search(
-    conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False, judged_only: bool = False
-) -> SearchResults:
-    """Facts containing `query`: current facts first, then retired ones (a removed entry's, kept
-    below the agent's prefetch threshold), each best BM25 first, newest first among equals.
-    Private facts only on request; how many were left out is said. `judged_only` leaves out a
-    fact whose text changed since the pipeline indexed it (and so judged it private or not)."""
-    columns = f"f.fact_id, f.content, f.category, f.tags, {{score}}, {_PRIVATE}, {_RETIRED}, {_AS_INDEXED}"
-    joined = f"FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid"
+def content_sha256(raw: bytes) -> str:
+    """A fact's text as its verdict knows it: the SHA-256 of its stored bytes (NUL bytes, bytes
+    that are not UTF-8 and all)."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+def _list_sha256(path: str | None) -> str | None:
+    """The keyword list's SHA-256 now (an absent list: that of no terms); None when it cannot be read."""
+    if not path:
+        return EMPTY_SHA256
+    try:
+        file = Path(path)
+        if not file.exists() and not file.is_symlink():
+            return EMPTY_SHA256
+        return hashlib.sha256(file.read_bytes()).hexdigest() if file.is_file() else None
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The judge the store's verdicts were reached with; `stale` when the keyword list on disk is
+    no longer that one (edited, gone, unreadable): then nothing is shown until a re-tag."""
+
+    keywords_sha256: str
+    detectors: str
+    stale: bool
+
+
+def gate(conn: sqlite3.Connection) -> Gate | None:
+    """The store's judge, or None when the privacy stage never judged it (nothing is shown)."""
+    try:
+        row = conn.execute(f"SELECT keywords_path, keywords_sha256, detectors FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    if row is None:
+        return None
+    path, sha256, detectors = row
+    return Gate(sha256, detectors, _list_sha256(path) != sha256)
+
+
+def _shown_rows(conn: sqlite3.Connection, sql: str, params: tuple) -> list[tuple]:
+    """Rows of a query joined to `_SHOWN` (its first column the fact id, its second the text as
+    bytes, its last the verdict's hash) whose verdict is for the text as it is now; none when the
+    store was never judged or its keyword list changed since."""
+    judge = gate(conn)
+    if judge is None or judge.stale:
+        return []
+    rows = conn.execute(sql, (judge.keywords_sha256, judge.detectors, *params)).fetchall()
+    return [row[:-1] for row in rows if content_sha256(row[1]) == row[-1]]
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+def search(conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False) -> list[dict]:
+    """Facts containing `query`, best BM25 first, newest first among equals: only those the agent
+    may see, unless `include_private` (the user at the command line: every fact, retired ones
+    last). Each: fact_id, content, category, tags, score, retired."""
     single = _one_character(query)
     if single is not None:  # no trigram holds one character: the indexed texts scanned, newest first, unscored
-        sql = f"SELECT {columns.format(score='0.0')} {joined} WHERE instr(m.content, ?) > 0 ORDER BY m.rowid DESC LIMIT ?"
-        rows = conn.execute(sql, (single, RANK_WINDOW)).fetchall()
+        score, where, param = "0.0", "instr(m.content, ?) > 0", single
     else:
-        sql = f"SELECT {columns.format(score=f'bm25({INDEX_TABLE})')} {joined} WHERE {INDEX_TABLE} MATCH ? ORDER BY m.rowid DESC LIMIT ?"
-        rows = conn.execute(sql, (match_expression(query), RANK_WINDOW)).fetchall()
-    judged = [r for r in rows if r[7] or not judged_only]
-    shown = [r for r in judged if include_private or not r[5]]
-    shown.sort(key=lambda r: (r[6], r[4], -r[0]))  # current before retired; bm25 lower-is-better; newest first
-    facts = [
-        {"fact_id": int(i), "content": c, "category": cat, "tags": t or "", "score": float(-b), "retired": bool(retired)}
-        for i, c, cat, t, b, _, retired, _ in shown[:limit]
+        score, where, param = f"bm25({INDEX_TABLE})", f"{INDEX_TABLE} MATCH ?", match_expression(query)
+    columns = f"f.fact_id, CAST(f.content AS BLOB), f.category, f.tags, {score}, {_RETIRED}"
+    if include_private:
+        sql = f"SELECT {columns} {_INDEXED} WHERE {where} ORDER BY m.rowid DESC LIMIT ?"
+        rows = conn.execute(sql, (param, RANK_WINDOW)).fetchall()
+    else:
+        sql = f"SELECT {columns}, v.content_sha256 {_INDEXED} {_SHOWN} WHERE {where} ORDER BY m.rowid DESC LIMIT ?"
+        rows = _shown_rows(conn, sql, (param, RANK_WINDOW))
+    rows.sort(key=lambda r: (r[5], r[4], -r[0]))  # current before retired; bm25 lower-is-better; newest first
+    return [
+        {"fact_id": int(i), "content": _text(raw), "category": cat, "tags": t or "", "score": float(-b), "retired": bool(retired)}
+        for i, raw, cat, t, b, retired in rows[:limit]
     ]
-    return SearchResults(facts, len(judged) - len(shown), len(rows) - len(judged))
 
 
-def facts_by_id(conn: sqlite3.Connection, fact_ids: list[int], *, include_private: bool = False) -> tuple[list[dict], list[int], list[int]]:
-    """(the facts named, the ids withheld as private or not yet judged, the ids no fact has)."""
+def facts_by_id(conn: sqlite3.Connection, fact_ids: list[int], *, include_private: bool = False) -> tuple[list[dict], list[int]]:
+    """(the facts named that may be shown, the other ids): an id no fact has and one withheld
+    are alike, so the answer tells nothing of a fact that was not shown."""
     wanted = list(dict.fromkeys(int(i) for i in fact_ids))
     if not wanted:
-        return [], [], []
+        return [], []
     marks = ",".join("?" * len(wanted))
-    rows = {
-        r[0]: r
-        for r in conn.execute(
-            f"""SELECT f.fact_id, f.content, f.category, f.tags, {_PRIVATE}, {_RETIRED}, coalesce({_AS_INDEXED}, 0)
-                FROM facts f LEFT JOIN {INDEX_TABLE} m ON m.rowid = f.fact_id WHERE f.fact_id IN ({marks})""",
-            wanted,
-        )
-    }
-    facts, withheld = [], []
-    for fact_id in wanted:
-        row = rows.get(fact_id)
-        if row is None:
-            continue
-        if not include_private and (row[4] or not row[6]):
-            withheld.append(fact_id)
-            continue
-        facts.append({"fact_id": fact_id, "content": row[1], "category": row[2], "tags": row[3] or "", "retired": bool(row[5])})
-    return facts, withheld, [i for i in wanted if i not in rows]
+    columns = f"f.fact_id, CAST(f.content AS BLOB), f.category, f.tags, {_RETIRED}"
+    if include_private:
+        rows = conn.execute(f"SELECT {columns} FROM facts f WHERE f.fact_id IN ({marks})", wanted).fetchall()
+    else:
+        rows = _shown_rows(conn, f"SELECT {columns}, v.content_sha256 FROM facts f {_SHOWN} WHERE f.fact_id IN ({marks})", tuple(wanted))
+    found = {r[0]: r for r in rows}
+    facts = [
+        {"fact_id": i, "content": _text(found[i][1]), "category": found[i][2], "tags": found[i][3] or "", "retired": bool(found[i][4])}
+        for i in wanted
+        if i in found
+    ]
+    return facts, [i for i in wanted if i not in found]
 
 
 def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max_chars: int = 600) -> list[dict]:
-    """The current, non-private, judged facts sharing at least two character pairs of the
+    """The facts the agent may see sharing at least two character pairs of the
     Chinese, Japanese or Korean runs of a message (a one-pair run: that pair), best first, at most
     `limit` and `max_chars` of content in all; none when the message has no such text.
 
@@ -162,12 +216,13 @@ def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max
     either = [f"({a} AND {b})" for i, a in enumerate(phrases) for b in phrases[i + 1 :]] if needed == 2 else phrases
     # Newest matches first, as the index yields them (no score computed for every match), then
     # those sharing the most of the message's pairs.
-    rows = conn.execute(
-        f"""SELECT f.fact_id, f.content, f.category FROM {INDEX_TABLE} m JOIN facts f ON f.fact_id = m.rowid
-            WHERE {INDEX_TABLE} MATCH ? AND NOT {_PRIVATE} AND NOT {_RETIRED} AND {_AS_INDEXED}
-            ORDER BY m.rowid DESC LIMIT 50""",
+    rows = _shown_rows(
+        conn,
+        f"""SELECT f.fact_id, CAST(f.content AS BLOB), f.category, v.content_sha256 {_INDEXED} {_SHOWN}
+            WHERE {INDEX_TABLE} MATCH ? ORDER BY m.rowid DESC LIMIT 50""",
         ("{pairs} : (" + " OR ".join(either) + ")",),
-    ).fetchall()
+    )
+    rows = [(fact_id, _text(raw), category) for fact_id, raw, category in rows]
     shared = {fact_id: sum(g in content.lower() for g in grams) for fact_id, content, _ in rows}
     found, used = [], 0
     for fact_id, content, category in sorted(rows, key=lambda r: -shared[r[0]]):

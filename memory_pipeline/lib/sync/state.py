@@ -23,7 +23,7 @@ from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.store.watermark import store_watermark
 
 # Bumped when the pipeline changes what a sync writes, so an upgrade re-syncs every profile once.
-STATE_VERSION = 3
+STATE_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,9 @@ def _file_digest(path: Path) -> str:
     return hashlib.sha256(data or b"").hexdigest()
 
 
-def _state(profile: Profile, keywords: Path, settings: dict, *, files: str, store: list | None, keywords_sha256: str, config: str) -> dict:
+def _state(
+    profile: Profile, keywords: Path | None, settings: dict, *, files: str, store: list | None, keywords_sha256: str, config: str
+) -> dict:
     return {
         "version": STATE_VERSION,
         "files": files,
@@ -82,7 +84,7 @@ def config_digest(profile: Profile) -> str:
     return _file_digest(profile.home / "config.yaml")
 
 
-def current_state(profile: Profile, keywords: Path, settings: dict) -> dict | None:
+def current_state(profile: Profile, keywords: Path | None, settings: dict) -> dict | None:
     """Everything a sync of this profile depends on, as it is now; None when it cannot be told."""
     store = _store_now(holographic_settings(profile.home).db_path)
     if store is not None and "unusable" in store:
@@ -93,12 +95,12 @@ def current_state(profile: Profile, keywords: Path, settings: dict) -> dict | No
         settings,
         files=memory_files_digest(profile),
         store=store,
-        keywords_sha256=_file_digest(keywords),
+        keywords_sha256=_file_digest(keywords) if keywords is not None else hashlib.sha256(b"").hexdigest(),
         config=config_digest(profile),
     )
 
 
-def state_of_run(profile: Profile, keywords: Path, settings: dict, read: RunInputs, config: str) -> dict | None:
+def state_of_run(profile: Profile, keywords: Path | None, settings: dict, read: RunInputs, config: str) -> dict | None:
     """The same, as the run saw it (never re-read after it: a change made meanwhile must not be
     taken as synced); `config` is the digest taken before the run started."""
     store = _store_now(holographic_settings(profile.home).db_path, read.store_watermark)

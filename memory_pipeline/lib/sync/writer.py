@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from memory_pipeline.lib.choices import REMOVAL_POLICIES
-from memory_pipeline.lib.privacy.matching import KeywordList
+from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.tagging import tag_written
 from memory_pipeline.lib.store.database import write_transaction
 from memory_pipeline.lib.store.fact_writes import banks_off
@@ -54,14 +54,14 @@ def write_sync(
     *,
     settings: HolographicSettings,
     removal_policy: str = "retire",
-    privacy: tuple[KeywordList, str] | None = None,
+    judge: PrivacyJudge | None = None,
     watermarks: WatermarkChain | None = None,
 ) -> SyncReport:
     """Apply a diff and its extracted facts. Entries without facts (quarantined or left out by the
     extractor) stay pending: their ledger rows are not touched, so the next run retries them.
     The quarantine table moves in the same transaction: failed entries in, written or vanished
-    entries out. With `privacy` (the keyword list and policy), every fact written is tagged in
-    that transaction too, so none is ever visible untagged. `watermarks` hears how the store was
+    entries out. With `judge` (the keyword list, detectors and policy), every fact written is judged
+    in that transaction too, so none is ever visible untagged. `watermarks` hears how the store was
     found and left."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
     if removal_policy not in REMOVAL_POLICIES:
@@ -85,8 +85,8 @@ def write_sync(
         _write_removed(writer, plan, removal_policy)
         written += _adopt_and_retire_mirrors(writer, plan, entry_diff, removal_policy)
         _settle(writer, plan, removal_policy)
-        if privacy is not None:
-            report.tagged_private = tag_written(writer, written, privacy[0], settings, privacy[1]).tagged
+        if judge is not None:
+            report.tagged_private = tag_written(writer, written, judge, settings).tagged
         writer.rebuild_banks_in_full(left_behind)
         report.facts_total = _count_facts(conn)
         report.wrote = True

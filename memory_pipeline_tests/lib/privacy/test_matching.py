@@ -4,7 +4,10 @@ import duckdb
 import pytest
 
 from memory_pipeline import environment
+from memory_pipeline.lib.hermes.profiles import Profile
+from memory_pipeline.lib.privacy.choice import Told
 from memory_pipeline.lib.privacy.matching import (
+    DEFAULT_CATEGORIES,
     KeywordListError,
     detect,
     load_keywords,
@@ -15,7 +18,7 @@ from memory_pipeline.lib.privacy.matching import (
 POSITIVES = {
     "email": ["联系 zhang.wei@example.com", "Mail: li.na+ops@corp.example.org!"],
     "phone": ["手机 138-0013-8000", "手机13800138000，晚上打", "call +86 139 0000 1234", "+1 (415) 555-0132", "+44 20 7946 0958"],
-    "ip_address": ["server 192.168.1.20 is ours", "vpn 10.8.0.1", "ipv6 2001:db8::1", "fe80::1ff:fe23:4567:890a"],
+    "ip_address": ["home ip 203.0.113.7", "dns 8.8.4.4 works", "ipv6 2001:db8::1"],
     "cn_resident_id": ["身份证 11010519491231002X", "id 320106198512121231"],
     "payment_card": ["卡号 4111 1111 1111 1111", "visa 4012-8888-8888-1881", "amex 378282246310005"],
     "street_address": [
@@ -68,6 +71,30 @@ def test_detector_near_misses(text):
     assert detect(text) == []
 
 
+# A home or office network's own addresses: infrastructure, found only where the profile turns
+# `private_network` on.
+PRIVATE_NETWORK = [
+    "NAS 192.168.1.20 serves backups",
+    "vpn 10.8.0.1",
+    "Tailscale node 100.101.102.103",
+    "router 172.16.5.1",
+    "link-local 169.254.10.1",
+    "fe80::1ff:fe23:4567:890a",
+    "ula fd12:3456:789a::1",
+]
+
+
+@pytest.mark.parametrize("text", PRIVATE_NETWORK)
+def test_private_network_addresses_are_infrastructure_unless_switched_on(text):
+    assert detect(text) == []
+    assert detect(text, DEFAULT_CATEGORIES | {"private_network"}) == ["private_network"]
+
+
+def test_every_category_can_be_switched_off():
+    for kind, texts in POSITIVES.items():
+        assert all(kind not in detect(t, DEFAULT_CATEGORIES - {kind}) for t in texts)
+
+
 def test_keyword_list_format_and_hash(tmp_path):
     path = tmp_path / "kw.txt"
     raw = "# private terms\n\n张伟\n  Zhang Wei  \nre:\\bLi\\s+Na\\b\n# re:ignored\n".encode()
@@ -93,18 +120,20 @@ def test_bad_keyword_list_errors_name_the_line_never_the_term(tmp_path):
 
 
 def test_keyword_list_lookup_order(tmp_path, monkeypatch):
+    profile = Profile("default", tmp_path)
     own = tmp_path / "memory-pipeline" / "privacy_keywords.txt"
-    assert environment.keywords_path(None, tmp_path) == own
-    absent = environment.keywords(None, tmp_path)  # no list of its own: no terms, the detectors alone
+    assert environment.privacy_choice(profile, tmp_path).keywords_path == own
+    absent = environment.privacy_judge(profile, tmp_path).keywords  # no list of its own: no terms, the detectors alone
     assert (absent.terms, absent.matches("Zhang Wei"), absent.sha256) == (0, False, hashlib.sha256(b"").hexdigest())
     own.parent.mkdir()
     own.write_text("x\n")
-    assert environment.keywords_path(None, tmp_path) == own
+    assert environment.privacy_choice(profile, tmp_path).keywords_path == own
     monkeypatch.setenv("MEMORY_PIPELINE_PRIVACY_KEYWORDS", str(tmp_path / "env.txt"))
-    assert environment.keywords_path(None, tmp_path) == (tmp_path / "env.txt").resolve()
-    assert environment.keywords_path(tmp_path / "flag.txt", tmp_path) == (tmp_path / "flag.txt").resolve()
+    assert environment.privacy_choice(profile, tmp_path).keywords_path == (tmp_path / "env.txt").resolve()
+    told = Told(keywords=str(tmp_path / "flag.txt"))
+    assert environment.privacy_choice(profile, tmp_path, told).keywords_path == (tmp_path / "flag.txt").resolve()
     with pytest.raises(KeywordListError, match="not found"):  # a list named by the variable must be there
-        environment.keywords(None, tmp_path)
+        environment.privacy_judge(profile, tmp_path)
 
 
 @pytest.mark.parametrize("variant", ["private_person", "Private-Person", "private person", "PRIVATE_PERSON"])

@@ -8,7 +8,7 @@ from memory_pipeline.lib.privacy.tagging import retag_store
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
-from memory_pipeline_tests.support.store_helpers import query, sync_json, table_checksums
+from memory_pipeline_tests.support.store_helpers import judge_of, query, sync_json, table_checksums
 
 
 @pytest.fixture
@@ -19,10 +19,10 @@ def store(capsys, demo_home, tmp_path):
     return demo_home / "memory_store.db", holographic_settings(demo_home)
 
 
-def _keywords(tmp_path, *terms):
+def _keywords(tmp_path, *terms, policy="hide"):
     path = tmp_path / "kw.txt"
     path.write_text("\n".join(terms) + "\n", encoding="utf-8")
-    return load_keywords(path)
+    return judge_of(load_keywords(path), policy)
 
 
 def test_detector_tagging_happened_in_the_sync(store):
@@ -34,10 +34,10 @@ def test_detector_tagging_happened_in_the_sync(store):
 def test_hide_policy_and_back(store, tmp_path):
     db, settings = store
     with opened(db) as conn:
-        report = retag_store(conn, _keywords(tmp_path, "restic"), settings, policy="hide")
-        assert (report.tagged, report.hidden) == (1, 2)  # restic fact newly, contact fact already tagged
+        report = retag_store(conn, _keywords(tmp_path, "restic"), settings)
+        assert (report.tagged, report.hidden) == (1, 1)  # restic fact newly; the contact fact was hidden by the sync (the default)
         assert query(db, "SELECT count(*) FROM facts WHERE trust_score < 0.3") == [(2,)]
-        report = retag_store(conn, _keywords(tmp_path, "# none"), settings, policy="hide")
+        report = retag_store(conn, _keywords(tmp_path, "# none"), settings)
         assert (report.untagged, report.unhidden) == (1, 1)
         assert query(db, "SELECT trust_score FROM facts WHERE content LIKE '%restic%'") == [(0.5,)]
 
@@ -51,7 +51,16 @@ def test_variants_are_folded_and_nothing_else_is_written(store, tmp_path):
         assert report.normalised == 1 and report.tagged == 0
         assert query(db, "SELECT tags FROM facts WHERE fact_id = 21") == [("synced-from-memory,user,private-person",)]
         after = table_checksums(db)
-        written = {"facts", "facts_fts", "facts_fts_data", "facts_fts_idx", "facts_fts_docsize"}
+        # Another list: every verdict is recorded again under it.
+        written = {
+            "facts",
+            "facts_fts",
+            "facts_fts_data",
+            "facts_fts_idx",
+            "facts_fts_docsize",
+            "memory_pipeline_verdicts",
+            "memory_pipeline_judge",
+        }
         assert {t for t in before if before[t] != after[t]} <= written
         assert retag_store(conn, _keywords(tmp_path, "# none"), settings).wrote is False
 

@@ -2,11 +2,16 @@ import shutil
 
 import pytest
 
+from memory_pipeline.lib.privacy.matching import load_keywords
+from memory_pipeline.lib.privacy.tagging import retag_store
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_search import SearchError, search
 from memory_pipeline.lib.store.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
+from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store
+from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
 from memory_pipeline_tests.support.search_queries import LABELLED_QUERIES, PRIVATE_QUERY, title_of
+from memory_pipeline_tests.support.store_helpers import judge_of
 
 
 @pytest.fixture
@@ -21,12 +26,10 @@ def _titles(results):
 def test_labelled_queries_all_answered(demo_store):
     with opened(demo_store) as conn:
         for query, titles in LABELLED_QUERIES.items():
-            assert _titles(search(conn, query, limit=50).facts) == sorted(titles), query
+            assert _titles(search(conn, query, limit=50)) == sorted(titles), query
         query, titles = PRIVATE_QUERY
-        hidden = search(conn, query)
-        assert hidden.facts == [] and hidden.hidden_private == len(titles)
-        shown = search(conn, query, include_private=True)
-        assert _titles(shown.facts) == titles and shown.hidden_private == 0
+        assert search(conn, query) == []
+        assert _titles(search(conn, query, include_private=True)) == titles
 
 
 def holographic_answered(db) -> int:
@@ -57,12 +60,15 @@ def test_index_follows_facts_hermes_writes(demo_store):
     finally:
         store.close()
     with opened(demo_store) as conn:
-        assert fact_id not in [r["fact_id"] for r in search(conn, "部署窗口").facts]
+        assert fact_id not in [r["fact_id"] for r in search(conn, "部署窗口", include_private=True)]
         assert sync_search_index(conn).added == 1
-        assert [r["fact_id"] for r in search(conn, "部署窗口").facts] == [fact_id]
+        assert [r["fact_id"] for r in search(conn, "部署窗口", include_private=True)] == [fact_id]
+        assert search(conn, "部署窗口") == []  # indexed is not judged: no verdict, not shown
+        retag_store(conn, judge_of(load_keywords(DEMO_KEYWORDS)), holographic_settings(demo_store.parent))
+        assert [r["fact_id"] for r in search(conn, "部署窗口")] == [fact_id]
         conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
         assert sync_search_index(conn).removed == 1
-        assert search(conn, "部署窗口").facts == []
+        assert search(conn, "部署窗口", include_private=True) == []
         assert sync_search_index(conn).changed == 0
 
 
@@ -70,10 +76,10 @@ def test_short_query_is_refused_but_one_cjk_character_is_a_word(demo_store):
     with opened(demo_store) as conn:
         with pytest.raises(SearchError, match="at least 2 characters"):
             search(conn, " x ")
-        found = search(conn, " 部 ").facts
+        found = search(conn, " 部 ")
         everything = conn.execute("SELECT count(*) FROM facts WHERE instr(content, '部') > 0 AND tags NOT LIKE '%private%'").fetchone()[0]
         assert found and all("部" in f["content"] for f in found) and len(found) == min(10, everything)
-        assert search(conn, 'a"b').facts == []  # quotes are data, never FTS syntax
+        assert search(conn, 'a"b') == []  # quotes are data, never FTS syntax
 
 
 def test_holographic_fts_out_of_step_is_detected_and_rebuilt(demo_store):
@@ -94,5 +100,8 @@ def test_text_after_a_nul_byte_is_found_and_the_index_stays_in_step(demo_store):
     with opened(demo_store) as conn:
         conn.execute("INSERT INTO facts (content, category) VALUES (?, 'general')", ("before\x00after the byte findme",))
         assert sync_search_index(conn).added == 1
-        assert [r["content"] for r in search(conn, "findme").facts] == ["before\x00after the byte findme"]
+        assert [r["content"] for r in search(conn, "findme", include_private=True)] == ["before\x00after the byte findme"]
         assert sync_search_index(conn).changed == 0  # indexed once, not rewritten on every sync
+        assert search(conn, "findme") == []  # not judged yet
+        retag_store(conn, judge_of(load_keywords(DEMO_KEYWORDS)), holographic_settings(demo_store.parent))
+        assert [r["content"] for r in search(conn, "findme")] == ["before\x00after the byte findme"]  # judged like any text

@@ -12,4 +12,4 @@ from memory_pipeline.lib.audit.rules import cross_layer, files, index, privacy
 RULES: dict[str, Callable] = {**cross_layer.RULES, **index.RULES, **privacy.RULES, **files.RULES}
 # Store-side work that is pure SQLite: started on its own connection in a thread while the
 # frames load (sqlite3 releases the GIL while a statement runs), so on two cores it costs little.
-STORE_SIDE: dict[str, Callable] = {**cross_layer.STORE_SIDE, **index.STORE_SIDE}
+STORE_SIDE: dict[str, Callable] = {**cross_layer.STORE_SIDE, **index.STORE_SIDE, **privacy.STORE_SIDE}

@@ -1,10 +1,16 @@
-"""The privacy tags against the keyword list and the built-in detectors: `privacy_coverage`."""
+"""The privacy tags against the keyword list and the built-in detectors (`privacy_coverage`), and
+the facts withheld as unsafe instructions (`memory_safe`)."""
 
 from __future__ import annotations
 
-from memory_pipeline.lib.audit.checks import ERROR, AuditResult
+import sqlite3
+
+from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.loaded import LoadedLayers
-from memory_pipeline.lib.privacy.matching import DETECTOR_GATE_RE2, PRIVATE_TAG, normalise_tags, private_reasons
+from memory_pipeline.lib.choices import PrivacyPolicy
+from memory_pipeline.lib.privacy.matching import DETECTOR_GATE_RE2, PRIVATE_TAG, normalise_tags
+from memory_pipeline.lib.store.database import LEDGER_TABLE, UNSAFE_TAG, has_tag_sql, table_exists
+from memory_pipeline.lib.store.settings import HolographicSettings
 
 
 def _private_tagging(layers: LoadedLayers) -> tuple[dict[int, bool], int, int]:
@@ -24,13 +30,13 @@ def _untagged_matches(layers: LoadedLayers, tagged: dict[int, bool]) -> int:
     """How many untagged facts the keyword list or a detector matches. One vectorised RE2 pass in
     DuckDB (the detectors' gate, and the list itself: its patterns are RE2 already) leaves few
     candidates; the code that tags confirms them."""
-    keywords, db = layers.inputs.keywords, layers.db
+    judge, db = layers.inputs.judge, layers.db
     conditions, params = ["regexp_matches(content, ?)"], [DETECTOR_GATE_RE2]
-    for prefilter in keywords.re2_prefilters:
+    for prefilter in judge.keywords.re2_prefilters:
         conditions.append("regexp_matches(content, ?, 'i')")
         params.append(prefilter)
     candidates = db.execute(f"SELECT fact_id, content FROM facts WHERE {' OR '.join(conditions)}", params).fetchall()
-    return sum(1 for fact_id, content in candidates if not tagged.get(fact_id) and private_reasons(content, keywords))
+    return sum(1 for fact_id, content in candidates if not tagged.get(fact_id) and judge.reasons(content))
 
 
 def privacy_coverage(layers: LoadedLayers) -> AuditResult:
@@ -38,13 +44,15 @@ def privacy_coverage(layers: LoadedLayers) -> AuditResult:
     tagged, variants, visible = _private_tagging(layers)
     untagged = _untagged_matches(layers, tagged)  # a tagged fact is covered, whatever it holds
     private = sum(tagged.values())
-    passed = untagged == 0 and variants == 0
+    hiding = inputs.judge.policy == PrivacyPolicy.HIDE.value
+    passed = untagged == 0 and variants == 0 and not (hiding and visible)
     return AuditResult(
         "privacy_coverage",
         passed,
         ERROR,
         f"{private} facts tagged `{PRIVATE_TAG}`, {untagged} untagged facts match the keyword list or a detector; "
-        f"{variants} tag variants; {visible} private facts visible to prefetch (trust ≥ {inputs.settings.min_trust})",
+        f"{variants} tag variants; {visible} private facts visible to prefetch (trust ≥ {inputs.settings.min_trust}) "
+        f"under policy `{inputs.judge.policy}`" + ("" if hiding else " (the user's choice: `sync --privacy-policy hide` hides them)"),
         {
             "private_facts": float(private),
             "untagged_private": float(untagged),
@@ -54,4 +62,25 @@ def privacy_coverage(layers: LoadedLayers) -> AuditResult:
     )
 
 
-RULES = {"privacy_coverage": privacy_coverage}
+def unsafe_facts(conn: sqlite3.Connection, settings: HolographicSettings) -> list[tuple[int, str | None]]:
+    """(fact id, the entry it came from, if any) of every fact withheld as unsafe instructions."""
+    entry = f"(SELECT min(l.entry_id) FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'active')"
+    entry = entry if table_exists(conn, LEDGER_TABLE) else "NULL"
+    return conn.execute(f"SELECT f.fact_id, {entry} FROM facts f WHERE {has_tag_sql(UNSAFE_TAG, 'f.tags')} ORDER BY f.fact_id").fetchall()
+
+
+def memory_safe(layers: LoadedLayers) -> AuditResult:
+    found = layers.store_side("memory_safe") if layers.inputs.conn is not None else []
+    named = ", ".join(f"#{fact_id}" + (f" ({entry})" if entry else "") for fact_id, entry in found[:20])
+    return AuditResult(
+        "memory_safe",
+        not found,
+        WARN,
+        f"{len(found)} facts withheld from the agent as unsafe instructions (steering, exfiltration, credential paths or hidden "
+        f"characters): {named or 'none'}" + (f", … ({len(found)} in all)" if len(found) > 20 else ""),
+        {"unsafe_facts": float(len(found))},
+    )
+
+
+RULES = {"privacy_coverage": privacy_coverage, "memory_safe": memory_safe}
+STORE_SIDE = {"memory_safe": unsafe_facts}

@@ -1,0 +1,88 @@
+"""The privacy stage's verdicts, kept in the store beside the facts they judge: one per fact (its
+text's SHA-256, the keyword list's and the detectors' it was judged with, the outcome), and the
+judge in force (which list, where). The agent's surfaces read them (`fact_search`); only the
+privacy stage writes them, inside its own transactions."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, SHOWN, VERDICTS_TABLE
+
+# The outcomes: the agent may see the fact, or it is withheld and why.
+PRIVATE, UNSAFE, UNREADABLE = "private", "unsafe", "unreadable"
+OUTCOMES = (SHOWN, PRIVATE, UNSAFE, UNREADABLE)
+
+SCHEMA = (
+    f"""CREATE TABLE IF NOT EXISTS {VERDICTS_TABLE} (
+    fact_id         INTEGER PRIMARY KEY,
+    content_sha256  TEXT NOT NULL,
+    keywords_sha256 TEXT NOT NULL,
+    detectors       TEXT NOT NULL,
+    outcome         TEXT NOT NULL,
+    judged_at       TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+)""",
+    f"""CREATE TABLE IF NOT EXISTS {JUDGE_TABLE} (
+    id              INTEGER PRIMARY KEY CHECK (id = 1),
+    keywords_path   TEXT,
+    keywords_sha256 TEXT NOT NULL,
+    detectors       TEXT NOT NULL,
+    judged_at       TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+)""",
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    content_sha256: str
+    keywords_sha256: str
+    detectors: str
+    outcome: str
+
+
+def verdicts(conn: sqlite3.Connection) -> dict[int, Verdict]:
+    """Every fact's verdict (none before the first judgement)."""
+    try:
+        rows = conn.execute(f"SELECT fact_id, content_sha256, keywords_sha256, detectors, outcome FROM {VERDICTS_TABLE}").fetchall()
+    except sqlite3.OperationalError:
+        return {}
+    return {fact_id: Verdict(*rest) for fact_id, *rest in rows}
+
+
+def record(conn: sqlite3.Connection, judged: dict[int, Verdict]) -> None:
+    """Inside a write transaction: these facts' verdicts, replacing what they had."""
+    conn.executemany(
+        f"INSERT OR REPLACE INTO {VERDICTS_TABLE} (fact_id, content_sha256, keywords_sha256, detectors, outcome) VALUES (?, ?, ?, ?, ?)",
+        [(fact_id, v.content_sha256, v.keywords_sha256, v.detectors, v.outcome) for fact_id, v in judged.items()],
+    )
+
+
+def drop_orphans(conn: sqlite3.Connection) -> int:
+    """Inside a write transaction: the verdicts of facts that are gone."""
+    return conn.execute(f"DELETE FROM {VERDICTS_TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)").rowcount
+
+
+def set_judge(conn: sqlite3.Connection, keywords_path: str | None, keywords_sha256: str, detectors: str) -> None:
+    """Inside a write transaction: the judge every verdict in force was reached with."""
+    conn.execute(
+        f"""INSERT INTO {JUDGE_TABLE} (id, keywords_path, keywords_sha256, detectors) VALUES (1, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET keywords_path = excluded.keywords_path, keywords_sha256 = excluded.keywords_sha256,
+                detectors = excluded.detectors, judged_at = CURRENT_TIMESTAMP""",
+        (keywords_path, keywords_sha256, detectors),
+    )
+
+
+def judge_in_force(conn: sqlite3.Connection) -> tuple[str | None, str, str] | None:
+    try:
+        return conn.execute(f"SELECT keywords_path, keywords_sha256, detectors FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
+    except sqlite3.OperationalError:
+        return None
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """How many facts have each outcome (for checks and status: counts only)."""
+    try:
+        return dict(conn.execute(f"SELECT outcome, count(*) FROM {VERDICTS_TABLE} GROUP BY outcome").fetchall())
+    except sqlite3.OperationalError:
+        return {}
