@@ -70,22 +70,27 @@ class MemoryServer:
             raise ToolError(f"no profile named {chosen!r} (profiles: {', '.join(p.name for p in known) or 'none'})")
         return found
 
-    def _stale_lists(self, profiles: list[Profile]) -> None:
-        """A keyword list edited since its profile's last judgement: nothing of that profile is
-        shown (the reader withholds it) and its re-tag is started."""
+    def _judged(self, profiles: list[Profile]) -> list[Profile]:
+        """The profiles whose facts were judged with their keyword list as it is now; for the
+        others (the list edited, moved or gone since) nothing is shown and a re-tag is started."""
+        current = []
         for profile in profiles:
-            if list_changed(profile):
+            if list_changed(profile, self.home):
                 self.retag(profile)
+            else:
+                current.append(profile)
+        return current
 
     def search_memory(self, query: str, profile: str | None = None, limit: int = 10) -> dict:
         profiles = self.profiles(profile)
         try:
-            found = search_profiles(profiles, query, limit=max(1, min(int(limit), _MAX_LIMIT)), include_private=False, refresh_index=False)
+            found = search_profiles(
+                self._judged(profiles), query, limit=max(1, min(int(limit), _MAX_LIMIT)), include_private=False, refresh_index=False
+            )
         except SearchError as exc:
             raise ToolError(str(exc)) from None
         except StoreError:
             raise ToolError(_UNREADABLE) from None
-        self._stale_lists(profiles)
         return {"results": found.facts, "note": NOT_SHOWN, "profiles_never_synced": found.without_store}
 
     def get_facts(self, fact_ids: list[int], profile: str | None = None) -> dict:
@@ -95,11 +100,12 @@ class MemoryServer:
         (chosen,) = profiles
         try:
             found = facts_of_profile(chosen, fact_ids, include_private=False)
+            if not self._judged([chosen]):
+                found.facts, found.unavailable_ids = [], list(dict.fromkeys(int(i) for i in fact_ids))
         except StoreError:
             raise ToolError(_UNREADABLE) from None
         if found.without_store:
             raise ToolError(f"profile {chosen.name} has no fact store yet (run `memory-pipeline sync`)")
-        self._stale_lists(profiles)
         return {"profile": chosen.name, "facts": found.facts, "unavailable": found.unavailable_ids, "note": NOT_SHOWN}
 
     def memory_status(self) -> dict:

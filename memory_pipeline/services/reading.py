@@ -3,6 +3,7 @@ index facts Hermes wrote since the last sync first) with the index brought in st
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -10,11 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.database import StoreError, opened, read_only
-from memory_pipeline.lib.store.fact_search import facts_by_id, gate, search
+from memory_pipeline.lib.store.fact_search import facts_by_id, gate, recorded_list, search
 from memory_pipeline.lib.store.search_index import sync_search_index
 from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.verdicts import judge_in_force
 
 
 @dataclass
@@ -61,18 +64,23 @@ def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: 
     return Found(facts=[{"profile": profile.name, **f} for f in facts], unavailable_ids=unavailable)
 
 
-def list_changed(profile: Profile) -> bool:
-    """Whether the profile's keyword list changed since its facts were judged (its agent's
-    surfaces show nothing of it until a re-tag)."""
+def list_changed(profile: Profile, home: Path) -> bool:
+    """Whether the keyword list the profile's choice names now is not the one its facts were
+    judged with, as that list was then (edited, moved, renamed, gone): its agent's surfaces then
+    show nothing of it until a re-tag."""
     db = holographic_settings(profile.home).db_path
     if not db.is_file():
         return False
     try:
         with read_only(db) as conn:
-            judge = gate(conn)
+            judge, recorded = gate(conn), judge_in_force(conn)
+            recorded_path = recorded_list(conn, recorded[0]) if recorded else None
     except StoreError:
-        return False
-    return judge is not None and judge.stale
+        return True
+    if judge is None or recorded is None:
+        return False  # never judged: nothing is shown anyway, and the first sync judges it
+    named = environment.privacy_choice(profile, home).keywords_path
+    return judge.stale or (os.path.normpath(named) if named else None) != recorded_path
 
 
 _RETAG_AGAIN_S = 60.0  # one re-tag started per profile per minute at most

@@ -151,7 +151,7 @@ def test_retire_is_the_default_and_takes_removed_facts_out_of_the_agents_way(cap
     assert "retired" in tags.split(",") and trust < 0.3  # below Holographic's prefetch threshold
     # Still searchable, marked, and after current facts.
     word = gone.split("**")[1] if gone.startswith("**") else gone[:6]
-    assert main(["search", word, "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
+    assert main(["search", word, "--hermes-home", str(home), "--profile", "default", "--json", "--include-private"]) == 0
     found = json.loads(capsys.readouterr().out)["results"]
     assert [r["retired"] for r in found] == sorted(r["retired"] for r in found) and found[-1]["retired"]
     # Coming back revives it at full trust, without the tag.

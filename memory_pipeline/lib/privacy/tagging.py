@@ -31,6 +31,7 @@ from memory_pipeline.lib.store.database import (
     table_exists,
     write_transaction,
 )
+from memory_pipeline.lib.store.fact_search import store_relative
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.watermark import WatermarkChain
@@ -83,7 +84,7 @@ def retag_store(
     under the lock, their verdicts, and the judge now in force. `watermarks` hears how the store
     was found and left."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
-    judge_row = (str(judge.keywords.path) if judge.keywords.path else None, judge.keywords.sha256, judge.detectors)
+    judge_row = (store_relative(conn, str(judge.keywords.path) if judge.keywords.path else None), judge.keywords.sha256, judge.detectors)
     with read_snapshot(conn):
         watermarks.observe(conn)
         report, candidates, scanned = _scan(conn, judge, settings)

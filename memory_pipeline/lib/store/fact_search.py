@@ -14,6 +14,7 @@ the user (the command line) asks.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -125,6 +126,24 @@ class Gate:
     stale: bool
 
 
+def store_relative(conn: sqlite3.Connection, path: str | None) -> str | None:
+    """A keyword list's path as the judge records it: relative to the store's directory, so a
+    Hermes home moved or copied whole keeps its judgement."""
+    if path is None:
+        return None
+    return os.path.relpath(path, _store_dir(conn))
+
+
+def recorded_list(conn: sqlite3.Connection, recorded: str | None) -> str | None:
+    """The path the judge recorded, made absolute again."""
+    return None if recorded is None else os.path.normpath(os.path.join(_store_dir(conn), recorded))
+
+
+def _store_dir(conn: sqlite3.Connection) -> str:
+    file = next(row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main")
+    return os.path.dirname(os.path.abspath(file))
+
+
 def gate(conn: sqlite3.Connection) -> Gate | None:
     """The store's judge, or None when the privacy stage never judged it (nothing is shown)."""
     try:
@@ -134,7 +153,7 @@ def gate(conn: sqlite3.Connection) -> Gate | None:
     if row is None:
         return None
     path, sha256, detectors = row
-    return Gate(sha256, detectors, _list_sha256(path) != sha256)
+    return Gate(sha256, detectors, _list_sha256(recorded_list(conn, path)) != sha256)
 
 
 def _shown_rows(conn: sqlite3.Connection, sql: str, params: tuple) -> list[tuple]:
