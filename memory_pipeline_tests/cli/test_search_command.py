@@ -11,15 +11,16 @@ def test_json_contract_and_private_filter(capsys, synced_home):
     assert set(result) == {"profile", "fact_id", "content", "category", "tags", "score", "retired"}
     assert "备份" in result["content"] and isinstance(result["score"], float) and result["profile"] == "default"
     assert main(["search", "张伟", "--hermes-home", str(demo_home), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"results": [], "hidden_private": 1, "profiles_without_store": []}
+    assert json.loads(capsys.readouterr().out) == {"results": [], "private_shown": False, "profiles_without_store": []}
     assert main(["search", "张伟", "--hermes-home", str(demo_home), "--include-private"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("default #21 [user_pref] **联系人 张伟") and "    tags: " in out and "private-person" in out
 
 
-def test_a_search_whose_only_matches_are_private_says_so(capsys, synced_home):
+def test_a_search_whose_only_matches_are_private_says_what_is_never_shown(capsys, synced_home):
     assert main(["search", "张伟", "--hermes-home", str(synced_home)]) == 0
-    assert capsys.readouterr().out == "no facts found\n1 private match hidden (--include-private shows them)\n"
+    out, err = capsys.readouterr()
+    assert out == "no facts found\n" and "--include-private shows every fact" in err  # a fixed note, never a count
 
 
 def test_every_profile_by_default_each_result_naming_its_own(capsys, synced_home):

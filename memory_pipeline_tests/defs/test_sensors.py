@@ -9,6 +9,7 @@ from memory_pipeline.defs.backfills import RETAG_ASSETS, RETAG_TAG, retag_in_pro
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.sensors import memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor
+from memory_pipeline.lib.privacy.choice import Told, lists_digest
 from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.support.store_helpers import query
 
@@ -118,7 +119,7 @@ def test_a_retag_the_cli_submitted_since_the_list_changed_is_not_launched_again(
         instance.add_dynamic_partitions(hermes_profiles.name, ["default", "work"])
         cursor = _evaluate(instance, demo_home, keywords, None).cursor
         keywords.write_text(f"张伟\n{TERM}\n", encoding="utf-8")
-        digest = environment.keywords(str(keywords), demo_home).sha256
+        digest = lists_digest(environment.keyword_lists(demo_home, Told(keywords=str(keywords))))
         # An older `sync --retag` of the same version (the list went A → B → A) does not count...
         submit_retag_backfill(instance, ["default", "work"], digest, {})
         time.sleep(0.01)
