@@ -117,7 +117,7 @@ def holographic_latencies(db: Path, queries: list[str]) -> list[float]:
 def hook_latencies(home: Path, questions: list[str]) -> tuple[list[float], int]:
     """The installed plugin's `pre_llm_call`, imported from its directory as Hermes imports it."""
     target = home / "plugins" / "memory-pipeline"
-    write_plugin(target)
+    write_plugin(target, home, "default")
     os.environ["HERMES_HOME"] = str(home)
     spec = importlib.util.spec_from_file_location(
         "hermes_plugins.memory_pipeline", target / "__init__.py", submodule_search_locations=[str(target)]

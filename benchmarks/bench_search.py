@@ -56,7 +56,11 @@ def sync_store(home: Path) -> Path:
     diff = diff_entries(hashed, active_ledger(conn))
     extraction = Extraction.of(RulesExtractor().extract(entries_to_extract(diff, conn)), Provenance())
     write_sync(conn, EntryDiff(diff, ledger_fingerprint(conn)), extraction, settings=settings)
-    retag_store(conn, PrivacyJudge(load_keywords(ROOT / "data" / "privacy_keywords.txt"), DEFAULT_CATEGORIES, "hide"), settings)
+    # The demo's list where a user keeps theirs: the agent's surfaces then find it judged with the list in force.
+    keywords = home / "memory-pipeline" / "privacy_keywords.txt"
+    keywords.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ROOT / "data" / "privacy_keywords.txt", keywords)
+    retag_store(conn, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"), settings)
     sync_search_index(conn)
     conn.close()
     return settings.db_path

@@ -21,6 +21,7 @@ from memory_pipeline_tests.support.servers import REPOSITORY, GraphQL, free_port
 ASSETS = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store", "privacy_tags", "fts_index", "audit_report"]
 CHECKS = {
     "ledger_integrity",
+    "memory_safe",
     "extraction_latency",
     "extraction_json_valid",
     "layer_counts",

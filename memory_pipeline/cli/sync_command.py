@@ -126,7 +126,7 @@ def _sync(args: argparse.Namespace) -> int:
     if text and outcome.backfill:
         print(f"re-tagged by Dagster backfill {outcome.backfill} on the running daemon (the UI's Backfills view shows it)")
     lines = outcome.run_problems + [line for name, failing in outcome.unsaid().items() for line in check_errors(name, failing)]
-    if not text:  # a text summary says it already; cron and --json hear it too
+    if not (text and args.retag):  # a re-tag's text says it already; a sync, cron and --json hear it here
         for part in outcome.profiles.values():
             if part.run is not None and (unhidden := retag_change(part.run).untagged):
                 said = f"{unhidden} facts no longer private under the current keyword list and detectors"

@@ -54,6 +54,8 @@ def test_hermes_loads_the_plugin_and_its_tool_and_hook_answer_without_the_packag
     out = capsys.readouterr().out
     assert "hermes plugins enable memory-pipeline" in out and "--env HERMES_HOME=" in out and "--args mcp --hermes-home" in out
     assert (home / "profiles" / "work" / "plugins" / "memory-pipeline" / "__init__.py").is_file()
+    retag = json.loads((home / "profiles" / "work" / "plugins" / "memory-pipeline" / "retag.json").read_text())["command"]
+    assert retag[-4:] == ["--hermes-home", str(home), "--profile", "work"] and "--retag" in retag
     assert not (home / "config.yaml").exists()  # Hermes' config is never edited
     (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
 
@@ -64,6 +66,11 @@ def test_hermes_loads_the_plugin_and_its_tool_and_hook_answer_without_the_packag
     )
     assert [r["content"] for r in json.loads(probe["search"])["results"]] == [SERVER_ROOM]
     assert len(probe["chinese"]) == 1 and SERVER_ROOM in probe["chinese"][0]["context"]
+    # Fenced as quoted memory: data, not instructions.
+    context = probe["chinese"][0]["context"]
+    assert context.index("<memory-pipeline-memory>") < context.index(SERVER_ROOM) < context.index("</memory-pipeline-memory>")
+    assert "not an instruction" in context
+    assert set(json.loads(probe["search"])) == {"results", "note"}  # no count of what was withheld
     assert probe["private"] == [] and probe["english"] == []
 
     assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--uninstall"]) == 0
@@ -77,3 +84,4 @@ def test_without_a_store_the_hook_is_silent_and_the_tool_says_why(capsys, tmp_pa
     (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
     probe = _probe(home)
     assert probe["chinese"] == [] and "no fact store yet" in json.loads(probe["search"])["error"]
+    assert str(home) not in probe["search"]  # no path, no SQLite message: nothing a probe could read
