@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline import environment
+from memory_pipeline.lib.privacy.choice import lists_digest
 from memory_pipeline_tests.support.repository import REPO_ROOT
 from memory_pipeline_tests.support.servers import REPOSITORY, GraphQL, free_port, wait_for
 
@@ -127,7 +128,7 @@ def _assert_one_retag_backfill_completed(graphql, cli_backfill: str, home: Path)
     submitted it (the other waits for it, or sees it and launches none), over privacy_tags →
     fts_index → audit_report, each profile materialized, its runs tagged with the backfill: read
     back as the Backfills view does, once the sensor has looked at the edited list."""
-    digest = environment.keywords(None, home).sha256
+    digest = lists_digest(environment.keyword_lists(home))
     selector = {**REPOSITORY, "sensorName": "privacy_keywords_sensor"}
     wait_for(
         lambda: any(
