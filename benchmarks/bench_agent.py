@@ -4,8 +4,9 @@
 
 On a store of synthetic facts (built as `bench_search.py` builds it): `search_memory` round trips
 through a real MCP client session (the official `mcp` client over stdio against `memory-pipeline
-mcp`) against the CLI's search (the same read in process, and the whole `memory-pipeline search`
-command) and Holographic's `FactRetriever.search`, on the same queries; the plugin's
+mcp`) against the CLI's search (the same read in process, the same read without the verdict check,
+and the whole `memory-pipeline search` command) and Holographic's `FactRetriever.search`, on the
+same queries; the plugin's
 `pre_llm_call` hook on Chinese questions (it runs on every turn); the server's start (spawn to
 an answered `initialize`) against `python -c "import dagster"`; and, on the demo profile, how many
 of the 18 labelled queries each answers fully. Prints Markdown tables.
@@ -85,11 +86,13 @@ def mcp_answers(home: Path) -> int:
     return asyncio.run(_mcp_session(home, work))
 
 
-def in_process_latencies(home: Path, queries: list[str]) -> list[float]:
+def in_process_latencies(home: Path, queries: list[str], verdicts: bool = True) -> list[float]:
+    """The agent's read in process; without `verdicts`, the same read of every fact (the user's
+    `--include-private`): the difference is what the verdict check costs."""
     profile, spent = [Profile("default", home)], []
     for q in queries:
         started = time.perf_counter()
-        search_profiles(profile, q, limit=10, include_private=False, refresh_index=False)
+        search_profiles(profile, q, limit=10, include_private=not verdicts, refresh_index=False)
         spent.append(time.perf_counter() - started)
     return spent
 
@@ -183,6 +186,7 @@ def main() -> None:
         rows = [
             ("`search_memory` through an MCP client session (stdio)", _ms(mcp_latencies(home, queries))),
             ("the CLI's search, in process (the same read)", _ms(in_process_latencies(home, queries))),
+            ("the same read without the verdict check (every fact)", _ms(in_process_latencies(home, queries, verdicts=False))),
             ("`memory-pipeline search` (the whole command)", _ms(cli_latencies(home, queries[: args.cli_queries]))),
             ("Holographic `FactRetriever.search` (facts_fts)", _ms(holographic_latencies(db, queries))),
         ]
@@ -209,7 +213,7 @@ def main() -> None:
 
     print(f"\n| {len(queries)} queries, {args.facts:,} facts | p50 | p95 | max | labelled queries answered (of {len(LABELLED_QUERIES)}) |")
     print("|---|---:|---:|---:|---:|")
-    labels = ["mcp", "cli", "cli", "holographic"]
+    labels = ["mcp", "cli", "cli", "cli", "holographic"]
     for (name, (p50, p95, worst)), label in zip(rows, labels, strict=True):
         print(f"| {name} | {p50:.2f} ms | {p95:.2f} ms | {worst:.2f} ms | {answered[label]} |")
     p50, p95, worst = _ms(hook)

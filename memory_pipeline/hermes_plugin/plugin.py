@@ -89,10 +89,9 @@ def _once(problem: str) -> None:
         logger.warning("memory-pipeline plugin: %s", problem)
 
 
-def _retag_if_stale(conn: sqlite3.Connection) -> None:
+def _retag_if_stale(judge) -> None:
     """The keyword list changed since the facts were judged: start the pipeline's re-tag (at most
     once a minute), as `memory-pipeline hermes-plugin install` recorded it."""
-    judge = gate(conn)
     if judge is None or not judge.stale or time.monotonic() - _retag_started[0] < _RETAG_AGAIN_S:
         return
     _retag_started[0] = time.monotonic()
@@ -112,8 +111,9 @@ def memory_search(args: dict, **_: object) -> str:
     try:
         conn = _connect(_store_path())
         try:
-            found = search(conn, query, limit=limit)
-            _retag_if_stale(conn)
+            judge = gate(conn)
+            found = search(conn, query, limit=limit, judge=judge)
+            _retag_if_stale(judge)
         finally:
             conn.close()
     except SearchError as exc:
@@ -131,8 +131,9 @@ def recall(user_message: str | None = None, **_: object) -> dict | None:
     try:
         conn = _connect(_store_path())
         try:
-            facts = message_facts(conn, user_message or "", limit=HOOK_FACTS, max_chars=HOOK_CHARS)
-            _retag_if_stale(conn)
+            judge = gate(conn)
+            facts = message_facts(conn, user_message or "", limit=HOOK_FACTS, max_chars=HOOK_CHARS, judge=judge) if judge else []
+            _retag_if_stale(judge)
         finally:
             conn.close()
     except Exception as exc:  # noqa: BLE001 - a hook must never break a turn: silence, and one log line (no message text)

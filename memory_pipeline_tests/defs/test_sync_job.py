@@ -1,10 +1,8 @@
 """The sync through the real job (the CLI's in-process path): diff, extraction, upsert, ledger."""
 
-import json
-
 import pytest
 
-from memory_pipeline.cli import main
+from memory_pipeline_tests.support.hermes_oracle import hermes_memory
 from memory_pipeline_tests.support.store_helpers import (
     consistency_problems,
     profile_result,
@@ -67,7 +65,7 @@ def test_insert_one_entry_is_one_add(capsys, synced):
     assert query(db, "SELECT category, tags FROM facts WHERE content LIKE '**饮食**%'") == [("user_pref", "synced-from-memory,user")]
 
 
-@pytest.mark.parametrize("policy,facts_left,trust", [("keep", 23, 0.5), ("retire", 23, 0.2), ("delete", 22, None)])
+@pytest.mark.parametrize("policy,facts_left,trust", [("keep", 23, 0.5), ("retire", 22, None), ("delete", 22, None)])
 def test_remove_one_entry_per_policy(capsys, synced, policy, facts_left, trust):
     home, db = synced
     path = home / "memories" / "MEMORY.md"
@@ -80,8 +78,9 @@ def test_remove_one_entry_per_policy(capsys, synced, policy, facts_left, trust):
     assert (rows[0][0] if rows else None) == pytest.approx(trust) if trust else rows == []
     statuses = query(
         db,
-        """SELECT l.status FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)
-                             WHERE f.content = ?""",
+        """SELECT l.status FROM memory_pipeline_ledger l
+           JOIN (SELECT fact_id, content FROM facts UNION ALL SELECT fact_id, content FROM memory_pipeline_archive) f USING (fact_id)
+           WHERE f.content = ?""",
         (gone,),
     )
     assert statuses == ([] if policy == "delete" else [("retired",)])
@@ -142,23 +141,28 @@ def _tags_and_trust(db, content: str) -> tuple[str, float]:
     return tags, trust
 
 
-def test_retire_is_the_default_and_takes_removed_facts_out_of_the_agents_way(capsys, synced):
+def test_retire_is_the_default_and_takes_removed_facts_out_of_every_hermes_tool(capsys, synced):
     home, db = synced
     path, entries, gone = _remove_memory_entry(home, 3)
+    ((fact_id,),) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (gone,))
     result = profile_result(sync_json(capsys, home, "--profile", "default"))
     assert result["removed"] == 1
-    tags, trust = _tags_and_trust(db, gone)
-    assert "retired" in tags.split(",") and trust < 0.3  # below Holographic's prefetch threshold
-    # Still searchable, marked, and after current facts.
+    # Moved out of Hermes' tables, kept in the pipeline's archive: no Hermes tool returns it at any trust.
+    assert query(db, "SELECT count(*) FROM facts WHERE content = ?", (gone,)) == [(0,)]
+    assert query(db, "SELECT fact_id FROM memory_pipeline_archive WHERE content = ?", (gone,)) == [(fact_id,)]
     word = gone.split("**")[1] if gone.startswith("**") else gone[:6]
-    assert main(["search", word, "--hermes-home", str(home), "--profile", "default", "--json", "--include-private"]) == 0
-    found = json.loads(capsys.readouterr().out)["results"]
-    assert [r["retired"] for r in found] == sorted(r["retired"] for r in found) and found[-1]["retired"]
-    # Coming back revives it at full trust, without the tag.
+    with hermes_memory(home) as hermes:
+        listed = hermes.provider.handle_tool_call("fact_store", {"action": "list", "min_trust": 0, "limit": 100})
+        searched = hermes.provider.handle_tool_call("fact_store", {"action": "search", "query": word, "min_trust": 0})
+    assert gone not in listed and gone not in searched
+    assert consistency_problems(db) == []
+    # Coming back restores it, with its own id, at full trust, without the tag.
     write_entries(path, entries + [gone])
     assert profile_result(sync_json(capsys, home, "--profile", "default"))["added"] == 1
+    assert query(db, "SELECT fact_id FROM facts WHERE content = ?", (gone,)) == [(fact_id,)]
     tags, trust = _tags_and_trust(db, gone)
     assert "retired" not in tags.split(",") and trust == 0.5
+    assert query(db, "SELECT count(*) FROM memory_pipeline_archive") == [(0,)]
 
 
 def test_a_store_synced_under_keep_moves_to_retire_on_its_next_sync(capsys, synced):
@@ -168,8 +172,7 @@ def test_a_store_synced_under_keep_moves_to_retire_on_its_next_sync(capsys, sync
     assert query(db, "SELECT trust_score FROM facts WHERE content = ?", (gone,)) == [(0.5,)]
     again = profile_result(sync_json(capsys, home, "--profile", "default"))
     assert (again["added"], again["removed"], again["unchanged"]) == (0, 0, 22)
-    tags, trust = _tags_and_trust(db, gone)
-    assert "retired" in tags.split(",") and trust < 0.3
+    assert query(db, "SELECT count(*) FROM facts WHERE content = ?", (gone,)) == [(0,)]  # moved to the archive
     before = table_checksums(db)
     sync_json(capsys, home, "--profile", "default")
     assert table_checksums(db) == before  # moved once; the next sync writes nothing

@@ -65,7 +65,11 @@ def consistency_problems(db: Path) -> list[str]:
     problems = []
     if query(db, "SELECT content FROM facts GROUP BY content HAVING count(*) > 1"):
         problems.append("duplicate fact content")
-    orphans = query(db, "SELECT l.fact_id FROM memory_pipeline_ledger l LEFT JOIN facts f ON f.fact_id = l.fact_id WHERE f.fact_id IS NULL")
+    orphans = query(
+        db,
+        """SELECT l.fact_id FROM memory_pipeline_ledger l LEFT JOIN facts f ON f.fact_id = l.fact_id
+           WHERE f.fact_id IS NULL AND l.fact_id NOT IN (SELECT fact_id FROM memory_pipeline_archive)""",
+    )  # a retired fact waits in the archive
     if orphans:
         problems.append(f"ledger rows without a fact: {orphans}")
     ghosts = query(

@@ -17,7 +17,7 @@ from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
-from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, opened, read_snapshot
+from memory_pipeline.lib.store.database import ARCHIVE_TABLE, IS_PIPELINE_FACT_SQL, opened, read_snapshot, table_exists
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import size_state_sql, state_sql
 from memory_pipeline.lib.store.watermark import store_watermark
@@ -44,7 +44,7 @@ def _table(conn: sqlite3.Connection, sql: str, columns: list[str], params: dict 
 
 _FACT_COLUMNS = ["fact_id", "content", "category", "person_tags", "person_trust", "vector_state", "pipeline"]
 _BANK_COLUMNS = ["bank_name", "dim", "fact_count", "vector_state"]
-_EMPTY_STORE = {"ledger": LEDGER_ROW_COLUMNS, "facts": _FACT_COLUMNS, "banks": _BANK_COLUMNS}
+_EMPTY_STORE = {"ledger": LEDGER_ROW_COLUMNS, "facts": _FACT_COLUMNS, "banks": _BANK_COLUMNS, "archived": ["fact_id"]}
 
 
 def _facts_sql(dim: int) -> str:
@@ -77,7 +77,9 @@ def store_frames(conn: sqlite3.Connection | None, hrr_dim: int = 0) -> tuple[dic
         ledger = ledger_rows(conn)
         facts = _table(conn, _facts_sql(hrr_dim), _FACT_COLUMNS)
         banks = _table(conn, f"SELECT bank_name, dim, fact_count, {state_sql('vector', hrr_dim)} FROM memory_banks", _BANK_COLUMNS)
-    return {"ledger": ledger, "facts": facts, "banks": banks}, watermark
+        archived = _table(conn, f"SELECT fact_id FROM {ARCHIVE_TABLE}", ["fact_id"]) if table_exists(conn, ARCHIVE_TABLE) else None
+    archived = archived if archived is not None else pd.DataFrame(columns=["fact_id"])
+    return {"ledger": ledger, "facts": facts, "banks": banks, "archived": archived}, watermark
 
 
 def copy_frame(db: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, derived: str = "") -> None:

@@ -102,6 +102,9 @@ CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (
 );
 """
 
+# The pipeline's retired facts (an entry removed), moved out of Hermes' tables so none of its tools
+# returns them at any trust; restored, with the same id, when the entry comes back.
+ARCHIVE_TABLE = "memory_pipeline_archive"
 # Mirror-shaped facts the user said are the agent's own (`memory-pipeline mirrors --keep`): never flagged again.
 KEPT_TABLE = "memory_pipeline_kept_facts"
 
@@ -122,6 +125,20 @@ CREATE TABLE IF NOT EXISTS {LEDGER_TABLE} (
     PRIMARY KEY (entry_id, fact_id)
 );
 CREATE INDEX IF NOT EXISTS idx_memory_pipeline_ledger_fact ON {LEDGER_TABLE}(fact_id);
+CREATE TABLE IF NOT EXISTS {ARCHIVE_TABLE} (
+    fact_id         INTEGER PRIMARY KEY,
+    content         TEXT NOT NULL,
+    category        TEXT,
+    tags            TEXT,
+    trust_score     REAL,
+    retrieval_count INTEGER,
+    helpful_count   INTEGER,
+    created_at      TIMESTAMP,
+    updated_at      TIMESTAMP,
+    hrr_vector      BLOB,
+    entity_ids      TEXT NOT NULL DEFAULT '',
+    archived_at     TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
 CREATE TABLE IF NOT EXISTS {KEPT_TABLE} (
     fact_id INTEGER PRIMARY KEY,
     kept_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
@@ -156,6 +173,7 @@ _REQUIRED_OBJECTS = {
     "memory_pipeline_bank_sums",
     QUARANTINE_TABLE,
     KEPT_TABLE,
+    ARCHIVE_TABLE,
     VERDICTS_TABLE,
     JUDGE_TABLE,
 }

@@ -156,11 +156,12 @@ def gate(conn: sqlite3.Connection) -> Gate | None:
     return Gate(sha256, detectors, _list_sha256(recorded_list(conn, path)) != sha256)
 
 
-def _shown_rows(conn: sqlite3.Connection, sql: str, params: tuple) -> list[tuple]:
+def _shown_rows(conn: sqlite3.Connection, sql: str, params: tuple, judge: Gate | None = None) -> list[tuple]:
     """Rows of a query joined to `_SHOWN` (its first column the fact id, its second the text as
     bytes, its last the verdict's hash) whose verdict is for the text as it is now; none when the
-    store was never judged or its keyword list changed since."""
-    judge = gate(conn)
+    store was never judged or its keyword list changed since. `judge`: the store's gate, when the
+    caller read it already."""
+    judge = judge or gate(conn)
     if judge is None or judge.stale:
         return []
     rows = conn.execute(sql, (judge.keywords_sha256, judge.detectors, *params)).fetchall()
@@ -171,7 +172,9 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-def search(conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False) -> list[dict]:
+def search(
+    conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False, judge: Gate | None = None
+) -> list[dict]:
     """Facts containing `query`, best BM25 first, newest first among equals: only those the agent
     may see, unless `include_private` (the user at the command line: every fact, retired ones
     last). Each: fact_id, content, category, tags, score, retired."""
@@ -186,7 +189,7 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10, include_pri
         rows = conn.execute(sql, (param, RANK_WINDOW)).fetchall()
     else:
         sql = f"SELECT {columns}, v.content_sha256 {_INDEXED} {_SHOWN} WHERE {where} ORDER BY m.rowid DESC LIMIT ?"
-        rows = _shown_rows(conn, sql, (param, RANK_WINDOW))
+        rows = _shown_rows(conn, sql, (param, RANK_WINDOW), judge)
     rows.sort(key=lambda r: (r[5], r[4], -r[0]))  # current before retired; bm25 lower-is-better; newest first
     return [
         {"fact_id": int(i), "content": _text(raw), "category": cat, "tags": t or "", "score": float(-b), "retired": bool(retired)}
@@ -215,7 +218,7 @@ def facts_by_id(conn: sqlite3.Connection, fact_ids: list[int], *, include_privat
     return facts, [i for i in wanted if i not in found]
 
 
-def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max_chars: int = 600) -> list[dict]:
+def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max_chars: int = 600, judge: Gate | None = None) -> list[dict]:
     """The facts the agent may see sharing at least two character pairs of the
     Chinese, Japanese or Korean runs of a message (a one-pair run: that pair), best first, at most
     `limit` and `max_chars` of content in all; none when the message has no such text.
@@ -240,6 +243,7 @@ def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max
         f"""SELECT f.fact_id, CAST(f.content AS BLOB), f.category, v.content_sha256 {_INDEXED} {_SHOWN}
             WHERE {INDEX_TABLE} MATCH ? ORDER BY m.rowid DESC LIMIT 50""",
         ("{pairs} : (" + " OR ".join(either) + ")",),
+        judge,
     )
     rows = [(fact_id, _text(raw), category) for fact_id, raw, category in rows]
     shared = {fact_id: sum(g in content.lower() for g in grams) for fact_id, content, _ in rows}

@@ -12,6 +12,7 @@ import numpy as np
 
 from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.store import hrr, vector_codec
+from memory_pipeline.lib.store.database import ARCHIVE_TABLE
 from memory_pipeline.lib.store.entities import EntityResolver, extract_entities
 from memory_pipeline.lib.store.settings import HolographicSettings
 
@@ -114,6 +115,46 @@ class FactWrites:
         self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
         self.vector_changed(row[0], row[1], None, None)
         return True
+
+    def archive(self, fact_id: int) -> bool:
+        """The fact moved out of Hermes' tables into the archive (its row, its entity links' ids),
+        its bank noted: no Hermes tool returns it at any trust. False when there is no such fact."""
+        moved = self.conn.execute(
+            f"""INSERT OR REPLACE INTO {ARCHIVE_TABLE} (fact_id, content, category, tags, trust_score, retrieval_count,
+                    helpful_count, created_at, updated_at, hrr_vector, entity_ids)
+                SELECT fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at,
+                    hrr_vector, coalesce((SELECT group_concat(entity_id) FROM fact_entities WHERE fact_id = facts.fact_id), '')
+                FROM facts WHERE fact_id = ?""",
+            (fact_id,),
+        ).rowcount
+        return bool(moved) and self.delete(fact_id)
+
+    def restore(self, content: str) -> int | None:
+        """An archived fact with this content put back with its own id, tags, trust and links (the
+        entities that still exist), its bank noted; its id, or None when none is archived or
+        Hermes holds that content already."""
+        row = self.conn.execute(
+            f"SELECT fact_id, category, hrr_vector, entity_ids FROM {ARCHIVE_TABLE} WHERE content = ? ORDER BY fact_id LIMIT 1",
+            (content,),
+        ).fetchone()
+        if row is None or self.conn.execute("SELECT 1 FROM facts WHERE content = ? OR fact_id = ?", (content, row[0])).fetchone():
+            return None
+        fact_id, category, blob, entity_ids = row
+        self.conn.execute(
+            f"""INSERT INTO facts (fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at,
+                    updated_at, hrr_vector)
+                SELECT fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at,
+                    CURRENT_TIMESTAMP, hrr_vector FROM {ARCHIVE_TABLE} WHERE fact_id = ?""",
+            (fact_id,),
+        )
+        linked = [int(i) for i in (entity_ids or "").split(",") if i]
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) SELECT ?, entity_id FROM entities WHERE entity_id = ?",
+            [(fact_id, i) for i in linked],
+        )
+        self.conn.execute(f"DELETE FROM {ARCHIVE_TABLE} WHERE fact_id = ?", (fact_id,))
+        self.vector_changed(None, None, category, blob)
+        return fact_id
 
     def rebuild_banks_in_full(self, categories: set[str]) -> None:
         """Rebuild these banks from their vectors, whatever the kept sums say (repairs)."""

@@ -31,6 +31,8 @@ class EntryWrites(FactWrites):
     # --- facts -------------------------------------------------------------------------------
 
     def add(self, fact, source: str) -> int:
+        # The entry came back: its archived fact returns with its own id (a pointer to it resolves again).
+        self.restore(fact.content)
         tags = merge_tags([PIPELINE_TAG, source], fact.tags)
         links = self.links_for(fact.content, fact.entity)
         blob = self.vector(fact.content, links)
@@ -113,10 +115,20 @@ class EntryWrites(FactWrites):
             if policy == "keep" or self._backed_elsewhere(fact_id):
                 continue
             if policy == "retire":
-                self.report.retired_facts += retire(self.conn, fact_id, self.settings)
+                self.report.retired_facts += self._retire(fact_id)
             elif self.delete(fact_id):
                 self.ledger.drop_retired_of(fact_id)
                 self.report.deleted_facts += 1
+
+    def _retire(self, fact_id: int) -> int:
+        """The pipeline's own fact moves to the archive (no Hermes tool returns it); another's
+        (a mirror row Hermes wrote) is tagged `retired` below the prefetch threshold, never deleted."""
+        row = self.conn.execute("SELECT tags FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        if row is None:
+            return 0
+        if PIPELINE_TAG in (row[0] or "").split(","):
+            return int(self.archive(fact_id))
+        return retire(self.conn, fact_id, self.settings)
 
     # --- mirror rows and the ledger ---------------------------------------------------------
 

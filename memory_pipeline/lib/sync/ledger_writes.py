@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from memory_pipeline.lib.store.database import LEDGER_TABLE
+from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE
 
 _RETIRE = f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP"
 
@@ -61,5 +61,6 @@ class LedgerWrites:
         """Rows whose fact is gone (their entries are synced afresh); how many."""
         return self.conn.execute(
             f"""DELETE FROM {LEDGER_TABLE} WHERE fact_id IS NOT NULL
-                AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = {LEDGER_TABLE}.fact_id)"""
+                AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = {LEDGER_TABLE}.fact_id)
+                AND NOT EXISTS (SELECT 1 FROM {ARCHIVE_TABLE} a WHERE a.fact_id = {LEDGER_TABLE}.fact_id)"""
         ).rowcount

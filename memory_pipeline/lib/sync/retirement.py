@@ -1,12 +1,13 @@
-"""Retiring a fact whose entry left the files (the `retire` removal policy): tagged `retired`, its
-trust just below Holographic's prefetch threshold so the agent stops seeing it, still searchable;
-and the tag merging every rewrite of a fact's tags goes through."""
+"""Retiring a fact whose entry left the files (the `retire` removal policy): the pipeline's own
+facts move to the archive (`FactWrites.archive`); a fact Hermes wrote is tagged `retired`, its trust
+just below Holographic's prefetch threshold, never deleted. And the tag merging every rewrite of a
+fact's tags goes through."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, LEDGER_TABLE, RETIRED_TAG, has_tag_sql
+from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, LEDGER_TABLE, RETIRED_TAG
 from memory_pipeline.lib.store.settings import HolographicSettings
 
 
@@ -40,16 +41,15 @@ def retire(conn: sqlite3.Connection, fact_id: int, settings: HolographicSettings
 
 
 def unbacked_facts_to_retire(conn: sqlite3.Connection, settings: HolographicSettings) -> list[int]:
-    """The pipeline's facts no entry backs any more (only retired ledger rows) that are not yet
-    retired: what a store synced under `keep` (the old default) moves to on its next sync."""
+    """The pipeline's facts no entry backs any more (only retired ledger rows) still in Hermes'
+    tables: what a store synced under `keep`, or retired in place by an older version, moves to
+    the archive on its next sync."""
     return [
         r[0]
         for r in conn.execute(
             f"""SELECT f.fact_id FROM facts f
             WHERE {IS_PIPELINE_FACT_SQL}
               AND EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'retired')
-              AND NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'active')
-              AND (NOT {has_tag_sql(RETIRED_TAG, "f.tags")} OR f.trust_score > ?)""",
-            (retired_trust(settings),),
+              AND NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'active')"""
         )
     ]

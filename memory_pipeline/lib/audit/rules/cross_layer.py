@@ -91,7 +91,8 @@ def fact_links(layers: LoadedLayers) -> AuditResult:
     orphans = count(
         db,
         """SELECT count(*) FROM ledger l WHERE l.fact_id IS NOT NULL
-                           AND l.fact_id NOT IN (SELECT fact_id FROM facts)""",
+                           AND l.fact_id NOT IN (SELECT fact_id FROM facts)
+                           AND l.fact_id NOT IN (SELECT CAST(fact_id AS BIGINT) FROM archived)""",
     )
     ghosts = count(
         db,
