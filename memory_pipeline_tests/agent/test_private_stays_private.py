@@ -218,3 +218,40 @@ def test_every_mcp_request_is_readable_even_with_a_lone_surrogate():
     assert json.loads(readable(line))["params"]["arguments"]["query"] == "\ufffdab"
     broken = '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":5}'
     assert json.loads(readable(broken)) == {"jsonrpc": "2.0", "id": 8, "method": "memory-pipeline/unreadable-request"}
+
+
+def test_the_server_answers_a_request_its_sdk_cannot_parse_within_the_deadline(home):
+    """The real `memory-pipeline mcp` over stdio, spoken to raw (the official client cannot send a
+    lone surrogate): every request gets its answer, the next ones too."""
+    import select
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    command = str(Path(sys.executable).with_name("memory-pipeline"))
+    atlas = {"name": "search_memory", "arguments": {"query": "atlas"}}
+    server = subprocess.Popen([command, "mcp", "--hermes-home", str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_memory","arguments":{"query":"\\ud800ab"}}}',
+        '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":7}',
+        json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": atlas}),
+    ]
+    try:
+        server.stdin.write(("\n".join(lines) + "\n").encode())
+        server.stdin.flush()
+        answered = {}
+        while len(answered) < 4:
+            ready, _, _ = select.select([server.stdout], [], [], 30)
+            assert ready, f"no answer within 30 s; answered: {sorted(answered)}"
+            message = json.loads(server.stdout.readline())
+            if "id" in message:
+                answered[message["id"]] = message
+    finally:
+        server.kill()
+        server.wait()
+    assert "result" in answered[2] and not answered[2]["result"].get("isError")
+    assert "error" in answered[3]
+    assert "atlas" in answered[4]["result"]["content"][0]["text"]

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memory_pipeline.lib.hermes.safe_files import out_of_space
+from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA, ARCHIVE_TABLE
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, PRIVATE_TAG, RETIRED_TAG, VERDICTS_TABLE, has_tag_sql  # noqa: F401 - the store's tag registry
 from memory_pipeline.lib.store.store_file import StoreError, refuse_foreign_file, store_error
 from memory_pipeline.lib.store.verdicts import SCHEMA as VERDICT_SCHEMA
@@ -102,9 +103,6 @@ CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (
 );
 """
 
-# The pipeline's retired facts (an entry removed), moved out of Hermes' tables so none of its tools
-# returns them at any trust; restored, with the same id, when the entry comes back.
-ARCHIVE_TABLE = "memory_pipeline_archive"
 # Mirror-shaped facts the user said are the agent's own (`memory-pipeline mirrors --keep`): never flagged again.
 KEPT_TABLE = "memory_pipeline_kept_facts"
 
@@ -125,20 +123,6 @@ CREATE TABLE IF NOT EXISTS {LEDGER_TABLE} (
     PRIMARY KEY (entry_id, fact_id)
 );
 CREATE INDEX IF NOT EXISTS idx_memory_pipeline_ledger_fact ON {LEDGER_TABLE}(fact_id);
-CREATE TABLE IF NOT EXISTS {ARCHIVE_TABLE} (
-    fact_id         INTEGER PRIMARY KEY,
-    content         TEXT NOT NULL,
-    category        TEXT,
-    tags            TEXT,
-    trust_score     REAL,
-    retrieval_count INTEGER,
-    helpful_count   INTEGER,
-    created_at      TIMESTAMP,
-    updated_at      TIMESTAMP,
-    hrr_vector      BLOB,
-    entity_ids      TEXT NOT NULL DEFAULT '',
-    archived_at     TIMESTAMP DEFAULT CURRENT_TIMESTAMP
-);
 CREATE TABLE IF NOT EXISTS {KEPT_TABLE} (
     fact_id INTEGER PRIMARY KEY,
     kept_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
@@ -152,6 +136,7 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
 );
 """
     + QUARANTINE_SCHEMA
+    + ARCHIVE_SCHEMA
     + ";\n".join(VERDICT_SCHEMA)
     + ";\n"
 )
