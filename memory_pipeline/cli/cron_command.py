@@ -14,6 +14,7 @@ import shlex
 import sys
 
 from memory_pipeline.cli.common import add_home_argument, hermes_home
+from memory_pipeline.lib.hermes.cron_jobs import jobs_named, recurring
 from memory_pipeline.lib.hermes.safe_files import replace_file
 
 SCRIPT_NAME = "memory-pipeline-sync.sh"
@@ -33,7 +34,10 @@ def register(commands) -> None:
     install = actions.add_parser("install", help=f"write $HERMES_HOME/scripts/{SCRIPT_NAME} and print the hermes cron line")
     add_home_argument(install)
     install.add_argument(
-        "--every", default="30m", metavar="SCHEDULE", help="Hermes schedule: '30m', 'every 2h' or a cron expression (default: 30m)"
+        "--every",
+        default="30m",
+        metavar="SCHEDULE",
+        help="how often: '30m', '2h' or a cron expression (default: 30m; registered as Hermes' recurring 'every 30m')",
     )
     install.add_argument("--name", default="memory-sync", help="the Hermes cron job's name (default: memory-sync)")
     install.set_defaults(run=run_install)
@@ -70,7 +74,7 @@ def run_install(args: argparse.Namespace) -> int:
                 "hermes",
                 "cron",
                 "create",
-                args.every,
+                recurring(args.every),
                 "--name",
                 args.name,
                 "--script",
@@ -81,4 +85,18 @@ def run_install(args: argparse.Namespace) -> int:
             ]
         )
     )
+    _say_existing(home, args.name)
     return 0
+
+
+def _say_existing(home, name: str) -> None:
+    """A job of this name already in Hermes' store: a one-shot one (a bare `30m`, as an earlier
+    install printed) ran once and stopped, and is replaced; a recurring one needs nothing."""
+    for job in jobs_named(home, name):
+        if job.repeats:
+            print(f"Hermes' cron already has the recurring job {name!r} (id {job.job_id}): nothing more to register")
+        else:
+            print(
+                f"Hermes' cron has {name!r} (id {job.job_id}) as a one-shot job, which runs once and stops; replace it: "
+                f"hermes cron remove {shlex.quote(job.job_id)}, then the line above"
+            )

@@ -31,7 +31,13 @@ def test_wrapper_is_silent_when_clean_one_line_on_a_finding_and_fails_on_a_failu
     script = demo_home / "scripts" / SCRIPT_NAME
     assert out[0] == f"wrote {script}" and script.stat().st_mode & 0o111
     job = _hermes_accepts(out[-1].strip())
-    assert (job.cron_command, job.schedule, job.script, job.no_agent, job.deliver) == ("create", "30m", SCRIPT_NAME, True, "local")
+    assert (job.cron_command, job.schedule, job.script, job.no_agent, job.deliver) == (
+        "create",
+        "every 30m",
+        SCRIPT_NAME,
+        True,
+        "local",
+    )
 
     from cron.scheduler import _run_job_script  # how Hermes runs a --no-agent job's script
 
@@ -47,3 +53,40 @@ def test_wrapper_is_silent_when_clean_one_line_on_a_finding_and_fails_on_a_failu
     assert not ok and output.startswith("Script exited with code 1\nstderr:\n")
     error = output.split("stderr:\n", 1)[1]
     assert "\n" not in error and "memory_store.db" in error  # one line, naming the file; no stdout
+
+
+def _register(home, line: str) -> dict:
+    """The printed line carried out as `hermes cron create` does: Hermes' own job store."""
+    from cron.jobs import create_job, use_cron_store
+
+    job = _hermes_accepts(line)
+    with use_cron_store(home):
+        return create_job(None, job.schedule, name=job.name, script=job.script, no_agent=job.no_agent, deliver=job.deliver)
+
+
+def test_the_job_repeats_in_hermes_own_store_and_runs_again_after_its_first_run(capsys, demo_home):
+    from cron.jobs import get_job, mark_job_run, parse_schedule, use_cron_store
+
+    assert main(["cron", "install", "--hermes-home", str(demo_home)]) == 0
+    line = capsys.readouterr().out.splitlines()[-1].strip()
+    assert parse_schedule(_hermes_accepts(line).schedule)["kind"] == "interval"
+    created = _register(demo_home, line)
+    with use_cron_store(demo_home):
+        mark_job_run(created["id"], True)  # its first run
+        after = get_job(created["id"])
+    assert after is not None and after["schedule"]["minutes"] == 30 and after["next_run_at"]  # still there, due again
+    assert (demo_home / "cron" / "jobs.json").is_file()
+    # Installing again says nothing more is needed.
+    assert main(["cron", "install", "--hermes-home", str(demo_home)]) == 0
+    assert "already has the recurring job 'memory-sync'" in capsys.readouterr().out
+
+
+def test_a_one_shot_job_from_an_earlier_install_is_named_with_its_replacement(capsys, demo_home):
+    from cron.jobs import create_job, use_cron_store
+
+    with use_cron_store(demo_home):  # what the earlier `hermes cron create 30m …` registered
+        old = create_job(None, "30m", name="memory-sync", script=SCRIPT_NAME, no_agent=True, deliver="local")
+    assert old["schedule"]["kind"] == "once"
+    assert main(["cron", "install", "--hermes-home", str(demo_home)]) == 0
+    out = capsys.readouterr().out
+    assert f"hermes cron remove {old['id']}, then the line above" in out and "one-shot" in out
