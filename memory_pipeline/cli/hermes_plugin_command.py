@@ -69,20 +69,25 @@ def run(args: argparse.Namespace) -> int:
             write_plugin(target, home, profile.name)
             print(f"{profile.name}: plugin {PLUGIN_NAME} written to {shown_path(target)}")
     if not args.uninstall:
-        _next_steps(profiles)
+        _next_steps(home, profiles)
     return 0
 
 
-def _next_steps(profiles) -> None:
+def mcp_arguments(home: Path, profile) -> list[str]:
+    """The server's arguments for one profile: the Hermes home the pipeline keeps (where its runs
+    and checks are recorded) and the profile by name, never the profile's directory as a home."""
+    return ["mcp", "--hermes-home", str(home), "--profile", profile.name]
+
+
+def _next_steps(home: Path, profiles) -> None:
     command = str(Path(sys.executable).with_name("memory-pipeline"))
     print("\nNext (Hermes enables nothing by itself; run these for each profile, as its HERMES_HOME):")
     for profile in profiles:
         env = f"HERMES_HOME={shlex.quote(str(profile.home))}"
         print(f"  {env} hermes plugins enable {PLUGIN_NAME}")
-        print(
-            f"  {env} hermes mcp add {PLUGIN_NAME} --command {shlex.quote(command)} --env {env} "
-            f"--args mcp --hermes-home {shlex.quote(str(profile.home))} --profile default"
-        )
-    print("or, in the profile's config.yaml:")
+        arguments = " ".join(shlex.quote(a) for a in mcp_arguments(home, profile))
+        print(f"  {env} hermes mcp add {PLUGIN_NAME} --command {shlex.quote(command)} --env {env} --args {arguments}")
+    first = profiles[0]
+    print(f"or, in the config.yaml of profile {first.name}:")
     print(f"  plugins:\n    enabled: [{PLUGIN_NAME}]\n  mcp_servers:\n    {PLUGIN_NAME}:\n      command: {command}")
-    print(f"      args: [mcp, --hermes-home, {profiles[0].home}, --profile, default]\n      env: {{HERMES_HOME: {profiles[0].home}}}")
+    print(f"      args: [{', '.join(mcp_arguments(home, first))}]\n      env: {{HERMES_HOME: {first.home}}}")

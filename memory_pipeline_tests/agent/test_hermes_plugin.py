@@ -4,6 +4,7 @@ its `pre_llm_call` hook brings the fact a Chinese question names and nothing for
 only match is private."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -85,3 +86,33 @@ def test_without_a_store_the_hook_is_silent_and_the_tool_says_why(capsys, tmp_pa
     probe = _probe(home)
     assert probe["chinese"] == [] and "no fact store yet" in json.loads(probe["search"])["error"]
     assert str(home) not in probe["search"]  # no path, no SQLite message: nothing a probe could read
+
+
+def test_the_printed_mcp_line_of_a_profile_reports_that_profiles_status(capsys, agent_home):
+    """The `hermes mcp add` line printed for profile `work`, run as printed (the official client):
+    its `memory_status` is work's, with the last sync and the checks its sync left failing."""
+    import asyncio
+    import shlex
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    assert main(["hermes-plugin", "install", "--hermes-home", str(agent_home), "--profile", "work"]) == 0
+    line = next(s.strip() for s in capsys.readouterr().out.splitlines() if "hermes mcp add" in s)
+    argv = shlex.split(line)
+    command, arguments = argv[argv.index("--command") + 1], argv[argv.index("--args") + 1 :]
+    assert arguments == ["mcp", "--hermes-home", str(agent_home), "--profile", "work"]
+
+    async def status():
+        params = StdioServerParameters(command=command, args=arguments)
+        # The server's stderr to a real file: pytest's capture has none.
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                return json.loads((await session.call_tool("memory_status", {})).content[0].text)
+
+    (work,) = asyncio.run(asyncio.wait_for(status(), 60))["profiles"]
+    assert main(["status", "--hermes-home", str(agent_home), "--profile", "work", "--json"]) == 0
+    (expected,) = json.loads(capsys.readouterr().out)["profiles"]
+    assert work["profile"] == "work" and work["last_sync"] is not None
+    assert (work["last_sync"], work["failing_checks"]) == (expected["last_sync"], expected["failing_checks"])
