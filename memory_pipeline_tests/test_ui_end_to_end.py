@@ -7,11 +7,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 
 from memory_pipeline import environment
@@ -52,8 +54,8 @@ CHROMIUM_FLAGS = [
 
 @pytest.fixture
 def dagster_ui(demo_home, tmp_path):
-    """`memory-pipeline ui` on a free loopback port, in its own process group: `dagster dev` and the
-    processes it starts ignore SIGTERM here, so the whole group is SIGKILLed at the end."""
+    """`memory-pipeline ui` on a free loopback port, in its own process group (so that whatever a
+    failed test leaves is SIGKILLed at the end)."""
     shutil.rmtree(demo_home / "profiles")  # one profile: the daemon's first-look sync stays short
     port = free_port()
     log = (tmp_path / "dagster-dev.log").open("w")
@@ -78,11 +80,31 @@ def dagster_ui(demo_home, tmp_path):
 
     try:
         wait_for(location_loaded, 120, "the webserver's GraphQL endpoint and the code location")
-        yield url, graphql, demo_home
+        yield url, graphql, demo_home, process
     finally:
-        os.killpg(process.pid, signal.SIGKILL)
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # `ui` stopped everything itself
         process.wait()
+        for leftover in psutil.Process().children(recursive=True):
+            if "dagster" in " ".join(leftover.cmdline()):
+                leftover.kill()
         log.close()
+
+
+def _stops_everything_on_sigterm(process, url: str) -> None:
+    """What a service manager or a closing terminal does: SIGTERM to `ui` alone. `ui`, dagster
+    dev, the webserver and the daemon are all gone within seconds, and the port is closed."""
+    family = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
+    assert len(family) >= 3  # ui, dagster dev, and at least the webserver
+    process.send_signal(signal.SIGTERM)
+    started = time.monotonic()
+    _, alive = psutil.wait_procs(family, timeout=30)
+    assert alive == [], [p.cmdline() for p in alive]
+    assert time.monotonic() - started < 30 and process.wait(timeout=5) == 0
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(url, timeout=5)
 
 
 LAUNCH = """mutation($params: ExecutionParams!) { launchRun(executionParams: $params) { __typename
@@ -160,7 +182,7 @@ def _assert_one_retag_backfill_completed(graphql, cli_backfill: str, home: Path)
 
 
 def test_launch_a_sync_through_graphql_and_see_the_asset_graph(dagster_ui, tmp_path):
-    url, graphql, home = dagster_ui
+    url, graphql, home, process = dagster_ui
     # The discovery sensor adds the profile when the daemon starts; adding it here too removes the race.
     assert graphql(ADD_PARTITION, repo=REPOSITORY)["addDynamicPartition"]["__typename"] in (
         "AddDynamicPartitionSuccess",
@@ -228,3 +250,4 @@ def test_launch_a_sync_through_graphql_and_see_the_asset_graph(dagster_ui, tmp_p
     # The runs' step events are in the UI, not on the `ui` terminal (warnings and errors only).
     terminal = (tmp_path / "dagster-dev.log").read_text(encoding="utf-8", errors="replace")
     assert " - STEP_START - " not in terminal and " - DEBUG - " not in terminal, terminal[-2000:]
+    _stops_everything_on_sigterm(process, url)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -47,8 +48,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"Dagster UI: http://127.0.0.1:{args.port}  (Hermes home {home}; run history in {dagster_dir}); Ctrl-C stops it", flush=True)
     command = dev_command(args.port)
     cwd = _PROJECT if in_checkout() else None  # dg finds the project from the working directory
-    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
-    return _quiet_terminal(process)
+    # Its own process group: whatever stops `ui` (Ctrl-C, a service manager's SIGTERM, a closed
+    # terminal's SIGHUP) stops dagster dev and everything it started, through `_stop_all`.
+    process = subprocess.Popen(
+        command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True
+    )
+    for stopping in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stopping, _raise_stop)
+    try:
+        return _quiet_terminal(process)
+    except (KeyboardInterrupt, _Stop):
+        _stop_all(process)
+        return 0
 
 
 # A run's console logger prints every step event at DEBUG unless its run config names a level,
@@ -59,17 +70,42 @@ _RUN_DEBUG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} - dagst
 
 
 def _quiet_terminal(process: subprocess.Popen) -> int:
-    interrupted = False
-    while True:
-        try:
-            for line in process.stdout:
-                if not _RUN_DEBUG_LINE.match(line):
-                    sys.stdout.write(line)
-                    sys.stdout.flush()
-            break
-        except KeyboardInterrupt:  # dagster dev got the same Ctrl-C: show what it says as it stops
-            if interrupted:
-                process.terminate()
-                break
-            interrupted = True
+    for line in process.stdout:
+        if not _RUN_DEBUG_LINE.match(line):
+            sys.stdout.write(line)
+            sys.stdout.flush()
     return process.wait()
+
+
+class _Stop(Exception):
+    """SIGTERM or SIGHUP reached `ui`."""
+
+
+def _raise_stop(signum, frame) -> None:
+    raise _Stop
+
+
+STOP_GRACE_S = 8.0
+
+
+def _stop_all(process: subprocess.Popen) -> None:
+    """dagster dev and every process it started (the webserver, the daemon, code servers, runs):
+    asked to stop as Ctrl-C asks (SIGINT to its group), and killed after `STOP_GRACE_S`."""
+    import psutil
+
+    try:
+        family = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        family = []
+    try:
+        os.killpg(process.pid, signal.SIGINT)
+    except ProcessLookupError:
+        pass
+    _, alive = psutil.wait_procs(family, timeout=STOP_GRACE_S)
+    for leftover in alive:
+        try:
+            leftover.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(alive, timeout=5)
+    process.wait()
