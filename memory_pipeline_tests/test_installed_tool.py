@@ -95,7 +95,7 @@ def test_the_installed_tool_syncs_searches_and_reports_on_the_users_own_home(ins
         "plugin.yaml",
         "__init__.py",
         "fact_search.py",
-        "retag.json",
+        "pipeline.json",
     }
 
     status = _run(installed, "status")

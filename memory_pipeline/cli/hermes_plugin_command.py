@@ -11,6 +11,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from memory_pipeline import environment
 from memory_pipeline.cli.common import (
     add_home_argument,
     add_profile_arguments,
@@ -20,6 +21,7 @@ from memory_pipeline.cli.common import (
     shown_path,
 )
 from memory_pipeline.lib.hermes.safe_files import replace_file
+from memory_pipeline.lib.sync.journal import journal_path
 
 PLUGIN_NAME = "memory-pipeline"
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -46,14 +48,20 @@ def plugin_dir(profile_home: Path) -> Path:
 
 
 def write_plugin(target: Path, home: Path, profile: str) -> None:
-    """The plugin's files, replaced whole (re-running updates a plugin in place), and the command
-    that re-tags the profile after its keyword list changed (`retag.json`)."""
+    """The plugin's files, replaced whole (re-running updates a plugin in place), and what it runs
+    of this install (`pipeline.json`): the profile's sync (after the agent's own memory writes),
+    its re-tag (after a keyword-list edit), and where the journal of those writes goes."""
     target.mkdir(parents=True, exist_ok=True)
     for name, source in PLUGIN_FILES.items():
         text = source.read_text(encoding="utf-8")
         replace_file(target / name, text.replace("{version}", installed_version()) if name == "plugin.yaml" else text, mode=0o644)
-    retag = [sys.executable, "-m", "memory_pipeline.cli", "sync", "--retag", "--quiet", "--hermes-home", str(home), "--profile", profile]
-    replace_file(target / "retag.json", json.dumps({"command": retag}), mode=0o644)
+    sync = [sys.executable, "-m", "memory_pipeline.cli", "sync", "--quiet", "--hermes-home", str(home), "--profile", profile]
+    pipeline = {
+        "sync": sync,
+        "retag": [*sync, "--retag"],
+        "journal": str(journal_path(environment.data_dir(home), profile)),
+    }
+    replace_file(target / "pipeline.json", json.dumps(pipeline), mode=0o644)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,11 +5,13 @@ from contextlib import nullcontext
 
 import dagster as dg
 
+from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, backup_entries
 from memory_pipeline.lib.store.database import read_snapshot
 from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
+from memory_pipeline.lib.sync.journal import journal_path, journaled_edits
 from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
 from memory_pipeline.lib.sync.mirror import known_entry_hashes, mirror_rows, plan_mirrors
 from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction
@@ -46,7 +48,9 @@ def ledger_diff(
         mirrors = mirror_rows(conn) if conn else []
         known = known_entry_hashes(conn) if mirrors else set()
     unreadable = hashed_entries.held
-    diff = diff_entries(hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=store.similarity_threshold)
+    # The agent's own writes, journaled by the Hermes plugin: an edit it names is an edit.
+    edits = journaled_edits(journal_path(environment.data_dir(hermes.path()), profile.name))
+    diff = diff_entries(hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=store.similarity_threshold, edits=edits)
     backups = {source: backup_entries(profile.memory_file(source)) for source in SOURCE_FILES} if mirrors else {}
     diff, plan = plan_mirrors(diff, mirrors, known_hashes=known, backups=backups, threshold=store.similarity_threshold)
     counts = diff["status"].value_counts()

@@ -10,11 +10,13 @@ pipeline's privacy stage judged it not private, and the hook never raises into H
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import sqlite3
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -61,17 +63,22 @@ def _hermes_home() -> Path:
         return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
 
 
+def _plugin_setting(plugin: str, key: str):
+    """`plugins.<plugin>.<key>` in the profile's config.yaml; None when unset, unreadable or odd."""
+    try:
+        import yaml
+
+        config = yaml.safe_load((_hermes_home() / "config.yaml").read_text(encoding="utf-8-sig")) or {}
+        return ((config.get("plugins") or {}).get(plugin) or {}).get(key)
+    except Exception:  # noqa: BLE001 - an unreadable or odd config: the defaults, as Holographic does
+        return None
+
+
 def _store_path() -> Path:
     """The profile's store as Holographic finds it: `plugins.hermes-memory-store.db_path`, else
     `memory_store.db` in the profile's home."""
     home = _hermes_home()
-    try:
-        import yaml
-
-        config = yaml.safe_load((home / "config.yaml").read_text(encoding="utf-8-sig")) or {}
-        path = ((config.get("plugins") or {}).get("hermes-memory-store") or {}).get("db_path")
-    except Exception:  # noqa: BLE001 - an unreadable or odd config: Holographic's default, as Holographic does
-        path = None
+    path = _plugin_setting("hermes-memory-store", "db_path")
     if not isinstance(path, str) or not path.strip():
         return home / "memory_store.db"
     return Path(os.path.expanduser(path.replace("${HERMES_HOME}", str(home)).replace("$HERMES_HOME", str(home))))
@@ -89,15 +96,22 @@ def _once(problem: str) -> None:
         logger.warning("memory-pipeline plugin: %s", problem)
 
 
+def _pipeline(key: str):
+    """What `memory-pipeline hermes-plugin install` recorded for this profile (`pipeline.json`):
+    the re-tag and sync commands, the journal's path."""
+    return json.loads((Path(__file__).with_name("pipeline.json")).read_text(encoding="utf-8"))[key]
+
+
 def _retag_if_stale(judge) -> None:
     """The keyword list changed since the facts were judged: start the pipeline's re-tag (at most
-    once a minute), as `memory-pipeline hermes-plugin install` recorded it."""
+    once a minute)."""
     if judge is None or not judge.stale or time.monotonic() - _retag_started[0] < _RETAG_AGAIN_S:
         return
     _retag_started[0] = time.monotonic()
     try:
-        command = json.loads((Path(__file__).with_name("retag.json")).read_text(encoding="utf-8"))["command"]
-        subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        subprocess.Popen(
+            _pipeline("retag"), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         _once(f"cannot start the re-tag after a keyword-list edit ({type(exc).__name__}); run `memory-pipeline sync --retag`")
 
@@ -150,6 +164,129 @@ def recall(user_message: str | None = None, **_: object) -> dict | None:
     }
 
 
+# --- the agent's own memory writes, synced at once ---------------------------------------------
+
+_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
+DEBOUNCE_S = 0.5  # a burst of writes (a batch, several calls in one turn) syncs once
+_before: dict[str, dict[str, set[str]]] = {}  # tool call -> each file's entry hashes before it
+
+
+def _entry_hashes() -> dict[str, set[str]]:
+    """Each memory file's entries by SHA-256 of their stripped text (the pipeline's identity)."""
+    found = {}
+    for target, name in _FILES.items():
+        try:
+            text = (_hermes_home() / "memories" / name).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        found[target] = {hashlib.sha256(e.strip().encode("utf-8")).hexdigest() for e in text.split("\n§\n") if e.strip()}
+    return found
+
+
+def before_memory_write(tool_name: str = "", tool_call_id: str = "", session_id: str = "", turn_id: str = "", **_: object) -> None:
+    """`pre_tool_call`: the files' entries as they are before a `memory` write (hashes only)."""
+    if tool_name == "memory":
+        try:
+            _before[tool_call_id or f"{session_id}/{turn_id}"] = _entry_hashes()
+        except Exception as exc:  # noqa: BLE001 - never in the agent's way
+            _once(f"the live sync cannot read the memory files ({type(exc).__name__})")
+    return None
+
+
+def after_memory_write(
+    tool_name: str = "",
+    args: object = None,
+    result: object = None,
+    tool_call_id: str = "",
+    session_id: str = "",
+    turn_id: str = "",
+    **_: object,
+) -> None:
+    """`post_tool_call`: a `memory` write that reached the file is journaled (hashes, never text)
+    and this profile's sync started in the background; a staged or refused write changes nothing."""
+    if tool_name != "memory":
+        return
+    if _plugin_setting("memory-pipeline", "live_sync") is False:  # switched off: cron and the UI sync
+        _before.clear()
+        return
+    before = _before.pop(tool_call_id or f"{session_id}/{turn_id}", None)
+    try:
+        outcome = json.loads(result) if isinstance(result, str) else result
+        if not (isinstance(outcome, dict) and outcome.get("success") and not outcome.get("staged")):
+            return
+        after = _entry_hashes()
+        args = args if isinstance(args, dict) else {}
+        for target in _FILES:
+            gone, new = sorted((before or {}).get(target, set()) - after[target]), sorted(after[target] - (before or {}).get(target, set()))
+            if before is not None and (gone or new):
+                _journal(
+                    {
+                        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                        "session": session_id,
+                        "turn": turn_id,
+                        "action": str(args.get("action") or "batch"),
+                        "target": target,
+                        "before": gone,
+                        "after": new,
+                    }
+                )
+        _live_sync().request()
+    except Exception as exc:  # noqa: BLE001 - a hook must never break a turn: one log line, no text
+        _once(f"the live sync could not start ({type(exc).__name__}); the next `memory-pipeline sync` picks the write up")
+
+
+def _journal(line: dict) -> None:
+    path = Path(_pipeline("journal"))
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, (json.dumps(line) + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+class _LiveSync:
+    """One background sync of this profile at a time: writes that arrive while one runs are
+    synced by one more run after it; nothing waits for it."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.wanted = False
+        self.thread: threading.Thread | None = None
+
+    def request(self) -> None:
+        with self.lock:
+            self.wanted = True
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="memory-pipeline-live-sync", daemon=True)
+                self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(DEBOUNCE_S)
+            with self.lock:
+                if not self.wanted:
+                    self.thread = None
+                    return
+                self.wanted = False
+            try:
+                done = subprocess.run(_pipeline("sync"), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=900)
+                if done.returncode != 0:
+                    said = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    logger.warning("memory-pipeline live sync failed (exit %s): %s", done.returncode, said)
+            except Exception as exc:  # noqa: BLE001 - the thread must go on to the next request
+                logger.warning("memory-pipeline live sync could not run: %s", type(exc).__name__)
+
+
+_syncs: list[_LiveSync] = []
+
+
+def _live_sync() -> _LiveSync:
+    if not _syncs:
+        _syncs.append(_LiveSync())
+    return _syncs[0]
+
+
 def register(ctx) -> None:
     ctx.register_tool(
         name="memory_search",
@@ -160,3 +297,5 @@ def register(ctx) -> None:
         emoji="🔎",
     )
     ctx.register_hook("pre_llm_call", recall)
+    ctx.register_hook("pre_tool_call", before_memory_write)
+    ctx.register_hook("post_tool_call", after_memory_write)

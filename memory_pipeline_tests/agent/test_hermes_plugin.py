@@ -55,15 +55,16 @@ def test_hermes_loads_the_plugin_and_its_tool_and_hook_answer_without_the_packag
     out = capsys.readouterr().out
     assert "hermes plugins enable memory-pipeline" in out and "--env HERMES_HOME=" in out and "--args mcp --hermes-home" in out
     assert (home / "profiles" / "work" / "plugins" / "memory-pipeline" / "__init__.py").is_file()
-    retag = json.loads((home / "profiles" / "work" / "plugins" / "memory-pipeline" / "retag.json").read_text())["command"]
-    assert retag[-4:] == ["--hermes-home", str(home), "--profile", "work"] and "--retag" in retag
+    pipeline = json.loads((home / "profiles" / "work" / "plugins" / "memory-pipeline" / "pipeline.json").read_text())
+    assert pipeline["sync"][-4:] == ["--hermes-home", str(home), "--profile", "work"] and pipeline["retag"][-1] == "--retag"
+    assert pipeline["journal"] == str(home / "memory-pipeline" / "journal" / "work.jsonl")
     assert not (home / "config.yaml").exists()  # Hermes' config is never edited
     (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
 
     probe = _probe(home)
     assert probe["importable"] is False
     assert (
-        probe["plugin"]["error"] is None and probe["plugin"]["enabled"] and (probe["plugin"]["tools"], probe["plugin"]["hooks"]) == (1, 1)
+        probe["plugin"]["error"] is None and probe["plugin"]["enabled"] and (probe["plugin"]["tools"], probe["plugin"]["hooks"]) == (1, 3)
     )
     assert [r["content"] for r in json.loads(probe["search"])["results"]] == [SERVER_ROOM]
     assert len(probe["chinese"]) == 1 and SERVER_ROOM in probe["chinese"][0]["context"]

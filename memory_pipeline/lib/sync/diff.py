@@ -35,6 +35,7 @@ def diff_entries(
     *,
     unreadable_sources: frozenset[str] = frozenset(),
     threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
+    edits: dict[tuple[str, str], str] | None = None,
 ) -> pd.DataFrame:
     """Classify every current entry and every vanished ledger entry.
 
@@ -43,11 +44,14 @@ def diff_entries(
     a vanished entry of the same source: `changed`, so its facts are updated in place. A summary
     pointing (`fact_store#N`) at a vanished entry's facts: `compacted`, the facts untouched. Otherwise
     `new`. A vanished entry nothing took over: `removed`, unless its file could not be read.
+    `edits` (the journal of the agent's own writes: (source, new hash) -> the entry id it replaced)
+    makes a journaled edit `changed` however little of the text it kept.
     """
     diff = _Diff(ledger, unreadable_sources)
     pending = diff.exact(entries[["entry_id", "source", "position", "text", "entry_sha256", "short_hash"]].to_dict("records"))
     pending = diff.moved(pending)
     pending = diff.compacted(pending)
+    pending = diff.journaled(pending, edits or {})
     diff.similar_or_new(pending, threshold)
     diff.removed()
     frame = pd.DataFrame(diff.rows, columns=DIFF_COLUMNS)
@@ -125,6 +129,18 @@ class _Diff:
             owner = next((o for o in owners if self.vanished(o) and self.ledger[o].source == entry["source"]), None)
             if owner is not None:
                 self.emit(entry, "compacted", self.ledger[owner], 0.0)
+            else:
+                left.append(entry)
+        return left
+
+    def journaled(self, pending: list[dict], edits: dict[tuple[str, str], str]) -> list[dict]:
+        """A new hash the journal names as the edit of a vanished entry of its file takes it over."""
+        left = []
+        for entry in pending:
+            replaced = edits.get((entry["source"], entry["entry_sha256"]))
+            led = self.ledger.get(replaced) if replaced else None
+            if led is not None and led.source == entry["source"] and self.vanished(replaced):
+                self.emit(entry, "changed", led, round(dice(bigrams(entry["text"]), bigrams(led.text)), 4))
             else:
                 left.append(entry)
         return left

@@ -1,0 +1,46 @@
+"""The journal of the agent's own memory writes, written by the Hermes plugin after each write of
+Hermes' `memory` tool that reached the file (`<data-dir>/journal/<profile>.jsonl`, private to its
+owner): when, which Hermes session and turn, which action on which file, and the SHA-256 of the
+entries the write took away and put in. Never the text.
+
+The sync reads it for one thing: a write that took exactly one entry away and put exactly one in
+its file is an edit, so that entry's facts are updated in place however much the text changed.
+The files stay the only truth: a line whose hashes the files and the ledger do not bear is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memory_pipeline.lib.hermes.hashing import entry_id
+from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+
+# What the sync reads of a journal: its newest lines (a journal of a long-lived profile grows).
+_LINES_READ = 2_000
+
+
+def journal_path(data_dir: Path, profile: str) -> Path:
+    return data_dir / "journal" / f"{profile}.jsonl"
+
+
+def journaled_edits(path: Path) -> dict[tuple[str, str], str]:
+    """(source, SHA-256 of the entry a write put in) -> entry id of the one it took away, for the
+    writes that replaced one entry by one; later writes win. Nothing when there is no journal."""
+    try:
+        raw = read_regular_file(path)
+    except UnreadableFile:
+        return {}
+    edits: dict[tuple[str, str], str] = {}
+    for line in (raw or b"").decode("utf-8", errors="replace").splitlines()[-_LINES_READ:]:
+        try:
+            write = json.loads(line)
+        except ValueError:
+            continue  # a torn line (a crash mid-write) says nothing
+        if not isinstance(write, dict) or write.get("target") not in ("memory", "user"):
+            continue
+        before, after = write.get("before"), write.get("after")
+        if isinstance(before, list) and isinstance(after, list) and len(before) == len(after) == 1:
+            source = write["target"]
+            edits[(source, str(after[0]))] = entry_id(source, str(before[0]))
+    return edits

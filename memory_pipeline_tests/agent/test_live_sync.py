@@ -1,0 +1,106 @@
+"""The agent's own memory writes in the store within seconds: Hermes 0.19.0's own tool dispatch
+(`invoke_tool`, as its agent loop runs the `memory` tool) with the plugin loaded by Hermes' own
+plugin manager, in an interpreter where memory-pipeline is not importable. The plugin journals
+each write (hashes, never text) and syncs the profile in the background; the turn never waits."""
+
+import json
+import stat
+import subprocess
+import sys
+import sysconfig
+import textwrap
+
+from memory_pipeline.cli import main
+from memory_pipeline_tests.support.store_helpers import query
+
+PROBE = textwrap.dedent(
+    """
+    import json, sys, time
+    from types import SimpleNamespace
+    from hermes_cli.plugins import discover_plugins
+    from tools.memory_tool import MemoryStore
+    from agent.agent_runtime_helpers import invoke_tool
+    discover_plugins(force=True)
+    store = MemoryStore()
+    store.load_from_disk()
+    agent = SimpleNamespace(_memory_store=store, _memory_manager=None, session_id="session-7", _current_api_request_id="")
+    results, spent = [], []
+    for turn, call in enumerate(json.loads(sys.argv[1])):
+        agent._current_turn_id = f"turn-{turn}"
+        began = time.perf_counter()
+        results.append(json.loads(invoke_tool(agent, "memory", call, "task", tool_call_id=f"call-{turn}")))
+        spent.append(time.perf_counter() - began)
+    plugin = next(m for name, m in sys.modules.items() if name.endswith("memory_pipeline") and hasattr(m, "_syncs"))
+    deadline = time.monotonic() + 240
+    while plugin._syncs and plugin._syncs[0].thread is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    idle = not plugin._syncs or plugin._syncs[0].thread is None
+    print(json.dumps({"results": [r.get("success") for r in results], "spent": spent, "idle": idle}))
+    """
+)
+
+NEW = "**Standup**: 每天 9:45 站会，周五改成书面周报"
+EDITED = "**Deploy**: 发布窗口改到周三 20:00，需要两人复核"
+
+
+def _run(home, calls) -> dict:
+    env = {"HERMES_HOME": str(home), "PYTHONPATH": sysconfig.get_paths()["purelib"], "HOME": str(home.parent)}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", PROBE, json.dumps(calls, ensure_ascii=False)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+def test_the_agents_memory_writes_reach_the_store_and_the_journal(agent_home, tmp_path, capsys):
+    import shutil
+
+    home = tmp_path / "hermes_home"
+    shutil.copytree(agent_home, home)
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
+    (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
+    db = home / "memory_store.db"
+    deploy = next(c for (c,) in query(db, "SELECT content FROM facts WHERE content LIKE '**Deploy**%'"))
+    ((deploy_id,),) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (deploy,))
+    docs = next(c for (c,) in query(db, "SELECT content FROM facts WHERE content LIKE '**Docs site**%'"))
+    calls = [
+        {"action": "add", "target": "memory", "content": NEW},
+        {"action": "replace", "target": "memory", "old_text": deploy[:20], "content": EDITED},  # little of the text kept
+        {"action": "remove", "target": "memory", "old_text": docs[:20]},
+        {"action": "replace", "target": "memory", "old_text": "no such entry anywhere", "content": "x"},  # refused: changes nothing
+    ]
+    probe, log = _run(home, calls)
+    assert "live sync failed" not in log, log[-2000:]
+    assert probe["results"] == [True, True, True, False] and probe["idle"]
+    assert max(probe["spent"]) < 2.0  # the turn never waits for the sync
+    # In step: the new entry's fact, the edit updated in place (the same fact), the removed one gone.
+    assert query(db, "SELECT count(*) FROM facts WHERE content = ?", (NEW,)) == [(1,)]
+    assert query(db, "SELECT fact_id FROM facts WHERE content = ?", (EDITED,)) == [(deploy_id,)]
+    assert query(db, "SELECT count(*) FROM facts WHERE content = ?", (docs,)) == [(0,)]
+    capsys.readouterr()
+    assert main(["search", "站会", "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
+    assert [r["content"] for r in json.loads(capsys.readouterr().out)["results"]] == [NEW]
+    journal = home / "memory-pipeline" / "journal" / "default.jsonl"
+    lines = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    assert [(w["action"], w["session"], w["turn"], len(w["before"]), len(w["after"])) for w in lines] == [
+        ("add", "session-7", "turn-0", 0, 1),
+        ("replace", "session-7", "turn-1", 1, 1),
+        ("remove", "session-7", "turn-2", 1, 0),
+    ]
+    text = journal.read_text(encoding="utf-8")
+    assert "Standup" not in text and "Deploy" not in text and "站会" not in text  # hashes, never text
+    assert stat.S_IMODE(journal.stat().st_mode) == 0o600
+
+
+def test_live_sync_switched_off_journals_and_syncs_nothing(agent_home, tmp_path):
+    import shutil
+
+    home = tmp_path / "hermes_home"
+    shutil.copytree(agent_home, home)
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
+    config = "plugins:\n  enabled: [memory-pipeline]\n  memory-pipeline:\n    live_sync: false\n"
+    (home / "config.yaml").write_text(config, encoding="utf-8")
+    probe, _ = _run(home, [{"action": "add", "target": "memory", "content": NEW}])
+    assert probe["results"] == [True]
+    assert query(home / "memory_store.db", "SELECT count(*) FROM facts WHERE content = ?", (NEW,)) == [(0,)]
+    assert not (home / "memory-pipeline" / "journal").exists()
