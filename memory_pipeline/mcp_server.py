@@ -44,6 +44,11 @@ never shown. Returns profile, fact_id, content, category, tags and score per fac
 FACTS_HELP = """Get facts by id: what a `fact_store#N` pointer in MEMORY.md or USER.md names (the entry
 was shortened there; the fact keeps its full text). Pass every N of a pointer like fact_store#16/27/33.
 An id is `unavailable` when no fact has it or it is not shown to you (private, removed, not yet checked)."""
+WHY_HELP = """Why you believe a fact: its story, for a fact_id you were shown (search_memory, get_facts, a
+fact_store#N pointer, or one the memory hook added). Which entry of MEMORY.md or USER.md it came from
+and where that entry stands now, when the entry was added or changed and by which of your sessions
+and turns, the sync that wrote the fact, and the turns it was added to. A fact you may not be shown
+is `unavailable`, like an id no fact has."""
 STATUS_HELP = """Per profile: entries and cap use of MEMORY.md and USER.md, facts current and retired, the
 last sync and the checks not passing. Use it to tell whether memory is in step before relying on it."""
 
@@ -108,6 +113,23 @@ class MemoryServer:
             raise ToolError(f"profile {chosen.name} has no fact store yet (run `memory-pipeline sync`)")
         return {"profile": chosen.name, "facts": found.facts, "unavailable": found.unavailable_ids, "note": NOT_SHOWN}
 
+    def why_fact(self, fact_id: int, profile: str | None = None) -> dict:
+        from memory_pipeline.services.why import fact_story  # the files' reader: only when asked
+
+        profiles = self.profiles(profile)
+        if len(profiles) > 1:
+            raise ToolError(f"fact ids are per profile: name one of {', '.join(p.name for p in profiles)}")
+        (chosen,) = profiles
+        try:
+            story = fact_story(chosen, self.home, int(fact_id)) if self._judged([chosen]) else None
+        except StoreError:
+            raise ToolError(_UNREADABLE) from None
+        if story is None or not story.surfaces.get("MCP server and plugin"):
+            return {"profile": chosen.name, "fact_id": int(fact_id), "unavailable": True, "note": NOT_SHOWN}
+        found = story.as_json()
+        found.pop("privacy")  # "not private", always, for a fact that may be shown
+        return found
+
     def memory_status(self) -> dict:
         from memory_pipeline.services.status import profile_status  # numpy and the audit's reader: only when asked
 
@@ -137,6 +159,10 @@ def build_server(home: Path, profile: str | None = None, retag: Callable[[Profil
     @server.tool(description=FACTS_HELP)
     def get_facts(fact_ids: list[int], profile: str | None = None) -> dict:
         return memory.get_facts(fact_ids, profile)
+
+    @server.tool(description=WHY_HELP)
+    def why_fact(fact_id: int, profile: str | None = None) -> dict:
+        return memory.why_fact(fact_id, profile)
 
     @server.tool(description=STATUS_HELP)
     def memory_status() -> dict:

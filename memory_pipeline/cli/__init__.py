@@ -20,6 +20,7 @@ from memory_pipeline.cli import (
     status_command,
     sync_command,
     ui_command,
+    why_command,
 )
 from memory_pipeline.cli.common import CommandError, installed_version
 from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
@@ -31,6 +32,7 @@ COMMANDS = [
     status_command,
     audit_command,
     search_command,
+    why_command,
     ledger_command,
     mirrors_command,
     compact_command,

@@ -10,17 +10,16 @@ pipeline's privacy stage judged it not private, and the hook never raises into H
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
 import sqlite3
 import subprocess
-import threading
 import time
 from pathlib import Path
 
 from .fact_search import SearchError, gate, message_facts, search
+from .live_sync import LiveSync, entry_hashes, journal, now, reached_the_file, write_lines
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +138,7 @@ def memory_search(args: dict, **_: object) -> str:
     return json.dumps({"results": found, "note": NOT_SHOWN}, ensure_ascii=False)
 
 
-def recall(user_message: str | None = None, **_: object) -> dict | None:
+def recall(user_message: str | None = None, session_id: str = "", turn_id: str = "", **_: object) -> dict | None:
     """`pre_llm_call`: the facts a Chinese, Japanese or Korean message names, for this turn only,
     fenced as quoted memory."""
     try:
@@ -155,6 +154,11 @@ def recall(user_message: str | None = None, **_: object) -> dict | None:
         return None
     if not facts:
         return None
+    try:  # which facts reached which turn, by id: what `memory-pipeline why` tells
+        line = {"at": now(), "session": session_id, "turn": turn_id, "action": "injected", "facts": [f["fact_id"] for f in facts]}
+        journal(Path(_pipeline("journal")), line)
+    except Exception as exc:  # noqa: BLE001 - the turn still gets its facts
+        _once(f"the injection record could not be written ({type(exc).__name__})")
     quoted = "\n".join(f"> {' '.join(f['content'].split())} (fact_store#{f['fact_id']})" for f in facts)
     return {
         "context": (
@@ -166,28 +170,15 @@ def recall(user_message: str | None = None, **_: object) -> dict | None:
 
 # --- the agent's own memory writes, synced at once ---------------------------------------------
 
-_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
-DEBOUNCE_S = 0.5  # a burst of writes (a batch, several calls in one turn) syncs once
 _before: dict[str, dict[str, set[str]]] = {}  # tool call -> each file's entry hashes before it
-
-
-def _entry_hashes() -> dict[str, set[str]]:
-    """Each memory file's entries by SHA-256 of their stripped text (the pipeline's identity)."""
-    found = {}
-    for target, name in _FILES.items():
-        try:
-            text = (_hermes_home() / "memories" / name).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError):
-            text = ""
-        found[target] = {hashlib.sha256(e.strip().encode("utf-8")).hexdigest() for e in text.split("\n§\n") if e.strip()}
-    return found
+_syncs: list[LiveSync] = []  # this profile's background sync, once a write asked for one
 
 
 def before_memory_write(tool_name: str = "", tool_call_id: str = "", session_id: str = "", turn_id: str = "", **_: object) -> None:
     """`pre_tool_call`: the files' entries as they are before a `memory` write (hashes only)."""
     if tool_name == "memory":
         try:
-            _before[tool_call_id or f"{session_id}/{turn_id}"] = _entry_hashes()
+            _before[tool_call_id or f"{session_id}/{turn_id}"] = entry_hashes(_hermes_home())
         except Exception as exc:  # noqa: BLE001 - never in the agent's way
             _once(f"the live sync cannot read the memory files ({type(exc).__name__})")
     return None
@@ -211,80 +202,16 @@ def after_memory_write(
         return
     before = _before.pop(tool_call_id or f"{session_id}/{turn_id}", None)
     try:
-        outcome = json.loads(result) if isinstance(result, str) else result
-        if not (isinstance(outcome, dict) and outcome.get("success") and not outcome.get("staged")):
+        if not reached_the_file(result):
             return
-        after = _entry_hashes()
-        args = args if isinstance(args, dict) else {}
-        for target in _FILES:
-            gone, new = sorted((before or {}).get(target, set()) - after[target]), sorted(after[target] - (before or {}).get(target, set()))
-            if before is not None and (gone or new):
-                _journal(
-                    {
-                        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                        "session": session_id,
-                        "turn": turn_id,
-                        "action": str(args.get("action") or "batch"),
-                        "target": target,
-                        "before": gone,
-                        "after": new,
-                    }
-                )
-        _live_sync().request()
+        action = str((args if isinstance(args, dict) else {}).get("action") or "batch")
+        for line in write_lines(before, entry_hashes(_hermes_home()), session=session_id, turn=turn_id, action=action):
+            journal(Path(_pipeline("journal")), line)
+        if not _syncs:
+            _syncs.append(LiveSync(_pipeline("sync"), logger))
+        _syncs[0].request()
     except Exception as exc:  # noqa: BLE001 - a hook must never break a turn: one log line, no text
         _once(f"the live sync could not start ({type(exc).__name__}); the next `memory-pipeline sync` picks the write up")
-
-
-def _journal(line: dict) -> None:
-    path = Path(_pipeline("journal"))
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, (json.dumps(line) + "\n").encode())
-    finally:
-        os.close(fd)
-
-
-class _LiveSync:
-    """One background sync of this profile at a time: writes that arrive while one runs are
-    synced by one more run after it; nothing waits for it."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.wanted = False
-        self.thread: threading.Thread | None = None
-
-    def request(self) -> None:
-        with self.lock:
-            self.wanted = True
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="memory-pipeline-live-sync", daemon=True)
-                self.thread.start()
-
-    def _run(self) -> None:
-        while True:
-            time.sleep(DEBOUNCE_S)
-            with self.lock:
-                if not self.wanted:
-                    self.thread = None
-                    return
-                self.wanted = False
-            try:
-                done = subprocess.run(_pipeline("sync"), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=900)
-                if done.returncode != 0:
-                    said = (done.stderr.strip().splitlines() or ["no message"])[-1]
-                    logger.warning("memory-pipeline live sync failed (exit %s): %s", done.returncode, said)
-            except Exception as exc:  # noqa: BLE001 - the thread must go on to the next request
-                logger.warning("memory-pipeline live sync could not run: %s", type(exc).__name__)
-
-
-_syncs: list[_LiveSync] = []
-
-
-def _live_sync() -> _LiveSync:
-    if not _syncs:
-        _syncs.append(_LiveSync())
-    return _syncs[0]
 
 
 def register(ctx) -> None:

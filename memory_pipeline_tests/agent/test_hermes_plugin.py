@@ -13,6 +13,7 @@ import textwrap
 
 from memory_pipeline.cli import main
 from memory_pipeline_tests.agent.conftest import SERVER_ROOM
+from memory_pipeline_tests.support.store_helpers import query
 
 PROBE = textwrap.dedent(
     """
@@ -73,6 +74,12 @@ def test_hermes_loads_the_plugin_and_its_tool_and_hook_answer_without_the_packag
     assert context.index("<memory-pipeline-memory>") < context.index(SERVER_ROOM) < context.index("</memory-pipeline-memory>")
     assert "not an instruction" in context
     assert set(json.loads(probe["search"])) == {"results", "note"}  # no count of what was withheld
+    # Which facts reached which turn, by id: `why` tells it.
+    ((room_id,),) = query(home / "memory_store.db", "SELECT fact_id FROM facts WHERE content = ?", (SERVER_ROOM,))
+    capsys.readouterr()
+    assert main(["why", str(room_id), "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
+    (story,) = json.loads(capsys.readouterr().out)["stories"]
+    assert [t["session"] for t in story["injected"]] == ["s"]
     assert probe["private"] == [] and probe["english"] == []
 
     assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--uninstall"]) == 0

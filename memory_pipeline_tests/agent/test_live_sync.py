@@ -11,6 +11,7 @@ import sysconfig
 import textwrap
 
 from memory_pipeline.cli import main
+from memory_pipeline.mcp_server import MemoryServer
 from memory_pipeline_tests.support.store_helpers import query
 
 PROBE = textwrap.dedent(
@@ -90,6 +91,21 @@ def test_the_agents_memory_writes_reach_the_store_and_the_journal(agent_home, tm
     text = journal.read_text(encoding="utf-8")
     assert "Standup" not in text and "Deploy" not in text and "站会" not in text  # hashes, never text
     assert stat.S_IMODE(journal.stat().st_mode) == 0o600
+    # `why` tells the edited fact's story: its entry now, the agent's edit by session and turn.
+    capsys.readouterr()
+    assert main(["why", str(deploy_id), "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
+    (story,) = json.loads(capsys.readouterr().out)["stories"]
+    assert story["content"] == EDITED and story["state"] == "current" and story["privacy"] == "not private"
+    active = [e for e in story["entries"] if e["status"] == "active"]
+    assert len(active) == 1 and active[0]["file"] == "MEMORY.md" and active[0]["position_now"] and active[0]["extractor"] == "rules"
+    assert [(w["action"], w["session"], w["turn"]) for w in story["history"]] == [("replace", "session-7", "turn-1")]
+    assert story["surfaces"] == {"prefetch": True, "fact_store search": True, "fact_store list": True, "MCP server and plugin": True}
+    # The agent's own tool answers the same, and a withheld fact exactly like a missing one.
+    server = MemoryServer(home, retag=lambda profile: None)
+    assert server.why_fact(deploy_id, "default")["history"] == story["history"]
+    private_id = query(db, "SELECT fact_id FROM facts WHERE tags LIKE '%private-person%'")[0][0]
+    withheld, missing = server.why_fact(private_id, "default"), server.why_fact(999_999, "default")
+    assert {k: v for k, v in withheld.items() if k != "fact_id"} == {k: v for k, v in missing.items() if k != "fact_id"}
 
 
 def test_live_sync_switched_off_journals_and_syncs_nothing(agent_home, tmp_path):

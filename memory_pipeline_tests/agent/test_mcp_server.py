@@ -92,7 +92,7 @@ def test_the_official_client_lists_the_three_tools_with_their_schemas(agent_home
             return tools, result
 
     tools, result = asyncio.run(asyncio.wait_for(listed(), 60))
-    assert set(tools) == {"search_memory", "get_facts", "memory_status"}
+    assert set(tools) == {"search_memory", "get_facts", "why_fact", "memory_status"}
     search = tools["search_memory"].inputSchema
     assert search["required"] == ["query"] and set(search["properties"]) == {"query", "profile", "limit"}
     assert tools["get_facts"].inputSchema["properties"]["fact_ids"]["type"] == "array"

@@ -86,3 +86,14 @@ def counts(conn: sqlite3.Connection) -> dict[str, int]:
         return dict(conn.execute(f"SELECT outcome, count(*) FROM {VERDICTS_TABLE} GROUP BY outcome").fetchall())
     except sqlite3.OperationalError:
         return {}
+
+
+def verdict_of(conn: sqlite3.Connection, fact_id: int) -> Verdict | None:
+    """One fact's verdict (None: never judged)."""
+    try:
+        row = conn.execute(
+            f"SELECT content_sha256, keywords_sha256, detectors, outcome FROM {VERDICTS_TABLE} WHERE fact_id = ?", (fact_id,)
+        ).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return Verdict(*row) if row else None

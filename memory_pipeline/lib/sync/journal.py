@@ -44,3 +44,20 @@ def journaled_edits(path: Path) -> dict[tuple[str, str], str]:
             source = write["target"]
             edits[(source, str(after[0]))] = entry_id(source, str(before[0]))
     return edits
+
+
+def journal_lines(path: Path) -> list[dict]:
+    """Every readable line of a journal, oldest first (a torn line is skipped)."""
+    try:
+        raw = read_regular_file(path)
+    except UnreadableFile:
+        return []
+    lines = []
+    for line in (raw or b"").decode("utf-8", errors="replace").splitlines():
+        try:
+            write = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(write, dict):
+            lines.append(write)
+    return lines

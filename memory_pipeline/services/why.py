@@ -1,0 +1,132 @@
+"""The why service: one fact's story, from the entry to the agent. Which entry of which file it
+came from and where that entry stands now, when the entry was added and each time it changed and
+by what (a Hermes session and turn from the journal, or an edit outside Hermes), the sync that
+wrote the fact (when, extractor, model), its privacy verdict (the category, or "on your keyword
+list", never a term), its trust, which of the agent's surfaces may show it, and the turns the
+plugin added it to."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from memory_pipeline import environment
+from memory_pipeline.lib.hermes.hashing import entry_identities
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.privacy.matching import KeywordListError
+from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
+from memory_pipeline.lib.store.database import RETIRED_TAG, read_only
+from memory_pipeline.lib.store.fact_search import facts_by_id
+from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.sync.journal import journal_lines, journal_path
+from memory_pipeline.lib.sync.story import FactRecord, fact_record
+
+_LABEL_CHARS = 60
+
+
+@dataclass
+class FactStory:
+    profile: str
+    fact_id: int
+    found: bool
+    content: str | None = None
+    category: str | None = None
+    trust: float | None = None
+    state: str = "not in this profile's store"  # current, retired, removed (archived), Hermes' own
+    entries: list[dict] = field(default_factory=list)  # each entry version the ledger ties it to
+    history: list[dict] = field(default_factory=list)  # the agent's writes of those entries, from the journal
+    privacy: str = ""
+    surfaces: dict[str, bool] = field(default_factory=dict)  # may this surface hand it to the agent
+    injected: list[dict] = field(default_factory=list)  # turns the plugin added it to
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+def fact_story(profile: Profile, home: Path, fact_id: int) -> FactStory:
+    story = FactStory(profile.name, fact_id, False)
+    settings = holographic_settings(profile.home)
+    if not settings.db_path.is_file():
+        return story
+    with read_only(settings.db_path) as conn:
+        record = fact_record(conn, fact_id)
+        shown = bool(facts_by_id(conn, [fact_id])[0]) if record is not None else False
+    if record is None:
+        return story
+    story.found, story.content, story.category, story.trust = True, record.content, record.category, record.trust
+    story.state = _state(record)
+    journal = journal_lines(journal_path(environment.data_dir(home), profile.name))
+    story.entries = _entries(profile, record)
+    hashes = {line.entry_sha256 for line in record.ledger}
+    story.history = [
+        {k: w.get(k) for k in ("at", "session", "turn", "action", "target")}
+        for w in journal
+        if hashes & set(w.get("before", []) + w.get("after", []))
+    ]
+    story.injected = [{k: w.get(k) for k in ("at", "session", "turn")} for w in journal if fact_id in (w.get("facts") or [])]
+    story.privacy = _privacy(profile, home, record)
+    live = not record.archived
+    story.surfaces = {
+        "prefetch": live and record.trust is not None and record.trust >= settings.min_trust,
+        "fact_store search": live and record.trust is not None and record.trust >= settings.min_trust,
+        "fact_store list": live,
+        "MCP server and plugin": shown,
+    }
+    return story
+
+
+def _state(record: FactRecord) -> str:
+    if record.archived:
+        return "removed: its entry left the files; kept in the pipeline's archive, out of every Hermes tool"
+    if RETIRED_TAG in record.tags.split(","):
+        return "retired: its entry left the files; below the prefetch threshold"
+    if not record.pipeline:
+        return "Hermes' own fact (no entry of the memory files)"
+    return "current"
+
+
+def _entries(profile: Profile, record: FactRecord) -> list[dict]:
+    """Each entry version the ledger ties the fact to, with where that entry stands now."""
+    where: dict[str, tuple[int, str]] = {}
+    for reading in read_profile(profile):
+        _, _, ids = entry_identities([reading.source] * len(reading.entries), reading.entries)
+        for position, (entry_id, text) in enumerate(zip(ids, reading.entries, strict=True), start=1):
+            label = title_entity(text) or " ".join(text.split())
+            where[entry_id] = (position, label if len(label) <= _LABEL_CHARS else label[: _LABEL_CHARS - 1] + "…")
+    found = []
+    for line in record.ledger:
+        position, label = where.get(line.entry_id, (None, None))
+        found.append(
+            {
+                "entry_id": line.entry_id,
+                "file": SOURCE_FILES.get(line.source, line.source),
+                "status": line.status,
+                "position_now": position,
+                "label": label,
+                "synced_at": line.synced_at,
+                "extractor": line.extractor,
+                "model": line.model,
+                "prompt_version": line.prompt_version,
+            }
+        )
+    return found
+
+
+def _privacy(profile: Profile, home: Path, record: FactRecord) -> str:
+    """The verdict in words: kinds, never a term or a match."""
+    try:
+        judge = environment.privacy_judge(profile, home)
+    except KeywordListError:
+        return "the keyword list cannot be read now: withheld from the agent until it can"
+    text = record.content or ""
+    reasons = ["on your keyword list" if r == "keyword" else r for r in judge.reasons(text)]
+    unsafe = unsafe_kinds(text)
+    said = []
+    if reasons:
+        said.append(f"private ({', '.join(reasons)}; policy {judge.policy})")
+    if unsafe:
+        said.append(f"unsafe ({', '.join(unsafe)})")
+    if record.verdict is None:
+        said.append("no verdict recorded yet: withheld from the MCP server and the plugin until the next sync")
+    return "; ".join(said) or "not private"
