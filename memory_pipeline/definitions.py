@@ -10,7 +10,7 @@ from memory_pipeline.defs.io_managers import audit_run_io_manager
 from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.schedules import memory_sync_schedule
-from memory_pipeline.defs.sensors import memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor
+from memory_pipeline.defs.sensors import memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor, sync_recorded_sensor
 
 
 def _from_environment(name: str):
@@ -24,7 +24,7 @@ defs = dg.Definitions(
     asset_checks=AUDIT_CHECKS,
     jobs=[memory_sync_job],
     schedules=[memory_sync_schedule],
-    sensors=[memory_files_sensor, profile_discovery_sensor, privacy_keywords_sensor],
+    sensors=[memory_files_sensor, profile_discovery_sensor, privacy_keywords_sensor, sync_recorded_sensor],
     resources={
         "hermes": HermesHomeResource(hermes_home=_from_environment(environment.HERMES_HOME_ENV)),
         "store": FactStoreResource(),

@@ -14,16 +14,15 @@ import socket
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import dagster as dg
 
-from memory_pipeline.defs.checks import BLOCKING
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.hermes.safe_files import out_of_space
 from memory_pipeline.lib.sync.own_state import OutOfSpace
-from memory_pipeline.lib.sync.state import RunInputs
+from memory_pipeline.run_results import ProfileRun, run_result
 
 SYNC_JOB = "memory_sync_job"
 # Which process runs a CLI run: a run whose process died (SIGKILL, power cut) is found by them.
@@ -32,83 +31,11 @@ PID_TAG, HOST_TAG = "memory-pipeline/pid", "memory-pipeline/host"
 LAUNCHED_BY_TAG = "memory_pipeline/launched_by"
 
 
-@dataclass
-class ProfileRun:
-    profile: str
-    success: bool
-    run_id: str
-    duration_s: float
-    metadata: dict[str, dict[str, object]] = field(default_factory=dict)  # asset -> plain metadata
-    checks: list[tuple[str, bool, str]] = field(default_factory=list)  # (check, passed, "ERROR"/"WARN")
-    error: str | None = None
-    details: dict[str, str] = field(default_factory=dict)  # failing check -> its detail (counts, never text)
-    # The entries that were not unchanged (entry_id, source, status, text, matched_entry_id), when asked for.
-    changes: list[dict] = field(default_factory=list)
-
-    @property
-    def failing_errors(self) -> list[str]:
-        return [name for name, passed, severity in self.checks if not passed and severity == "ERROR"]
-
-    @property
-    def failing_warnings(self) -> list[str]:
-        return [name for name, passed, severity in self.checks if not passed and severity == "WARN"]
-
-    @property
-    def failing(self) -> list[tuple[str, str, str]]:
-        """Each failing check as (check, severity, detail)."""
-        return [(name, severity, self.details.get(name, "")) for name, passed, severity in self.checks if not passed]
-
-    @property
-    def stopped_by_a_blocking_check(self) -> bool:
-        """A run a blocking check stopped before any write (a corrupt ledger): the same inputs
-        stop it again, until a person's fix."""
-        return not self.success and any(not passed and name in BLOCKING for name, passed, _ in self.checks)
-
-    def inputs_read(self) -> RunInputs | None:
-        """What the run read of the files, the store and the keyword list; None unless it read
-        all three and no other writer changed the store while it ran."""
-        parsed, audit, tags = (self.metadata.get(asset, {}) for asset in ("parsed_entries", "audit_report", "privacy_tags"))
-        if not (parsed.get("files_sha256") and audit.get("store_in_step") is True and tags.get("keyword_list_sha256")):
-            return None
-        return RunInputs(str(parsed["files_sha256"]), str(audit["store_watermark"]), str(tags["keyword_list_sha256"]))
-
-
-def _plain(value: object) -> object:
-    return getattr(value, "value", value)
-
-
 def sync_job() -> dg.JobDefinition:
     """The job, resolved from the code location (module level, so Dagster can reconstruct it)."""
     from memory_pipeline.definitions import defs
 
     return defs.resolve_job_def(SYNC_JOB)
-
-
-def _failure_message(events: list[dg.DagsterEvent], evaluations) -> str:
-    """One line: a `Failure`'s description, else the innermost error's first line; a blocking
-    check's failure (Dagster's message ends at a colon) gets that check's own detail."""
-    message = _step_failure(events)
-    if message.endswith(":"):
-        details = [
-            f"{e.check_name}: {e.description}" for e in evaluations if not e.passed and e.severity.value == "ERROR" and e.description
-        ]
-        message = f"{message} {'; '.join(details)}" if details else message.rstrip(":")
-    return message
-
-
-def _step_failure(events: list[dg.DagsterEvent]) -> str:
-    for event in events:
-        if not (event.is_step_failure and event.step_failure_data):
-            continue
-        data = event.step_failure_data
-        if data.user_failure_data and data.user_failure_data.description:
-            return data.user_failure_data.description.splitlines()[0]
-        error = data.error
-        while error is not None and error.cause is not None:
-            error = error.cause
-        if error is not None:
-            return f"{event.step_key}: {error.message.strip().splitlines()[0]}"
-    return "run failed"
 
 
 def _changes(instance: dg.DagsterInstance, profile: str) -> list[dict]:
@@ -142,25 +69,8 @@ def profile_run(
     *,
     with_changes: bool = False,
 ) -> ProfileRun:
-    """What a finished run of one profile did, from its events: the result's own for a run this
-    process executed, the event log's for one the daemon ran (a backfill)."""
-    metadata = {
-        event.asset_key.to_user_string(): {k: _plain(v) for k, v in event.materialization.metadata.items()}
-        for event in events
-        if event.is_step_materialization
-    }
-    evaluations = [event.event_specific_data for event in events if event.event_type_value == "ASSET_CHECK_EVALUATION"]
-    return ProfileRun(
-        profile=profile,
-        success=success,
-        run_id=run_id,
-        duration_s=duration_s,
-        metadata=metadata,
-        checks=[(e.check_name, e.passed, e.severity.value) for e in evaluations],
-        error=None if success else _failure_message(events, evaluations),
-        changes=_changes(instance, profile) if with_changes and success else [],
-        details={e.check_name: e.description or "" for e in evaluations if not e.passed},
-    )
+    """`run_result`, with the entries the run found changed when asked (read back from the run)."""
+    return run_result(events, run_id, profile, success, duration_s, _changes(instance, profile) if with_changes and success else [])
 
 
 def _alive(pid: int) -> bool:

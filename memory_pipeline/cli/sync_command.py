@@ -22,7 +22,7 @@ from memory_pipeline.cli.common import (
     selected_profiles,
 )
 from memory_pipeline.cli.sync_output import Printer, check_errors
-from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, RemovalPolicy, VectorFormat
+from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, ExtractorMode, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.privacy.choice import NO_LIST
 from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.services.summaries import retag_change
@@ -84,6 +84,16 @@ def register(commands) -> None:
     parser.set_defaults(run=run)
 
 
+def _non_default(args: argparse.Namespace) -> dict:
+    """The resources' run config, only where a flag differs from the defaults: a default sync and
+    the daemon's runs read the same settings, so each skips what the other left in step."""
+    extractor = {k: v for k, v in extractor_config(args).items() if (k, v) != ("extractor", ExtractorMode.AUTO.name)}
+    store = {"removal_policy": RemovalPolicy(args.removal_policy), "vector_format": VectorFormat(args.vector_format)}
+    store = {k: v.name for k, v in store.items() if v not in (RemovalPolicy.RETIRE, VectorFormat.AUTO)}
+    config = {"hermes": {"cap_target": args.cap_target} if args.cap_target else {}, "extractor": extractor, "store": store}
+    return {name: values for name, values in config.items() if values}
+
+
 def run(args: argparse.Namespace) -> int:
     with remote_ollama_allowed(args.allow_remote_ollama):
         return _sync(args)
@@ -104,11 +114,7 @@ def _sync(args: argparse.Namespace) -> int:
     request = SyncRequest(
         home=home,
         profiles=profiles,
-        resource_config={
-            **({"hermes": {"cap_target": args.cap_target}} if args.cap_target else {}),
-            "extractor": extractor_config(args),
-            "store": {"removal_policy": RemovalPolicy(args.removal_policy).name, "vector_format": VectorFormat(args.vector_format).name},
-        },
+        resource_config=_non_default(args),
         retag=args.retag,
         force=args.force,
         reset_state=args.reset_state,

@@ -2,6 +2,10 @@ import dagster as dg
 
 from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.defs.resources import HermesHomeResource
+from memory_pipeline.lib.hermes.profiles import discover_profiles
+from memory_pipeline.lib.sync.state import config_digest
+from memory_pipeline.services.skip_rule import CONFIG_TAG, unchanged_since_last_sync
 
 
 @dg.schedule(
@@ -9,13 +13,22 @@ from memory_pipeline.defs.partitions import hermes_profiles
     job=memory_sync_job,
     cron_schedule="*/30 * * * *",
     default_status=dg.DefaultScheduleStatus.RUNNING,
-    description="Every 30 minutes, one memory_sync_job run per Hermes profile partition.",
+    description="Every 30 minutes, one memory_sync_job run per Hermes profile partition where something changed since its last sync.",
 )
-def memory_sync_schedule(context: dg.ScheduleEvaluationContext):
-    """A run per known profile (the discovery sensor keeps the partitions in step with the home);
-    the run key carries the tick's time, so a re-evaluated tick launches nothing twice."""
-    profiles = context.instance.get_dynamic_partitions(hermes_profiles.name)
-    if not profiles:
+def memory_sync_schedule(context: dg.ScheduleEvaluationContext, hermes: HermesHomeResource):
+    """A run per known profile where something can have changed since its last clean sync (the
+    CLI's own skip rule: the files, the store, the keyword list, config.yaml), so a quiet home costs
+    no runs; the run key carries the tick's time, so a re-evaluated tick launches nothing twice."""
+    known = context.instance.get_dynamic_partitions(hermes_profiles.name)
+    if not known:
         return dg.SkipReason("no Hermes profiles discovered yet")
+    home = hermes.path()
+    present = {p.name: p for p in discover_profiles(home)}
+    changed = [name for name in known if name in present and not unchanged_since_last_sync(home, present[name])]
+    if not changed:
+        return dg.SkipReason("every profile unchanged since its last sync")
     tick = context.scheduled_execution_time.strftime("%Y%m%dT%H%M")
-    return [dg.RunRequest(run_key=f"schedule-{tick}-{profile}", partition_key=profile) for profile in profiles]
+    return [
+        dg.RunRequest(run_key=f"schedule-{tick}-{name}", partition_key=name, tags={CONFIG_TAG: config_digest(present[name])})
+        for name in changed
+    ]

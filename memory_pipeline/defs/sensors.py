@@ -10,6 +10,9 @@ from memory_pipeline.defs.privacy import keyword_list_metadata
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles, memory_files_digest
 from memory_pipeline.lib.privacy.choice import lists_digest
+from memory_pipeline.lib.sync.state import config_digest
+from memory_pipeline.run_results import run_result
+from memory_pipeline.services.skip_rule import CONFIG_TAG, record_daemon_run
 
 
 @dg.sensor(
@@ -81,7 +84,8 @@ def memory_files_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeR
         now[name] = memory_files_digest(present[name])
         if seen.get(name) != now[name]:
             # The generation keeps the key unique when a file returns to an earlier content.
-            requests.append(dg.RunRequest(run_key=f"files-{name}-{now[name][:12]}-{generation}", partition_key=name))
+            tags = {CONFIG_TAG: config_digest(present[name])}  # its success is recorded for the next skip
+            requests.append(dg.RunRequest(run_key=f"files-{name}-{now[name][:12]}-{generation}", partition_key=name, tags=tags))
     return dg.SensorResult(
         run_requests=requests,
         skip_reason=None if requests else "memory files unchanged",
@@ -103,3 +107,27 @@ def profile_discovery_sensor(context: dg.SensorEvaluationContext, hermes: Hermes
         return dg.SkipReason("no new Hermes profiles")
     context.log.info(f"new Hermes profiles: {', '.join(new)}")
     return dg.SensorResult(dynamic_partitions_requests=[hermes_profiles.build_add_request(new)])
+
+
+@dg.run_status_sensor(
+    name="sync_recorded_sensor",
+    run_status=dg.DagsterRunStatus.SUCCESS,
+    monitored_jobs=[memory_sync_job],
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Records what each successful scheduled or file-sensor sync read, so the next tick skips an unchanged profile.",
+)
+def sync_recorded_sensor(context: dg.RunStatusSensorContext, hermes: HermesHomeResource):
+    """A daemon's default run (it carries config.yaml's digest as a tag) recorded as a CLI sync's
+    is: the next scheduled tick, or `memory-pipeline sync`, skips the profile while nothing changed."""
+    run = context.dagster_run
+    name, config = run.tags.get("dagster/partition"), run.tags.get(CONFIG_TAG)
+    if name is None or config is None or (run.run_config or {}).get("resources", {}).keys() - {"hermes"}:
+        return dg.SkipReason("not a default daemon run of one profile")
+    present = {p.name: p for p in discover_profiles(hermes.path())}
+    if name not in present:
+        return dg.SkipReason(f"profile {name} is gone")
+    stats = context.instance.get_run_stats(run.run_id)
+    events = [entry.dagster_event for entry in context.instance.all_logs(run.run_id) if entry.dagster_event is not None]
+    duration = (stats.end_time or 0.0) - (stats.start_time or 0.0)
+    record_daemon_run(hermes.path(), present[name], run_result(events, run.run_id, name, True, duration), config)
+    return dg.SkipReason(f"recorded the sync of {name}")

@@ -15,7 +15,7 @@ from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.sync_report import SyncReport
 
 if TYPE_CHECKING:  # Dagster is imported only where a profile runs
-    from memory_pipeline.runs import ProfileRun
+    from memory_pipeline.run_results import ProfileRun
 
 # (asset, metadata name) this module reads: checked against a real run's metadata by a test.
 READ_METADATA = {

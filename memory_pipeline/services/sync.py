@@ -17,16 +17,14 @@ from memory_pipeline.lib.sync.state import (
     already_said,
     config_digest,
     current_state,
-    forget,
-    record,
     recorded,
     standing_digest,
-    state_of_run,
 )
-from memory_pipeline.services.summaries import ProfileSummary, retry_can_fix, run_problems, summary_of_run, summary_of_skip
+from memory_pipeline.services.skip_rule import record_run, run_inputs
+from memory_pipeline.services.summaries import ProfileSummary, run_problems, summary_of_run, summary_of_skip
 
 if TYPE_CHECKING:  # Dagster is imported only where a profile runs
-    from memory_pipeline.runs import ProfileRun
+    from memory_pipeline.run_results import ProfileRun
 
 Failing = list[tuple[str, str, str]]  # (check, severity, detail)
 
@@ -96,12 +94,7 @@ def remember_privacy(home: Path, profiles: list[str], *, policy: str | None, key
 
 def _privacy_inputs(request: SyncRequest) -> dict[str, tuple[Path | None, dict]]:
     """Per profile: the keyword list its run reads, and the run's settings with its privacy choice."""
-    found = {}
-    for name, profile in request.profiles.items():
-        choice = environment.privacy_choice(profile, request.home)
-        settings = {"resources": request.resource_config, "retag": request.retag, "privacy": [choice.policy, sorted(choice.categories)]}
-        found[name] = (choice.keywords_path, settings)
-    return found
+    return {name: run_inputs(request.home, profile, request.resource_config, request.retag) for name, profile in request.profiles.items()}
 
 
 def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncOutcome:
@@ -177,19 +170,9 @@ def _settle(request: SyncRequest, run: ProfileRun, inputs: tuple[Path | None, di
     no store for its audit: the inputs now are recorded (while the ledger stays corrupt, no run
     could write anything they hold). A retry may end otherwise (quarantined entries are
     retried): nothing recorded, the next sync runs."""
-    profile, data_dir = request.profiles[run.profile], environment.data_dir(request.home)
     blocked = run.stopped_by_a_blocking_check  # said by the check's own line
     failing = run.failing if run.success or blocked else None
     outcome.profiles[run.profile] = ProfileSync(summary_of_run(run), run, failing)
     if not blocked:
         outcome.run_problems.extend(run_problems(run))
-    if retry_can_fix(run):
-        state = None
-    elif blocked:
-        state = current_state(profile, *inputs)
-    else:
-        state = (read := run.inputs_read()) and state_of_run(profile, *inputs, read, config)
-    if state:
-        record(data_dir, run.profile, state, run.run_id, failing or [])
-    else:  # also a re-tag (no files read), or another writer wrote during the run
-        forget(data_dir, run.profile)
+    record_run(request.home, request.profiles[run.profile], run, inputs, config)

@@ -185,3 +185,38 @@ def test_discovery_adds_a_new_profile_once(demo_home):
         assert _discover(instance, demo_home) == ["research"]
         assert _discover(instance, demo_home) == []
         assert instance.get_dynamic_partitions(hermes_profiles.name) == ["default", "work", "research"]
+
+
+def test_a_daemon_run_is_recorded_so_the_next_tick_skips_the_profile(demo_home):
+    """A run as the schedule requests it (default settings, config.yaml's digest as a tag), then
+    `sync_recorded_sensor` on its success: the skip rule now finds the profile unchanged."""
+    import shutil
+
+    from memory_pipeline.defs.sensors import sync_recorded_sensor
+    from memory_pipeline.instance import local_instance
+    from memory_pipeline.lib.hermes.profiles import Profile
+    from memory_pipeline.lib.sync.state import config_digest
+    from memory_pipeline.runs import resources_config, sync_job
+    from memory_pipeline.services.skip_rule import CONFIG_TAG, unchanged_since_last_sync
+
+    shutil.rmtree(demo_home / "profiles")
+    profile = Profile("default", demo_home)
+    instance = local_instance(demo_home)
+    instance.add_dynamic_partitions(hermes_profiles.name, ["default"])
+    tags = {"dagster/partition": "default", CONFIG_TAG: config_digest(profile)}
+    with dg.execute_job(dg.reconstructable(sync_job), instance, run_config=resources_config(demo_home, {}), tags=tags) as result:
+        assert result.success
+        run_id = result.run_id
+    (success,) = instance.all_logs(run_id, of_type=dg.DagsterEventType.RUN_SUCCESS)
+    event = success.dagster_event
+    assert not unchanged_since_last_sync(demo_home, profile)  # nothing recorded yet
+    context = dg.build_run_status_sensor_context(
+        sensor_name="sync_recorded_sensor",
+        dagster_instance=instance,
+        dagster_run=instance.get_run_by_id(run_id),
+        dagster_event=event,
+        resources={"hermes": HermesHomeResource(hermes_home=str(demo_home))},
+    )
+    with context:
+        sync_recorded_sensor(context)
+    assert unchanged_since_last_sync(demo_home, profile)
