@@ -10,6 +10,7 @@ from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, backup_entries
 from memory_pipeline.lib.store.database import read_snapshot
+from memory_pipeline.lib.store.receipts import read_receipts
 from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
 from memory_pipeline.lib.sync.journal import journal_path, journaled_edits
 from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
@@ -103,13 +104,17 @@ def fact_store(
             removal_policy=store.removal(),
             judge=judge,
             watermarks=store.watermarks,
+            run_id=context.run.run_id,
         )
+        taken = read_receipts(conn, run_id=context.run.run_id) if report.receipts else []
     if report.removed:
         context.log.info(f"{report.removed} entries left the files; policy {store.removal()!r} applied to their facts")
     return dg.MaterializeResult(
         metadata={
             **report.metrics(),
             "removal_policy": store.removal(),
+            # What this run's removals took away, content-free (ids, hashes, counts).
+            "receipts_taken": dg.MetadataValue.json([r.as_json() for r in taken]),
             "store": dg.MetadataValue.path(str(settings.db_path)),
         }
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.receipts import Receipt, write_receipt
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.mirror import MirrorRow, mirror_rows, settle_unexplained, unexplained_mirrors
 from memory_pipeline.lib.sync.retirement import retire
@@ -32,7 +33,14 @@ def profile_mirrors(profile: Profile, *, apply: bool = False, keep: bool = False
         rows = {row.fact_id: row for row in mirror_rows(conn)}
         ids = unexplained_mirrors(list(rows.values()), current)
         if apply:
-            retire_one = lambda conn, fact_id: retire(conn, fact_id, settings)  # noqa: E731
-            found.settled = settle_unexplained(conn, ids, current, keep=keep, retire_one=retire_one)
+            found.settled = settle_unexplained(conn, ids, current, keep=keep, retire_one=lambda c, i: _retired(c, i, settings))
     found.unexplained = [rows[i] for i in ids]
     return found
+
+
+def _retired(conn, fact_id: int, settings) -> int:
+    """A mirror row retired in place on request, with its receipt (Hermes' own fact: never moved)."""
+    changed = retire(conn, fact_id, settings)
+    if changed:
+        write_receipt(conn, Receipt("retired", None, None, (fact_id,), 0, 0, ()))
+    return changed

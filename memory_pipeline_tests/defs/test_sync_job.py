@@ -1,7 +1,10 @@
 """The sync through the real job (the CLI's in-process path): diff, extraction, upsert, ledger."""
 
+import json
+
 import pytest
 
+from memory_pipeline.cli import main
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory
 from memory_pipeline_tests.support.store_helpers import (
     consistency_problems,
@@ -156,6 +159,13 @@ def test_retire_is_the_default_and_takes_removed_facts_out_of_every_hermes_tool(
         searched = hermes.provider.handle_tool_call("fact_store", {"action": "search", "query": word, "min_trust": 0})
     assert gone not in listed and gone not in searched
     assert consistency_problems(db) == []
+    # A receipt, content-free: the entry by id and hash, the fact, what went with it, the run.
+    assert main(["receipts", "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
+    out = capsys.readouterr().out
+    ((receipt,),) = [p["receipts"] for p in json.loads(out)["profiles"]]
+    assert (receipt["action"], receipt["fact_ids"], receipt["index_rows"]) == ("archived", [fact_id], 2)
+    assert receipt["entry_id"].startswith("memory:") and len(receipt["entry_sha256"]) == 64 and receipt["run_id"]
+    assert receipt["banks"] and receipt["links"] >= 0 and word not in out
     # Coming back restores it, with its own id, at full trust, without the tag.
     write_entries(path, entries + [gone])
     assert profile_result(sync_json(capsys, home, "--profile", "default"))["added"] == 1

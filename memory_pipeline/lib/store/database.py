@@ -15,6 +15,7 @@ from pathlib import Path
 from memory_pipeline.lib.hermes.safe_files import out_of_space
 from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA, ARCHIVE_TABLE
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, PRIVATE_TAG, RETIRED_TAG, VERDICTS_TABLE, has_tag_sql  # noqa: F401 - the store's tag registry
+from memory_pipeline.lib.store.receipts import RECEIPTS_SCHEMA, RECEIPTS_TABLE
 from memory_pipeline.lib.store.store_file import StoreError, refuse_foreign_file, store_error
 from memory_pipeline.lib.store.verdicts import SCHEMA as VERDICT_SCHEMA
 
@@ -137,6 +138,7 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
 """
     + QUARANTINE_SCHEMA
     + ARCHIVE_SCHEMA
+    + RECEIPTS_SCHEMA
     + ";\n".join(VERDICT_SCHEMA)
     + ";\n"
 )
@@ -159,6 +161,7 @@ _REQUIRED_OBJECTS = {
     QUARANTINE_TABLE,
     KEPT_TABLE,
     ARCHIVE_TABLE,
+    RECEIPTS_TABLE,
     VERDICTS_TABLE,
     JUDGE_TABLE,
 }

@@ -10,6 +10,7 @@ from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG
 from memory_pipeline.lib.store.fact_writes import FactWrites
+from memory_pipeline.lib.store.receipts import Receipt, write_receipt
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
 from memory_pipeline.lib.sync.retirement import merge_tags, retire
@@ -23,9 +24,18 @@ class EntryWrites(FactWrites):
     """Every write of a sync to the facts of entries and to their ledger rows, counted in the
     sync's report; the caller holds the transaction."""
 
-    def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings, report: SyncReport, provenance: tuple[str, str, str]):
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        settings: HolographicSettings,
+        report: SyncReport,
+        provenance: tuple[str, str, str],
+        run_id: str | None = None,
+    ):
         super().__init__(conn, settings)
         self.report = report
+        self.run_id = run_id
+        self.receipts: list[Receipt] = []  # what this sync's removals took away
         self.ledger = LedgerWrites(conn, provenance)  # every ledger row written goes through it
 
     # --- facts -------------------------------------------------------------------------------
@@ -109,26 +119,54 @@ class EntryWrites(FactWrites):
             is not None
         )
 
-    def release(self, fact_ids: list[int], policy: str) -> None:
-        """Apply the removal policy to facts no entry backs any more."""
+    def release(self, fact_ids: list[int], policy: str, entry: tuple[str, str] | None = None) -> None:
+        """Apply the removal policy to facts no entry backs any more; what it took away is left
+        as a receipt per action (`entry`: the removed entry's id and hash, when known)."""
+        taken: dict[str, list[tuple[int, str | None, int]]] = {}
         for fact_id in fact_ids:
             if policy == "keep" or self._backed_elsewhere(fact_id):
                 continue
+            row = self.conn.execute(
+                "SELECT category, (SELECT count(*) FROM fact_entities WHERE fact_id = ?) FROM facts WHERE fact_id = ?", (fact_id, fact_id)
+            ).fetchone()
+            if row is None:
+                continue
             if policy == "retire":
-                self.report.retired_facts += self._retire(fact_id)
+                action = self._retire(fact_id)
+                self.report.retired_facts += bool(action)
             elif self.delete(fact_id):
                 self.ledger.drop_retired_of(fact_id)
                 self.report.deleted_facts += 1
+                action = "deleted"
+            else:
+                action = ""
+            if action:
+                taken.setdefault(action, []).append((fact_id, row[0], row[1]))
+        for action, facts in taken.items():
+            moved = action != "retired"  # archived or deleted: out of Hermes' tables, links and index rows with them
+            receipt = Receipt(
+                action,
+                entry[0] if entry else None,
+                entry[1] if entry else None,
+                tuple(f for f, _, _ in facts),
+                sum(n for _, _, n in facts) if moved else 0,
+                2 * len(facts) if moved else 0,  # facts_fts and the pipeline's trigram index
+                tuple(sorted({f"cat:{c}" for _, c, _ in facts if c})) if moved else (),
+                self.run_id,
+            )
+            write_receipt(self.conn, receipt)
+            self.receipts.append(receipt)
 
-    def _retire(self, fact_id: int) -> int:
+    def _retire(self, fact_id: int) -> str:
         """The pipeline's own fact moves to the archive (no Hermes tool returns it); another's
-        (a mirror row Hermes wrote) is tagged `retired` below the prefetch threshold, never deleted."""
+        (a mirror row Hermes wrote) is tagged `retired` below the prefetch threshold, never
+        deleted. What was done (`archived`, `retired`), or "" when nothing changed."""
         row = self.conn.execute("SELECT tags FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
         if row is None:
-            return 0
+            return ""
         if PIPELINE_TAG in (row[0] or "").split(","):
-            return int(self.archive(fact_id))
-        return retire(self.conn, fact_id, self.settings)
+            return "archived" if self.archive(fact_id) else ""
+        return "retired" if retire(self.conn, fact_id, self.settings) else ""
 
     # --- mirror rows and the ledger ---------------------------------------------------------
 
@@ -152,7 +190,7 @@ class EntryWrites(FactWrites):
                 continue
             sha = entry_sha256(row[0].strip())
             self.ledger.record(entry_id_of(source, sha), source, sha, [fact_id], status="retired")
-            self.release([fact_id], policy)
+            self.release([fact_id], policy, (entry_id_of(source, sha), sha))
             self.report.mirrors_retired += 1
 
     def identity(self, entry_id: str) -> tuple[str, str] | None:

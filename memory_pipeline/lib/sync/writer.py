@@ -56,6 +56,7 @@ def write_sync(
     removal_policy: str = "retire",
     judge: PrivacyJudge | None = None,
     watermarks: WatermarkChain | None = None,
+    run_id: str | None = None,
 ) -> SyncReport:
     """Apply a diff and its extracted facts. Entries without facts (quarantined or left out by the
     extractor) stay pending: their ledger rows are not touched, so the next run retries them.
@@ -79,7 +80,7 @@ def write_sync(
         left_behind = banks_off(conn, settings.hrr_dim)  # by a Holographic write racing another
         _guard(conn, entry_diff)
         provenance = extraction.provenance
-        writer = EntryWrites(conn, settings, report, (provenance.extractor, provenance.model, provenance.prompt_version))
+        writer = EntryWrites(conn, settings, report, (provenance.extractor, provenance.model, provenance.prompt_version), run_id)
         written = _write_entries(writer, plan, removal_policy)
         _write_compacted(writer, plan)
         _write_removed(writer, plan, removal_policy)
@@ -88,6 +89,7 @@ def write_sync(
         if judge is not None:
             report.tagged_private = tag_written(writer, written, judge, settings).tagged
         writer.rebuild_banks_in_full(left_behind)
+        report.receipts = len(writer.receipts)
         report.facts_total = _count_facts(conn)
         report.wrote = True
         watermarks.wrote(conn)
@@ -142,7 +144,7 @@ def _write_entries(writer: EntryWrites, plan: _Plan, removal_policy: str) -> lis
             # Facts of the old version that the new one did not take over: accounted for as
             # retired rows of the old entry, then handled by the removal policy.
             writer.ledger.record(entry.matched_entry_id, previous[0], previous[1], leftover, status="retired")
-            writer.release(leftover, removal_policy)
+            writer.release(leftover, removal_policy, (entry.matched_entry_id, previous[1]))
         elif leftover:  # a mirror row of the old version the new one did not take over
             writer.release_gone(leftover, entry.source, removal_policy)
     return all_written
@@ -157,11 +159,12 @@ def _write_compacted(writer: EntryWrites, plan: _Plan) -> None:
 
 def _write_removed(writer: EntryWrites, plan: _Plan, removal_policy: str) -> None:
     for entry in plan.removed.itertuples(index=False):
+        known = writer.identity(entry.entry_id)  # (source, hash): the receipt names the entry by them
         if removal_policy == "delete":
             writer.ledger.drop_entry(entry.entry_id)
         else:
             writer.ledger.retire_entry(entry.entry_id)
-        writer.release(list(entry.existing_fact_ids), removal_policy)
+        writer.release(list(entry.existing_fact_ids), removal_policy, (entry.entry_id, known[1] if known else None))
 
 
 def _adopt_and_retire_mirrors(writer: EntryWrites, plan: _Plan, entry_diff: EntryDiff, removal_policy: str) -> list[int]:

@@ -1,0 +1,99 @@
+"""Receipts: what each removal took away, content-free. Every fact a removed entry's policy
+retires, archives or deletes leaves one receipt per entry: the entry's id and hash (never its
+text), the fact ids, and the derived rows that went with them (entity links, index rows, the
+category banks rebuilt), the run and the time. Written in the removal's own transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+RECEIPTS_TABLE = "memory_pipeline_receipts"
+RECEIPTS_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {RECEIPTS_TABLE} (
+    receipt_id   INTEGER PRIMARY KEY AUTOINCREMENT,
+    at           TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    run_id       TEXT,
+    action       TEXT NOT NULL,
+    entry_id     TEXT,
+    entry_sha256 TEXT,
+    fact_ids     TEXT NOT NULL,
+    links        INTEGER NOT NULL,
+    index_rows   INTEGER NOT NULL,
+    banks        TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class Receipt:
+    action: str  # archived (the pipeline's fact, out of Hermes' tables), retired (Hermes' own, in place), deleted
+    entry_id: str | None
+    entry_sha256: str | None
+    fact_ids: tuple[int, ...]
+    links: int  # entity links removed
+    index_rows: int  # rows of Hermes' facts_fts and the pipeline's index that went with the facts
+    banks: tuple[str, ...]  # category banks rebuilt
+    run_id: str | None = None
+    at: str | None = None
+    receipt_id: int | None = None
+
+    def as_json(self) -> dict:
+        return {
+            "receipt_id": self.receipt_id,
+            "at": self.at,
+            "run_id": self.run_id,
+            "action": self.action,
+            "entry_id": self.entry_id,
+            "entry_sha256": self.entry_sha256,
+            "fact_ids": list(self.fact_ids),
+            "links": self.links,
+            "index_rows": self.index_rows,
+            "banks": list(self.banks),
+        }
+
+
+def write_receipt(conn: sqlite3.Connection, receipt: Receipt) -> None:
+    """Inside the removal's write transaction."""
+    conn.execute(
+        f"""INSERT INTO {RECEIPTS_TABLE} (run_id, action, entry_id, entry_sha256, fact_ids, links, index_rows, banks)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+        (
+            receipt.run_id,
+            receipt.action,
+            receipt.entry_id,
+            receipt.entry_sha256,
+            ",".join(map(str, receipt.fact_ids)),
+            receipt.links,
+            receipt.index_rows,
+            ",".join(receipt.banks),
+        ),
+    )
+
+
+def read_receipts(conn: sqlite3.Connection, *, run_id: str | None = None, limit: int = 1000) -> list[Receipt]:
+    """The newest receipts first (a run's alone when named); none before the first removal."""
+    where, params = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
+    try:
+        rows = conn.execute(
+            f"""SELECT receipt_id, at, run_id, action, entry_id, entry_sha256, fact_ids, links, index_rows, banks
+                FROM {RECEIPTS_TABLE} {where} ORDER BY receipt_id DESC LIMIT ?""",
+            (*params, limit),
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return []
+    return [
+        Receipt(
+            action,
+            entry_id,
+            sha,
+            tuple(int(i) for i in fact_ids.split(",") if i),
+            links,
+            index_rows,
+            tuple(b for b in banks.split(",") if b),
+            run,
+            at,
+            receipt_id,
+        )
+        for receipt_id, at, run, action, entry_id, sha, fact_ids, links, index_rows, banks in rows
+    ]
