@@ -54,6 +54,7 @@ def story_lines(s: FactStory) -> list[str]:
         lines.append(
             f"  entry {e['entry_id']} ({e['status']}): {where}; synced {e['synced_at']} by {e['extractor'] or '?'}"
             + (f" ({e['model']})" if e["model"] else "")
+            + (f" in run {e['run_id']}" if e["run_id"] else "")
         )
     if not s.entries:
         lines.append("  entry: none (a fact Hermes or the agent wrote itself)")

@@ -108,6 +108,7 @@ def _entries(profile: Profile, record: FactRecord) -> list[dict]:
                 "extractor": line.extractor,
                 "model": line.model,
                 "prompt_version": line.prompt_version,
+                "run_id": line.run_id,
             }
         )
     return found

@@ -98,6 +98,7 @@ def test_the_agents_memory_writes_reach_the_store_and_the_journal(agent_home, tm
     assert story["content"] == EDITED and story["state"] == "current" and story["privacy"] == "not private"
     active = [e for e in story["entries"] if e["status"] == "active"]
     assert len(active) == 1 and active[0]["file"] == "MEMORY.md" and active[0]["position_now"] and active[0]["extractor"] == "rules"
+    assert active[0]["run_id"]  # the Dagster run the live sync made
     assert [(w["action"], w["session"], w["turn"]) for w in story["history"]] == [("replace", "session-7", "turn-1")]
     assert story["surfaces"] == {"prefetch": True, "fact_store search": True, "fact_store list": True, "MCP server and plugin": True}
     # The agent's own tool answers the same, and a withheld fact exactly like a missing one.

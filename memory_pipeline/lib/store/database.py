@@ -16,6 +16,7 @@ from memory_pipeline.lib.hermes.safe_files import out_of_space
 from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA, ARCHIVE_TABLE
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, PRIVATE_TAG, RETIRED_TAG, VERDICTS_TABLE, has_tag_sql  # noqa: F401 - the store's tag registry
 from memory_pipeline.lib.store.receipts import RECEIPTS_SCHEMA, RECEIPTS_TABLE
+from memory_pipeline.lib.store.runs_written import RUNS_SCHEMA, RUNS_TABLE
 from memory_pipeline.lib.store.store_file import StoreError, refuse_foreign_file, store_error
 from memory_pipeline.lib.store.verdicts import SCHEMA as VERDICT_SCHEMA
 
@@ -23,10 +24,8 @@ BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
 # A fact whose text tries to steer the agent, send data away or reach credentials: kept from every surface.
 UNSAFE_TAG = "unsafe-instructions"
-# RETIRED_TAG: a removed entry's fact, kept (the default removal policy) below the prefetch
-# threshold; PRIVATE_TAG: a fact the keyword list or a detector found personal data in. Defined
-# with the index's reader, which the Hermes plugin runs on its own.
-
+# RETIRED_TAG: a fact Hermes wrote whose entry was removed, below the prefetch threshold;
+# PRIVATE_TAG: personal data found in it. Defined with the index's reader (the plugin runs it alone).
 
 IS_PIPELINE_FACT_SQL = has_tag_sql(PIPELINE_TAG)
 # A row of fact_entities whose fact or entity is gone (a lookup per link on the two primary keys).
@@ -139,6 +138,7 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
     + QUARANTINE_SCHEMA
     + ARCHIVE_SCHEMA
     + RECEIPTS_SCHEMA
+    + RUNS_SCHEMA
     + ";\n".join(VERDICT_SCHEMA)
     + ";\n"
 )
@@ -162,6 +162,7 @@ _REQUIRED_OBJECTS = {
     KEPT_TABLE,
     ARCHIVE_TABLE,
     RECEIPTS_TABLE,
+    RUNS_TABLE,
     VERDICTS_TABLE,
     JUDGE_TABLE,
 }

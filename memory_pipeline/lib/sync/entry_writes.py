@@ -36,7 +36,7 @@ class EntryWrites(FactWrites):
         self.report = report
         self.run_id = run_id
         self.receipts: list[Receipt] = []  # what this sync's removals took away
-        self.ledger = LedgerWrites(conn, provenance)  # every ledger row written goes through it
+        self.ledger = LedgerWrites(conn, provenance, run_id)  # every ledger row written goes through it
 
     # --- facts -------------------------------------------------------------------------------
 

@@ -7,15 +7,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE
+from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, RUNS_TABLE
 
 _RETIRE = f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP"
 
 
 class LedgerWrites:
-    def __init__(self, conn: sqlite3.Connection, provenance: tuple[str, str, str] = ("", "", "")):
+    def __init__(self, conn: sqlite3.Connection, provenance: tuple[str, str, str] = ("", "", ""), run_id: str | None = None):
         self.conn = conn
         self.provenance = provenance  # extractor, model, prompt_version: on every row recorded
+        self.run_id = run_id  # the Dagster run writing: kept per entry version, for `why`
 
     def record(self, entry_id: str, source: str, sha: str, fact_ids: Iterable[int], status: str = "active") -> None:
         """The entry's rows for these facts, written or brought up to date."""
@@ -30,6 +31,10 @@ class LedgerWrites:
                     prompt_version = excluded.prompt_version, synced_at = excluded.synced_at""",
             [(entry_id, source, sha, fact_id, status, extractor, model, prompt_version) for fact_id in dict.fromkeys(fact_ids)],
         )
+        if self.run_id and status == "active":
+            self.conn.execute(
+                f"INSERT OR REPLACE INTO {RUNS_TABLE} (entry_id, entry_sha256, run_id) VALUES (?, ?, ?)", (entry_id, sha, self.run_id)
+            )
 
     def imported(self, entry_id: str, source: str, sha: str, fact_id: int, synced_at: str | None) -> None:
         """An entry's one row from an imported ledger, replacing what the entry had."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, table_exists
+from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, RUNS_TABLE, table_exists
 from memory_pipeline.lib.store.verdicts import Verdict, verdict_of
 
 
@@ -22,6 +22,7 @@ class LedgerLine:
     model: str | None
     prompt_version: str | None
     synced_at: str | None
+    run_id: str | None  # the Dagster run that wrote this version (None: written before runs were kept)
 
 
 @dataclass
@@ -55,8 +56,9 @@ def fact_record(conn: sqlite3.Connection, fact_id: int) -> FactRecord | None:
         record.ledger = [
             LedgerLine(*r)
             for r in conn.execute(
-                f"""SELECT entry_id, source, entry_sha256, status, extractor, model, prompt_version, synced_at
-                    FROM {LEDGER_TABLE} WHERE fact_id = ? ORDER BY synced_at, entry_id""",
+                f"""SELECT l.entry_id, l.source, l.entry_sha256, l.status, l.extractor, l.model, l.prompt_version, l.synced_at,
+                        (SELECT r.run_id FROM {RUNS_TABLE} r WHERE r.entry_id = l.entry_id AND r.entry_sha256 = l.entry_sha256)
+                    FROM {LEDGER_TABLE} l WHERE l.fact_id = ? ORDER BY l.synced_at, l.entry_id""",
                 (fact_id,),
             )
         ]
