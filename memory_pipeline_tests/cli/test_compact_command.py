@@ -176,3 +176,19 @@ def test_apply_asks_on_a_terminal_and_writes_only_on_yes(synced_home):
     code, out = _compact_on_a_terminal(synced_home, b"y\n")
     assert code == 0 and "synced profile default: added 0" in out
     assert _memory(synced_home).read_bytes() != before and len(list((synced_home / "memories").glob("MEMORY.md.bak-*"))) == 1
+
+
+def test_a_linked_memory_file_stays_linked_and_its_target_gets_the_text(capsys, synced_home, tmp_path):
+    """MEMORY.md kept in a dotfiles repository, linked into the home: `--apply` writes through the
+    link, as Hermes' own writes do, with the target's mode kept."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "MEMORY.md"
+    os.replace(_memory(synced_home), target)
+    os.chmod(target, 0o640)
+    _memory(synced_home).symlink_to(target)
+    proposal = _proposal(synced_home)
+    assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply", "--yes"]) == 0
+    assert _memory(synced_home).is_symlink() and os.readlink(_memory(synced_home)) == str(target)
+    assert target.read_bytes() == ENTRY_DELIMITER.join(proposal.after).encode()
+    assert os.stat(target).st_mode & 0o777 == 0o640

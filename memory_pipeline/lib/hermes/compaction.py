@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import fcntl
 import hashlib
+import os
 import re
 import time
 from collections.abc import Callable
@@ -237,9 +238,12 @@ def apply(proposal: Proposal, *, lock_timeout_s: float = 10.0) -> Path:
             )
         backup = _backup_path(path)
         replace_file(backup, raw, durable=True, like=path)
-        replace_file(path, ENTRY_DELIMITER.join(proposal.after).encode("utf-8"), durable=True)
+        # Through a link to its target, as Hermes' own writes go (a MEMORY.md kept in a dotfiles
+        # repository stays linked, and the repository gets the new text).
+        target = Path(os.path.realpath(path)) if path.is_symlink() else path
+        replace_file(target, ENTRY_DELIMITER.join(proposal.after).encode("utf-8"), durable=True)
         text = (read_regular_file(path) or b"").decode("utf-8", errors="replace")
         if parse_entries(text) != proposal.after or hermes_read_entries(text) != proposal.after:
-            replace_file(path, raw, durable=True)
+            replace_file(target, raw, durable=True)
             raise CompactionError(f"{path}: did not read back as the proposed entries; restored from {backup.name}")
     return backup
