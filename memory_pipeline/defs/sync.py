@@ -1,6 +1,7 @@
 """The `sync` stage: the entries diffed against the ledger, and the store upserted with the facts
 the `extract` stage made for what is new or changed, in one transaction."""
 
+import sqlite3
 from contextlib import nullcontext
 
 import dagster as dg
@@ -113,6 +114,8 @@ def fact_store(
         metadata={
             **report.metrics(),
             "removal_policy": store.removal(),
+            # Which SQLite wrote the store (two writers on one WAL file: see docs/reliability.md).
+            "sqlite_version": sqlite3.sqlite_version,
             # What this run's removals took away, content-free (ids, hashes, counts).
             "receipts_taken": dg.MetadataValue.json([r.as_json() for r in taken]),
             "store": dg.MetadataValue.path(str(settings.db_path)),
