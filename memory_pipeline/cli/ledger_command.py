@@ -95,6 +95,11 @@ def _import(args: argparse.Namespace, profiles: list[Profile]) -> int:
         f"imported {report.imported} ledger rows into profile {profile.name} "
         f"({report.matched_current} matched entries in the files now, {report.superseded} older history rows dropped)"
     )
+    if report.not_its_fact:
+        print(
+            f"left out {report.not_its_fact} rows whose fact is not their entry's (neither its text nor its hash: a ledger from "
+            "another store); the next `memory-pipeline sync` writes those entries afresh"
+        )
     rejected = report.bad_fact_id + report.missing_fact + report.malformed
     if rejected:
         lines = ", ".join(str(n) for n in report.bad_lines[:20])

@@ -27,6 +27,7 @@ def import_into(profile: Profile, text: str) -> ImportReport:
     readings = read_profile(profile)
     sources = [r.source for r in readings for _ in r.entries]
     hashes, shorts, ids = entry_identities(sources, [text for r in readings for text in r.entries])
-    current = {(s, short): (entry, sha) for s, short, entry, sha in zip(sources, shorts, ids, hashes, strict=True)}
+    texts = [text for r in readings for text in r.entries]
+    current = {(s, short): (entry, sha, t) for s, short, entry, sha, t in zip(sources, shorts, ids, hashes, texts, strict=True)}
     with opened(holographic_settings(profile.home).db_path) as conn:  # adds the pipeline's tables to a store Holographic made
         return import_tsv(conn, text, current)

@@ -4,7 +4,7 @@ from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, said, sync_json
 
 
-def test_export_writes_memory_sync_sh_five_columns(synced_home, tmp_path):
+def test_export_writes_memory_sync_sh_five_columns_then_the_provenance(synced_home, tmp_path):
     demo_home = synced_home
     out = tmp_path / "ledger.tsv"
     assert main(["ledger", "export", str(out), "--hermes-home", str(demo_home), "--profile", "default"]) == 0
@@ -15,9 +15,33 @@ def test_export_writes_memory_sync_sh_five_columns(synced_home, tmp_path):
     ids = dict(query(demo_home / "memory_store.db", "SELECT content, fact_id FROM facts"))
     by_hash = {entry_sha256(c)[:16]: (c, i) for c, i in ids.items()}
     for line in lines:
-        entry_id, short, fact_id, source, stamp = line.split("\t")
+        entry_id, short, fact_id, source, stamp, extractor, model, prompt = line.split("\t")
         assert entry_id == f"{source}:{short}" and by_hash[short][1] == int(fact_id)
-        assert stamp.endswith("Z") and "T" in stamp
+        assert stamp.endswith("Z") and "T" in stamp and extractor == "rules"
+    # A round trip changes no column.
+    before = query(demo_home / "memory_store.db", "SELECT * FROM memory_pipeline_ledger ORDER BY entry_id, fact_id")
+    assert main(["ledger", "import", str(out), "--hermes-home", str(demo_home), "--profile", "default"]) == 0
+    assert query(demo_home / "memory_store.db", "SELECT * FROM memory_pipeline_ledger ORDER BY entry_id, fact_id") == before
+
+
+def test_a_ledger_carried_to_another_store_never_maps_entries_onto_other_facts(capsys, synced_home, tmp_path):
+    """The store recreated (here: its facts replaced by Hermes' own, unrelated ones, ids reused):
+    rows whose fact is not their entry's are left out, said by count, and the sync writes them afresh."""
+    import sqlite3
+
+    out = tmp_path / "ledger.tsv"
+    assert main(["ledger", "export", str(out), "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    db = synced_home / "memory_store.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM memory_pipeline_ledger")
+        hermes_own = conn.execute("UPDATE facts SET content = 'hermes own fact ' || fact_id, tags = ''").rowcount
+    capsys.readouterr()
+    assert main(["ledger", "import", str(out), "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    said = capsys.readouterr().out
+    assert "imported 0 ledger rows" in said and "left out 23 rows whose fact is not their entry's" in said
+    assert query(db, "SELECT count(*) FROM memory_pipeline_ledger") == [(0,)]
+    assert main(["sync", "--hermes-home", str(synced_home), "--profile", "default", "--quiet"]) in (0, 1)
+    assert query(db, "SELECT count(*) FROM facts WHERE content LIKE 'hermes own fact %'") == [(hermes_own,)]  # never rewritten
 
 
 def test_import_keeps_a_memory_sync_users_fact_ids(capsys, demo_home, tmp_path):

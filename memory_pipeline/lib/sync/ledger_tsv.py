@@ -5,6 +5,7 @@ Export writes the active rows; import brings a shell-era ledger in so its fact i
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ class ImportReport:
     superseded: int = 0  # older rows of an append-only history (the last row of an entry wins)
     bad_fact_id: int = 0  # memory-sync.sh's column leak: a fact_id that is not a positive integer
     missing_fact: int = 0  # fact_id not in this store
+    not_its_fact: int = 0  # the fact named holds neither the entry's text nor its hash: the entry is written afresh
     malformed: int = 0  # wrong column count, unknown source, bad hash
     bad_lines: list[int] | None = None  # line numbers (never content) of rejected rows
 
@@ -49,12 +51,14 @@ def section_of(text: str, profile: str) -> str:
 
 
 def export_rows(conn: sqlite3.Connection) -> list[str]:
-    """The active ledger rows as TSV lines (each ending in a newline)."""
+    """The active ledger rows as TSV lines (each ending in a newline): `memory-sync.sh`'s five
+    columns, then the extractor, model and prompt version, so a round trip changes no column."""
     rows = conn.execute(
-        f"""SELECT entry_id, substr(entry_sha256, 1, {SHORT_HASH_CHARS}), fact_id, source, synced_at
+        f"""SELECT entry_id, substr(entry_sha256, 1, {SHORT_HASH_CHARS}), fact_id, source, synced_at,
+                coalesce(extractor, ''), coalesce(model, ''), coalesce(prompt_version, '')
             FROM {LEDGER_TABLE} WHERE status = 'active' ORDER BY source, entry_id, fact_id"""
     ).fetchall()
-    return [f"{e}\t{h}\t{f}\t{s}\t{_iso(t)}\n" for e, h, f, s, t in rows]
+    return ["\t".join([e, h, str(f), s, _iso(t), x, m, p]) + "\n" for e, h, f, s, t, x, m, p in rows]
 
 
 def _iso(timestamp: str | None) -> str:
@@ -77,11 +81,14 @@ def _sql_timestamp(raw: str) -> str | None:
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def import_tsv(conn: sqlite3.Connection, text: str, current: dict[tuple[str, str], tuple[str, str]]) -> ImportReport:
-    """Bring a TSV ledger (its text) in. `current` maps (source, short hash) of the entries in the files now
-    to (entry_id, full sha256), so rows of present entries take the pipeline's own ids."""
+def import_tsv(conn: sqlite3.Connection, text: str, current: dict[tuple[str, str], tuple[str, str, str]]) -> ImportReport:
+    """Bring a TSV ledger (its text) in. `current` maps (source, short hash) of the entries in the
+    files now to (entry_id, full sha256, text), so rows of present entries take the pipeline's own
+    ids. A row is taken only when the fact it names is that entry's: its text is the entry's, or
+    its hash is the row's (a ledger carried to another store names other facts by those ids);
+    any other row is left out, and its entry is written afresh by the next sync."""
     report = ImportReport(bad_lines=[])
-    latest: dict[str, tuple[int, str, str, int, str | None]] = {}
+    latest: dict[str, tuple[int, str, str, int, str | None, tuple[str, str, str]]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue
@@ -103,21 +110,33 @@ def import_tsv(conn: sqlite3.Connection, text: str, current: dict[tuple[str, str
             continue
         if entry_id in latest:
             report.superseded += 1
-        latest[entry_id] = (number, source, short.lower()[:SHORT_HASH_CHARS], int(fact_id), stamp)
+        provenance = tuple((parts[i].strip() if len(parts) > i else "") for i in (5, 6, 7))
+        latest[entry_id] = (number, source, short.lower()[:SHORT_HASH_CHARS], int(fact_id), stamp, provenance)
 
     with write_transaction(conn):
         ledger = LedgerWrites(conn)
-        existing = {row[0] for row in conn.execute("SELECT fact_id FROM facts")}
-        for entry_id, (number, source, short, fact_id, stamp) in latest.items():
+        existing = dict(conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts"))
+        for entry_id, (number, source, short, fact_id, stamp, provenance) in latest.items():
             if fact_id not in existing:
                 report.missing_fact += 1
                 report.bad_lines.append(number)
                 continue
-            key, sha = entry_id, short
-            if (source, short) in current:
-                key, sha = current[(source, short)]
-                report.matched_current += 1
-            ledger.imported(key, source, sha, fact_id, stamp)
+            entry = current.get((source, short))
+            if not _its_fact(existing[fact_id], short, entry[2] if entry else None):
+                report.not_its_fact += 1
+                continue
+            key, sha = (entry[0], entry[1]) if entry else (entry_id, short)
+            report.matched_current += entry is not None
+            ledger.imported(key, source, sha, fact_id, stamp, provenance)
             report.imported += 1
     report.bad_lines.sort()
     return report
+
+
+def _its_fact(content: bytes, short: str, entry_text: str | None) -> bool:
+    """The fact holds the entry's text (as the rules extractor writes it), or text whose hash is
+    the row's."""
+    text = content.decode("utf-8", errors="replace").strip()
+    return (entry_text is not None and text == entry_text.strip()) or hashlib.sha256(content.strip()).hexdigest()[
+        :SHORT_HASH_CHARS
+    ] == short

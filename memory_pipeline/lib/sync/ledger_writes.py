@@ -36,14 +36,18 @@ class LedgerWrites:
                 f"INSERT OR REPLACE INTO {RUNS_TABLE} (entry_id, entry_sha256, run_id) VALUES (?, ?, ?)", (entry_id, sha, self.run_id)
             )
 
-    def imported(self, entry_id: str, source: str, sha: str, fact_id: int, synced_at: str | None) -> None:
-        """An entry's one row from an imported ledger, replacing what the entry had."""
+    def imported(
+        self, entry_id: str, source: str, sha: str, fact_id: int, synced_at: str | None, provenance: tuple[str, str, str] = ("", "", "")
+    ) -> None:
+        """An entry's one row from an imported ledger, replacing what the entry had; its extractor,
+        model and prompt version as the file gave them (`import` when it gave none)."""
+        extractor, model, prompt_version = provenance
         self.drop_entry(entry_id)
         self.conn.execute(
             f"""INSERT INTO {LEDGER_TABLE}
                     (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at)
-                VALUES (?, ?, ?, ?, 'active', 'import', '', '', COALESCE(?, CURRENT_TIMESTAMP))""",
-            (entry_id, source, sha, fact_id, synced_at),
+                VALUES (?, ?, ?, ?, 'active', ?, ?, ?, COALESCE(?, CURRENT_TIMESTAMP))""",
+            (entry_id, source, sha, fact_id, extractor or "import", model, prompt_version, synced_at),
         )
 
     def retire_entry(self, entry_id: str) -> None:
