@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: demo test lint ui browser postgres clean
+.PHONY: demo test lint ui browser postgres wheels clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,17 @@ lint: $(VENV)/.installed-dev
 # (exit 5) is not a failure of the suite.
 test: $(VENV)/.installed-dev browser postgres
 	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+
+# Python 3.12 and 3.13 (Ubuntu 24.04, Debian 13): every dependency of the built wheel resolves to
+# binary wheels for them (no compiler needed there). This machine runs the tests on 3.11.
+wheels: $(BIN)/python
+	@dist=$$(mktemp -d) && $(BIN)/python -m pip wheel --quiet --no-deps -w $$dist . && \
+	for version in 3.12 3.13; do \
+	  abi=cp$$(echo $$version | tr -d .); \
+	  $(BIN)/python -m pip download --quiet --only-binary=:all: --python-version $$version --implementation cp --abi $$abi \
+	    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+	    -d $$dist/$$version $$dist/memory_pipeline-*.whl && echo "Python $$version: every dependency resolves to wheels" || exit 1; \
+	done; rm -rf $$dist
 
 clean:
 	rm -rf $(VENV) data/hermes_home/memory-pipeline data/hermes_home/memory_store.db* data/hermes_home/profiles/*/memory_store.db* data/hermes_home/profiles/*/memory-pipeline
