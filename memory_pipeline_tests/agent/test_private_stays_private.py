@@ -9,7 +9,9 @@ import sqlite3
 
 import pytest
 
+from memory_pipeline import environment
 from memory_pipeline.cli import main
+from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.fact_search import message_facts, search
 from memory_pipeline.mcp_server import MemoryServer, readable
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory, holographic_store
@@ -31,18 +33,21 @@ def _no_retag(profile):
     return None
 
 
-def _prefetch_and_fact_store(home, probe: str) -> str:
+def _prefetch_and_fact_store(home, *probes: str) -> str:
+    """What Hermes' own Holographic hands the model for each probe: prefetch, `fact_store` search
+    at its default trust, and a probe of the person's name."""
+    answers = []
     with hermes_memory(home) as hermes:
         provider = hermes.provider
-        prefetched = provider.prefetch(probe)
-        searched = provider.handle_tool_call("fact_store", {"action": "search", "query": probe})
-        probed = provider.handle_tool_call("fact_store", {"action": "probe", "entity": "Zhang Wei"})
-    return prefetched + searched + probed
+        for probe in probes:
+            answers.append(provider.prefetch(probe))
+            answers.append(provider.handle_tool_call("fact_store", {"action": "search", "query": probe}))
+        answers.append(provider.handle_tool_call("fact_store", {"action": "probe", "entity": "Zhang Wei"}))
+    return "".join(answers)
 
 
-@pytest.mark.parametrize("probe", ["zhang.wei@example.com", "13800138000", "Zhang Wei", "联系人", "邮箱", "atlas"])
-def test_hermes_own_prefetch_and_fact_store_never_serve_the_private_fact(home, probe):
-    assert EMAIL not in _prefetch_and_fact_store(home, probe)
+def test_hermes_own_prefetch_and_fact_store_never_serve_the_private_fact(home):
+    assert EMAIL not in _prefetch_and_fact_store(home, "zhang.wei@example.com", "13800138000", "Zhang Wei", "联系人", "邮箱", "atlas")
     # Hidden by trust (the default policy hide), below Holographic's prefetch threshold.
     assert query(home / "memory_store.db", "SELECT trust_score FROM facts WHERE tags LIKE '%private-person%'") == [(0.2,)]
 
@@ -123,7 +128,7 @@ def test_a_keyword_list_that_goes_missing_or_dangles_changes_nothing_and_says_so
     vault.parent.mkdir()
     shutil.move(keywords, vault)
     keywords.symlink_to(vault)
-    assert _sync(home, "--force") == 0  # a link to a readable list is a list
+    assert environment.privacy_judge(Profile("default", home), home).keywords.terms > 0  # a link to a readable list is a list
     vault.unlink()  # the vault is locked: the link dangles
     capsys.readouterr()
     assert _sync(home, "--force") == 1
@@ -195,8 +200,9 @@ def test_every_entry_hermes_blocks_is_withheld_and_the_hook_fences_what_it_adds(
     assert _sync(home) == 0
     tagged = {c for (c,) in query(home / "memory_store.db", "SELECT content FROM facts WHERE tags LIKE '%unsafe-instructions%'")}
     assert set(blocked) <= tagged and not tagged & set(SAFE_CORPUS)
+    hermes_side = _prefetch_and_fact_store(home, *(entry[:12] for entry in blocked))
     for entry in blocked:
-        assert entry not in _surfaces(home, entry[:12]) and entry not in _prefetch_and_fact_store(home, entry[:12])
+        assert entry not in _surfaces(home, entry[:12]) and entry not in hermes_side
     capsys.readouterr()
     assert main(["audit", "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
     safe = {r["name"]: r for r in json.loads(capsys.readouterr().out)["profiles"][0]["checks"]}["memory_safe"]

@@ -179,7 +179,7 @@ def load_list(choice: PrivacyChoice, profile: str, data_dir: Path) -> KeywordLis
         return KeywordList(None, EMPTY_LIST_SHA256, 0, (), ())
     if not choice.keywords_named and not os.path.lexists(path):
         before = remembered(data_dir, profile)
-        if before.get("judged_with") == str(path) and int(before.get("judged_terms") or 0) > 0:
+        if before.get("judged_with") == _relative(path, data_dir) and int(before.get("judged_terms") or 0) > 0:
             raise KeywordListError(
                 f"{path}: privacy keyword list is missing, but profile {profile} was judged with it ({before['judged_terms']} terms); "
                 f"nothing was changed. Put it back, or run `memory-pipeline sync --profile {profile} --no-keywords` "
@@ -198,7 +198,14 @@ def judged(data_dir: Path, profile: str, keywords: KeywordList) -> None:
     """Remember the list a profile was just judged with, so a list that later goes missing is
     refused rather than read as "no terms"."""
     if keywords.path is not None and keywords.terms:
-        remember(data_dir, profile, judged_with=str(keywords.path), judged_sha256=keywords.sha256, judged_terms=keywords.terms)
+        judged_with = _relative(keywords.path, data_dir)
+        remember(data_dir, profile, judged_with=judged_with, judged_sha256=keywords.sha256, judged_terms=keywords.terms)
+
+
+def _relative(path: Path, data_dir: Path) -> str:
+    """A list's path as remembered: relative to the data directory, so a home moved or copied
+    whole still knows the list it was judged with."""
+    return os.path.relpath(path, data_dir)
 
 
 def lists_digest(lists: dict[str, KeywordList]) -> str:
