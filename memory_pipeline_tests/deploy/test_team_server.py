@@ -23,7 +23,7 @@ from memory_pipeline.cli import main
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.hermes.profiles import get_profile
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline_tests.support.servers import REPOSITORY, GraphQL, free_port, wait_for
+from memory_pipeline_tests.support.servers import REPOSITORY, GraphQL, free_ports, wait_for
 from memory_pipeline_tests.support.store_helpers import active_facts, read_entries, write_entries
 from memory_pipeline_tests.support.team_server import DEPLOY, PostgresMissing, Server, deployment_files, postgres_cluster
 
@@ -50,7 +50,7 @@ def postgres():
 def team_server(postgres, demo_home, tmp_path, monkeypatch):
     for extra in PROFILES[2:]:  # four profiles: the demo's two and two more like `work`
         shutil.copytree(demo_home / "profiles" / "work", demo_home / "profiles" / extra)
-    code_port, web_port = free_port(), free_port()
+    code_port, web_port = free_ports(2)  # two ports taken one after the other could be the same one
     dagster_home = deployment_files(tmp_path, code_port)
     env = {**postgres, "DAGSTER_HOME": str(dagster_home), "HERMES_HOME": str(demo_home)}
     for name, value in env.items():  # this process reads the same instance
