@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from memory_pipeline.lib.hermes.memory_files import fact_pointers
+from memory_pipeline.lib.hermes.memory_files import fact_pointers, title_entity
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
 from memory_pipeline.lib.sync.ledger import LedgerEntry
 
@@ -45,13 +45,16 @@ def diff_entries(
     pointing (`fact_store#N`) at a vanished entry's facts: `compacted`, the facts untouched. Otherwise
     `new`. A vanished entry nothing took over: `removed`, unless its file could not be read.
     `edits` (the journal of the agent's own writes: (source, new hash) -> the entry id it replaced)
-    makes a journaled edit `changed` however little of the text it kept.
+    makes a journaled edit `changed` however little of the text it kept. A new entry that keeps
+    the label (`**Title**:` / `Title:`) of exactly one vanished entry of its file, and shares it
+    with no other new entry, is that entry edited (a patch that rewrote most of the text).
     """
     diff = _Diff(ledger, unreadable_sources)
     pending = diff.exact(entries[["entry_id", "source", "position", "text", "entry_sha256", "short_hash"]].to_dict("records"))
     pending = diff.moved(pending)
     pending = diff.compacted(pending)
     pending = diff.journaled(pending, edits or {})
+    pending = diff.same_label(pending)
     diff.similar_or_new(pending, threshold)
     diff.removed()
     frame = pd.DataFrame(diff.rows, columns=DIFF_COLUMNS)
@@ -140,6 +143,25 @@ class _Diff:
             replaced = edits.get((entry["source"], entry["entry_sha256"]))
             led = self.ledger.get(replaced) if replaced else None
             if led is not None and led.source == entry["source"] and self.vanished(replaced):
+                self.emit(entry, "changed", led, round(dice(bigrams(entry["text"]), bigrams(led.text)), 4))
+            else:
+                left.append(entry)
+        return left
+
+    def same_label(self, pending: list[dict]) -> list[dict]:
+        """A new entry with the label of exactly one vanished entry of its file (and the only new
+        entry with that label) takes it over."""
+        vanished: dict[tuple[str, str], list[str]] = {}
+        for led_id in (i for i in self.ledger if self.vanished(i)):
+            label = title_entity(self.ledger[led_id].text)
+            if label:
+                vanished.setdefault((self.ledger[led_id].source, label), []).append(led_id)
+        labels = [(entry["source"], title_entity(entry["text"])) for entry in pending]
+        left = []
+        for entry, key in zip(pending, labels, strict=True):
+            candidates = vanished.get(key, []) if key[1] else []
+            if len(candidates) == 1 and labels.count(key) == 1 and self.vanished(candidates[0]):
+                led = self.ledger[candidates[0]]
                 self.emit(entry, "changed", led, round(dice(bigrams(entry["text"]), bigrams(led.text)), 4))
             else:
                 left.append(entry)

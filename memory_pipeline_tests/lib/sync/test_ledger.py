@@ -103,3 +103,20 @@ def test_ledger_problems_name_counts_never_content(tmp_path):
     problems = ledger_problems(conn)
     assert len(problems) == 4 and all(leak not in p for p in problems)
     assert problems[0].startswith("1 rows whose fact_id is not a positive integer")
+
+
+def test_an_entry_patched_past_recognition_keeps_its_fact_by_its_label():
+    """Current Hermes' `patch` rewrites part of an entry: most of the text may go, the label stays."""
+    old = "**Deploy**: staging 每天 18:00 自动部署；production 只在周二/周四发布"
+    new = "**Deploy**: 发布窗口改到周三 20:00，需要两人复核"
+    diff = diff_entries(frame([new, "other entry"]), ledger_of([("memory", old), ("memory", "other entry")]))
+    (row,) = [r for r in diff.itertuples() if r.text == new]
+    assert row.status == "changed" and list(row.existing_fact_ids) == [1] and row.similarity < 0.5
+    # A label two new entries share, or one two vanished entries had, decides nothing.
+    twice = diff_entries(frame([new, new.replace("两人", "三人")]), ledger_of([("memory", old)]))
+    assert sorted(twice["status"]) == ["new", "new", "removed"]
+    # The journal names an edit however different the label is.
+    renamed = "**Release window**: 周三 20:00"
+    edits = {("memory", entry_sha256(renamed)): entry_id("memory", entry_sha256(old))}
+    journaled = diff_entries(frame([renamed]), ledger_of([("memory", old)]), edits=edits)
+    assert list(journaled["status"]) == ["changed"]
