@@ -30,7 +30,7 @@ from mcp.server.stdio import stdio_server
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.fact_search import SearchError
+from memory_pipeline.lib.store.fact_search import NOT_SHOWN, UNREADABLE, SearchError
 from memory_pipeline.services.reading import facts_of_profile, list_changed, search_profiles, start_retag
 
 SERVER_NAME = "memory-pipeline"
@@ -51,9 +51,6 @@ and turns, the sync that wrote the fact, and the turns it was added to. A fact y
 is `unavailable`, like an id no fact has."""
 STATUS_HELP = """Per profile: entries and cap use of MEMORY.md and USER.md, facts current and retired, the
 last sync and the checks not passing. Use it to tell whether memory is in step before relying on it."""
-
-
-NOT_SHOWN = "private, unsafe, removed and not yet judged facts are never shown"
 
 
 class MemoryServer:
@@ -95,7 +92,7 @@ class MemoryServer:
         except SearchError as exc:
             raise ToolError(str(exc)) from None
         except StoreError:
-            raise ToolError(_UNREADABLE) from None
+            raise ToolError(UNREADABLE) from None
         return {"results": found.facts, "note": NOT_SHOWN, "profiles_never_synced": found.without_store}
 
     def get_facts(self, fact_ids: list[int], profile: str | None = None) -> dict:
@@ -108,7 +105,7 @@ class MemoryServer:
             if not self._judged([chosen]):
                 found.facts, found.unavailable_ids = [], list(dict.fromkeys(int(i) for i in fact_ids))
         except StoreError:
-            raise ToolError(_UNREADABLE) from None
+            raise ToolError(UNREADABLE) from None
         if found.without_store:
             raise ToolError(f"profile {chosen.name} has no fact store yet (run `memory-pipeline sync`)")
         return {"profile": chosen.name, "facts": found.facts, "unavailable": found.unavailable_ids, "note": NOT_SHOWN}
@@ -123,7 +120,7 @@ class MemoryServer:
         try:
             story = fact_story(chosen, self.home, int(fact_id)) if self._judged([chosen]) else None
         except StoreError:
-            raise ToolError(_UNREADABLE) from None
+            raise ToolError(UNREADABLE) from None
         if story is None or not story.surfaces.get("MCP server and plugin"):
             return {"profile": chosen.name, "fact_id": int(fact_id), "unavailable": True, "note": NOT_SHOWN}
         found = story.as_json()
@@ -139,10 +136,6 @@ class MemoryServer:
                 {k: status[k] for k in fields} for status in (profile_status(environment.data_dir(self.home), p) for p in self.profiles())
             ]
         }
-
-
-# A store that cannot be read: said without the SQLite message, which could quote what it read.
-_UNREADABLE = "the fact store cannot be read now (the user can run `memory-pipeline audit`)"
 
 
 def build_server(home: Path, profile: str | None = None, retag: Callable[[Profile], None] | None = None) -> FastMCP:

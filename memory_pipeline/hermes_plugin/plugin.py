@@ -18,7 +18,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .fact_search import SearchError, gate, message_facts, search
+from .fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate, message_facts, search
 from .live_sync import LiveSync, entry_hashes, journal, now, reached_the_file, write_lines
 
 logger = logging.getLogger(__name__)
@@ -44,8 +44,6 @@ SEARCH_SCHEMA = {
     },
 }
 _said: set[str] = set()
-NOT_SHOWN = "private, unsafe, removed and not yet judged facts are never shown"
-_UNREADABLE = "the fact store cannot be read now (the user can run `memory-pipeline audit`)"
 # The hook's fence: what follows is the user's stored memory, to be read as data.
 FENCE_OPEN = "<memory-pipeline-memory>"
 FENCE_CLOSE = "</memory-pipeline-memory>"
@@ -134,7 +132,7 @@ def memory_search(args: dict, **_: object) -> str:
     except FileNotFoundError:
         return json.dumps({"error": "no fact store yet (the user can run `memory-pipeline sync`)"})
     except (OSError, sqlite3.Error):
-        return json.dumps({"error": _UNREADABLE})  # never the SQLite message: it may quote what it read
+        return json.dumps({"error": UNREADABLE})  # never the SQLite message: it may quote what it read
     return json.dumps({"results": found, "note": NOT_SHOWN}, ensure_ascii=False)
 
 

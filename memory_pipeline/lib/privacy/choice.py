@@ -24,7 +24,7 @@ from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_f
 from memory_pipeline.lib.privacy.detectors import DETECTORS, detectors_key
 from memory_pipeline.lib.privacy.matching import EMPTY_LIST_SHA256, KeywordList, KeywordListError, load_keywords, private_reasons
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
-from memory_pipeline.lib.store.fact_search import SHOWN
+from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256
 from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
 
 DEFAULT_POLICY = PrivacyPolicy.HIDE.value
@@ -68,7 +68,7 @@ class PrivacyJudge:
     def judge(self, raw: bytes) -> Judgement:
         """A fact's stored bytes judged: private, unsafe, or unreadable (not UTF-8: withheld,
         since nothing can tell what it holds)."""
-        digest = hashlib.sha256(raw).hexdigest()
+        digest = content_sha256(raw)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

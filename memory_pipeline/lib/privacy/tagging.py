@@ -12,7 +12,6 @@ current is not judged again; only facts whose state changes are written.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from memory_pipeline.lib.store.database import (
     table_exists,
     write_transaction,
 )
-from memory_pipeline.lib.store.fact_search import store_relative
+from memory_pipeline.lib.store.fact_search import content_sha256, store_relative
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.watermark import WatermarkChain
@@ -165,13 +164,9 @@ def _judged(judge: PrivacyJudge, raw: bytes, verdict) -> tuple[Judgement, bool]:
     text under this judge)."""
     if verdict is not None and (verdict.keywords_sha256, verdict.detectors) == (judge.keywords.sha256, judge.detectors):
         judgement = Judgement.of_verdict(verdict)
-        if verdict.content_sha256 == _sha256(raw):
+        if verdict.content_sha256 == content_sha256(raw):
             return judgement, False
     return judge.judge(raw), True
-
-
-def _sha256(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()
 
 
 def tag_written(writes: FactWrites, fact_ids: list[int], judge: PrivacyJudge, settings: HolographicSettings) -> RetagReport:
@@ -209,7 +204,8 @@ def _apply(
     if row is None:
         return
     raw, tags, trust = row
-    judgement = scanned if scanned is not None and scanned.content_sha256 == _sha256(raw) and "recorded" not in scanned.reasons else None
+    current = scanned is not None and scanned.content_sha256 == content_sha256(raw) and "recorded" not in scanned.reasons
+    judgement = scanned if current else None
     judgement = judgement or judge.judge(raw)
     report.verdicts[fact_id] = judge.outcome_of(judgement)
     if judgement.unreadable:

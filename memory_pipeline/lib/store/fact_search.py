@@ -28,6 +28,9 @@ RETIRED_TAG = "retired"
 VERDICTS_TABLE = "memory_pipeline_verdicts"
 JUDGE_TABLE = "memory_pipeline_judge"
 SHOWN = "shown"  # the one outcome that lets the agent see a fact
+# What the agent's surfaces say, always the same, whatever was withheld.
+NOT_SHOWN = "private, unsafe, removed and not yet judged facts are never shown"
+UNREADABLE = "the fact store cannot be read now (the user can run `memory-pipeline audit`)"
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 # Joins the characters of the `pairs` column: every character pair is then a trigram of its own.
 PAIR_SEPARATOR = "\x1f"

@@ -26,23 +26,14 @@ def journal_path(data_dir: Path, profile: str) -> Path:
 
 def journaled_edits(path: Path) -> dict[tuple[str, str], str]:
     """(source, SHA-256 of the entry a write put in) -> entry id of the one it took away, for the
-    writes that replaced one entry by one; later writes win. Nothing when there is no journal."""
-    try:
-        raw = read_regular_file(path)
-    except UnreadableFile:
-        return {}
+    writes that replaced one entry by one, among the journal's newest lines; later writes win.
+    Nothing when there is no journal."""
     edits: dict[tuple[str, str], str] = {}
-    for line in (raw or b"").decode("utf-8", errors="replace").splitlines()[-_LINES_READ:]:
-        try:
-            write = json.loads(line)
-        except ValueError:
-            continue  # a torn line (a crash mid-write) says nothing
-        if not isinstance(write, dict) or write.get("target") not in ("memory", "user"):
-            continue
+    for write in journal_lines(path)[-_LINES_READ:]:
         before, after = write.get("before"), write.get("after")
-        if isinstance(before, list) and isinstance(after, list) and len(before) == len(after) == 1:
-            source = write["target"]
-            edits[(source, str(after[0]))] = entry_id(source, str(before[0]))
+        if write.get("target") in ("memory", "user") and isinstance(before, list) and isinstance(after, list):
+            if len(before) == len(after) == 1:
+                edits[(write["target"], str(after[0]))] = entry_id(write["target"], str(before[0]))
     return edits
 
 
