@@ -47,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
     from memory_pipeline.lib.audit.report import failing_errors, report_payload
     from memory_pipeline.services.audit import audit_profile, repair_profile
 
+    from memory_pipeline.lib.hermes.profiles import discover_profiles
+    from memory_pipeline.lib.store.settings import store_sharers
+
     home = hermes_home(args)
     told = Told(keywords=args.keywords)
     profiles = []
@@ -66,6 +69,9 @@ def run(args: argparse.Namespace) -> int:
                     print(f"{profile.name}: not repaired: {line}", file=sys.stderr)
                 results = audit_profile(profile, home, judge, args.cap_target) if failing else results
             profiles.append((profile.name, results))
+            sharers = store_sharers(profile, discover_profiles(home))
+            if sharers and not args.json:
+                print(f"{profile.name}: store shared with profile {', '.join(sharers)}; only {profile.name}'s entries are checked here")
     except StoreError as exc:
         raise CommandError(str(exc)) from None
     ok = not any(failing_errors(results) for _, results in profiles)

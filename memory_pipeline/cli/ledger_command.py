@@ -38,19 +38,19 @@ def run(args: argparse.Namespace) -> int:
     home = hermes_home(args)
     profiles = selected_profiles(args, home)
     try:
-        return _export(args, profiles) if args.action == "export" else _import(args, profiles)
+        return _export(args, profiles, home) if args.action == "export" else _import(args, profiles, home)
     except (StoreError, UnreadableFile) as exc:
         raise CommandError(str(exc)) from None
 
 
-def _export(args: argparse.Namespace, profiles: list[Profile]) -> int:
+def _export(args: argparse.Namespace, profiles: list[Profile], home: Path) -> int:
     """Each profile's rows under a `# profile: NAME` line (a comment to every TSV reader)."""
     synced = synced_profiles(profiles)
     if not synced:
         raise CommandError(f"no fact store yet for profile {', '.join(p.name for p in profiles)} (run `memory-pipeline sync` first)")
     text, counts = io.StringIO(), []
     for profile in synced:
-        rows = export_profile(profile)
+        rows = export_profile(profile, home)
         text.write(f"# profile: {profile.name}\n")
         text.writelines(rows)
         counts.append(f"{len(rows)} of profile {profile.name}")
@@ -76,7 +76,7 @@ def _profile_section(text: str, profile: str, args: argparse.Namespace) -> str:
     return section_of(text, profile)
 
 
-def _import(args: argparse.Namespace, profiles: list[Profile]) -> int:
+def _import(args: argparse.Namespace, profiles: list[Profile], home: Path) -> int:
     if len(profiles) > 1:
         raise CommandError(f"import into which profile? give --profile ({', '.join(p.name for p in profiles)})")
     (profile,) = profiles
@@ -90,7 +90,7 @@ def _import(args: argparse.Namespace, profiles: list[Profile]) -> int:
     if not synced_profiles([profile]):
         store_path = holographic_settings(profile.home).db_path
         raise CommandError(f"{store_path}: fact store does not exist; the ledger's fact ids must point into it")
-    report = import_into(profile, text)
+    report = import_into(profile, text, home)
     print(
         f"imported {report.imported} ledger rows into profile {profile.name} "
         f"({report.matched_current} matched entries in the files now, {report.superseded} older history rows dropped)"

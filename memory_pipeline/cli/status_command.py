@@ -34,8 +34,10 @@ def run(args: argparse.Namespace) -> int:
 
     home = hermes_home(args)
     from memory_pipeline import environment
+    from memory_pipeline.lib.hermes.profiles import discover_profiles
 
-    statuses = [profile_status(environment.data_dir(home), p) for p in selected_profiles(args, home)]
+    everyone = discover_profiles(home)
+    statuses = [profile_status(environment.data_dir(home), p, everyone) for p in selected_profiles(args, home)]
     if args.json:
         print_json({"profiles": statuses})
         return 0
@@ -56,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
             f"  last sync {s['last_sync'] or 'never'}; last write {s['last_write'] or 'never'}; "
             f"checks not passing: {', '.join(s['failing_checks']) or 'none'}"
         )
+        if s["store_shared_with"]:
+            print(f"  store {s['store']} (shared with profile {', '.join(s['store_shared_with'])}: each profile's entries stay its own)")
         if s["vectors"] is not None:
             print(f"  {_vector_line(s['vectors'], s['vector_dialect'])}")
         for problem in [*(f"unreadable: {p}" for p in s["unreadable"]), *([s["store_error"]] if s["store_error"] else [])]:

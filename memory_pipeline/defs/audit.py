@@ -38,6 +38,7 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
             data_dir=environment.data_dir(hermes.path()),
             profile=profile.name,
             cap_target=profile.cap_target(hermes.cap_target),
+            owner=store.owner(profile, hermes.profiles()),
         )
         with Audit(inputs, names) as audit:
             yield audit

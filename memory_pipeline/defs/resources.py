@@ -16,13 +16,14 @@ from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extrac
 from memory_pipeline.lib.extraction.ollama import OllamaSettings
 from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, read_profile
+from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles, get_profile, read_profile
 from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
 from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
 from memory_pipeline.lib.store.watermark import WatermarkChain
+from memory_pipeline.lib.sync.ledger import LedgerOwner, ledger_owner
 from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
 
 
@@ -45,6 +46,9 @@ class HermesHomeResource(dg.ConfigurableResource):
 
     def profile(self, name: str) -> Profile:
         return get_profile(self.path(), name)
+
+    def profiles(self) -> list[Profile]:
+        return discover_profiles(self.path())
 
     def read(self, name: str) -> list[SourceReading]:
         """Both memory files of the profile, read now and kept as this run's reading."""
@@ -119,6 +123,10 @@ class FactStoreResource(dg.ConfigurableResource):
 
     def settings(self, profile: Profile) -> HolographicSettings:
         return replace(holographic_settings(profile.home), vector_format=VectorFormat(self.vector_format))
+
+    def owner(self, profile: Profile, profiles: list[Profile]) -> LedgerOwner:
+        """The profile as the owner of its ledger rows, with the profiles sharing its store."""
+        return ledger_owner(profile, profiles)
 
     @contextmanager
     def connected(self, settings: HolographicSettings, *, create: bool) -> Iterator[sqlite3.Connection | None]:

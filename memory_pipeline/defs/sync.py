@@ -15,7 +15,7 @@ from memory_pipeline.lib.store.receipts import read_receipts
 from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
 from memory_pipeline.lib.sync.journal import journal_path, journaled_edits
 from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
-from memory_pipeline.lib.sync.mirror import known_entry_hashes, mirror_rows, plan_mirrors
+from memory_pipeline.lib.sync.mirror import known_entry_hashes, mirror_rows, plan_mirrors, sharers_entries
 from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction
 from memory_pipeline.lib.sync.writer import write_sync
 
@@ -42,23 +42,28 @@ def ledger_diff(
     """
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
+    profiles = hermes.profiles()
+    owner = store.owner(profile, profiles)
     with store.connected(settings, create=False) as conn, read_snapshot(conn) if conn else nullcontext():
         if conn:
             store.watermarks.observe(conn)
-        ledger = active_ledger(conn) if conn else {}
+        ledger = active_ledger(conn, owner) if conn else {}
         fingerprint = ledger_fingerprint(conn) if conn else EMPTY_LEDGER
         mirrors = mirror_rows(conn) if conn else []
-        known = known_entry_hashes(conn) if mirrors else set()
+        known = known_entry_hashes(conn, owner) if mirrors else set()
     unreadable = hashed_entries.held
     # The agent's own writes, journaled by the Hermes plugin: an edit it names is an edit.
     edits = journaled_edits(journal_path(environment.data_dir(hermes.path()), profile.name))
     diff = diff_entries(hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=store.similarity_threshold, edits=edits)
     backups = {source: backup_entries(profile.memory_file(source)) for source in SOURCE_FILES} if mirrors else {}
-    diff, plan = plan_mirrors(diff, mirrors, known_hashes=known, backups=backups, threshold=store.similarity_threshold)
+    elsewhere = sharers_entries([p for p in profiles if p.name in owner.sharers]) if mirrors else frozenset()
+    diff, plan = plan_mirrors(diff, mirrors, known_hashes=known, backups=backups, threshold=store.similarity_threshold, elsewhere=elsewhere)
     counts = diff["status"].value_counts()
     metadata = {status: float(counts.get(status, 0)) for status in STATUSES}
     held = sum(1 for e in ledger.values() if e.source in unreadable)
     metadata["held_unreadable_entries"] = float(held)
+    # Profiles whose settings name this store too: their entries are theirs, never removed here.
+    metadata["store_shared_with"] = ", ".join(owner.sharers) or "no other profile"
     if held:
         context.log.warning(f"{held} synced entries held: their file is missing or unreadable, so they are not treated as removed")
     metadata.update(
@@ -95,6 +100,7 @@ def fact_store(
     """
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
+    owner = store.owner(profile, hermes.profiles())
     judge = privacy.judge_for_step(hermes.path(), profile)
     with store.connected(settings, create=True) as conn:
         report = write_sync(
@@ -106,6 +112,7 @@ def fact_store(
             judge=judge,
             watermarks=store.watermarks,
             run_id=context.run.run_id,
+            owner=owner,
         )
         taken = read_receipts(conn, run_id=context.run.run_id) if report.receipts else []
     if report.removed:

@@ -11,10 +11,11 @@ from memory_pipeline import environment
 from memory_pipeline.lib.audit.checks import AuditResult
 from memory_pipeline.lib.audit.engine import AuditInputs, run_audits
 from memory_pipeline.lib.audit.repairs import repair_indexes, repair_ledger, repair_links, repair_tags
-from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, read_profile
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.sync.ledger import ledger_owner
 
 _LEDGER_CHECKS = {"ledger_integrity"}
 _LINK_CHECKS = {"fact_links"}
@@ -38,6 +39,7 @@ def audit_profile(profile: Profile, home: Path, judge: PrivacyJudge, cap_target:
                 data_dir=environment.data_dir(home),
                 profile=profile.name,
                 cap_target=profile.cap_target(cap_target),
+                owner=ledger_owner(profile, discover_profiles(home)),
             )
         )
 

@@ -3,10 +3,13 @@ such a file brought into one profile's store (its rows matched to the entries in
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memory_pipeline.lib.hermes.hashing import entry_identities
-from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, read_profile
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.sync.ledger import ledger_owner
 from memory_pipeline.lib.sync.ledger_tsv import ImportReport, export_rows, import_tsv
 
 
@@ -15,13 +18,14 @@ def synced_profiles(profiles: list[Profile]) -> list[Profile]:
     return [p for p in profiles if holographic_settings(p.home).db_path.is_file()]
 
 
-def export_profile(profile: Profile) -> list[str]:
-    """The profile's active ledger rows as TSV lines (each ending in a newline)."""
+def export_profile(profile: Profile, hermes_home: Path) -> list[str]:
+    """The profile's active ledger rows as TSV lines (each ending in a newline); in a store shared
+    with other profiles, its own rows only."""
     with opened(holographic_settings(profile.home).db_path, create=False) as conn:
-        return export_rows(conn)
+        return export_rows(conn, ledger_owner(profile, discover_profiles(hermes_home)))
 
 
-def import_into(profile: Profile, text: str) -> ImportReport:
+def import_into(profile: Profile, text: str, hermes_home: Path) -> ImportReport:
     """A TSV ledger brought into the profile's store, each row matched to the entry in the files
     now that has its source and hash."""
     readings = read_profile(profile)
@@ -30,4 +34,4 @@ def import_into(profile: Profile, text: str) -> ImportReport:
     texts = [text for r in readings for text in r.entries]
     current = {(s, short): (entry, sha, t) for s, short, entry, sha, t in zip(sources, shorts, ids, hashes, texts, strict=True)}
     with opened(holographic_settings(profile.home).db_path) as conn:  # adds the pipeline's tables to a store Holographic made
-        return import_tsv(conn, text, current)
+        return import_tsv(conn, text, current, ledger_owner(profile, discover_profiles(hermes_home)))

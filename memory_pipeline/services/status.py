@@ -19,7 +19,7 @@ from memory_pipeline.lib.store.database import (
     table_exists,
 )
 from memory_pipeline.lib.store.quarantine import quarantined_entries
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.settings import holographic_settings, store_sharers
 from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 
 
@@ -72,11 +72,13 @@ def _last_audit(data_dir: Path, profile: Profile) -> dict:
     return {"last_sync": report.get("checked_at"), "failing_checks": failing}
 
 
-def profile_status(data_dir: Path, profile: Profile) -> dict:
-    """One profile as `status` (and the agent's `memory_status`) report it."""
+def profile_status(data_dir: Path, profile: Profile, profiles: list[Profile] | None = None) -> dict:
+    """One profile as `status` (and the agent's `memory_status`) report it; `profiles`, the home's
+    profiles, tell which of them share its store."""
     readings = read_profile(profile)
     return {
         "profile": profile.name,
+        "store_shared_with": list(store_sharers(profile, profiles or [])),
         "entries": {r.source: len(r.entries) for r in readings},
         "cap_usage_pct": {r.source: round(100.0 * r.cap_usage, 1) for r in readings},
         "unreadable": [str(r.path) for r in readings if not r.readable],

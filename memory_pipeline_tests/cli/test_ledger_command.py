@@ -130,3 +130,24 @@ def test_a_whole_home_export_imports_only_the_profiles_own_section_and_changes_n
     (synced_home / "profiles" / "ops" / "memories").mkdir(parents=True)
     assert main(["ledger", "import", str(exported), "--hermes-home", str(synced_home), "--profile", "ops"]) == 2
     assert "holds the ledgers of profiles default, work, not ops; nothing imported" in capsys.readouterr().err
+
+
+def test_audit_finds_ledger_rows_naming_a_fact_not_their_entrys_and_repair_writes_them_afresh(capsys, synced_home):
+    """A ledger carried onto a recreated store by hand (memory-sync.sh copied it file to file):
+    every row names one of Hermes' own unrelated facts. The audit fails `fact_links` naming them;
+    the repair drops those rows and the re-sync writes the entries, Hermes' facts untouched."""
+    import sqlite3
+
+    db = synced_home / "memory_store.db"
+    with sqlite3.connect(db) as conn:
+        hermes_own = conn.execute("UPDATE facts SET content = 'hermes own fact ' || fact_id, tags = ''").rowcount
+    capsys.readouterr()
+    assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default"]) == 1
+    out = capsys.readouterr().out
+    assert "23 ledger rows naming a fact that is not their entry's" in out and "fix: " in out
+    assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default", "--repair"]) == 0, capsys.readouterr()
+    assert "deleted 23 ledger rows naming a fact that is not their entry's" in capsys.readouterr().out
+    assert query(db, "SELECT count(*) FROM facts WHERE content LIKE 'hermes own fact %' AND tags = ''") == [(hermes_own,)]
+    entries = read_entries(synced_home / "memories" / "MEMORY.md") + read_entries(synced_home / "memories" / "USER.md")
+    backed = {c for (c,) in query(db, "SELECT f.content FROM memory_pipeline_ledger l JOIN facts f USING (fact_id) WHERE l.status = 'active'")}
+    assert {e.strip() for e in entries} <= backed

@@ -21,7 +21,7 @@ from memory_pipeline.lib.store.database import ARCHIVE_TABLE, IS_PIPELINE_FACT_S
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import size_state_sql, state_sql
 from memory_pipeline.lib.store.watermark import store_watermark
-from memory_pipeline.lib.sync.ledger import LEDGER_ROW_COLUMNS, ledger_rows
+from memory_pipeline.lib.sync.ledger import LEDGER_ROW_COLUMNS, SOLE_OWNER, LedgerOwner, ledger_rows
 
 T = TypeVar("T")
 
@@ -35,6 +35,7 @@ class AuditInputs:
     data_dir: Path | None = None  # the pipeline's data directory: its history feeds the extraction checks
     profile: str = ""
     cap_target: float = DEFAULT_CAP_TARGET  # the share of each cap `cap_usage` warns above
+    owner: LedgerOwner = SOLE_OWNER  # whose ledger rows are the profile's (a store several profiles share)
 
 
 def _table(conn: sqlite3.Connection, sql: str, columns: list[str], params: dict | tuple = ()) -> pd.DataFrame:

@@ -94,8 +94,12 @@ class LoadedLayers:
         for name in list(store):  # popped: each frame is let go as soon as it is copied
             copy_frame(db, name, store.pop(name), derived.get(name, ""))
         unreadable = [r.source for r in self.inputs.readings if r.held]
+        owner = self.inputs.owner
+        # The profile's own rows: in a store other profiles share, theirs are left to their audits.
         db.execute(
-            "CREATE TABLE active AS SELECT * FROM ledger WHERE status = 'active' AND NOT list_contains(?::VARCHAR[], source)", [unreadable]
+            """CREATE TABLE active AS SELECT * FROM ledger WHERE status = 'active' AND NOT list_contains(?::VARCHAR[], source)
+               AND (? OR profile = ?)""",
+            [unreadable, owner.sole, owner.profile],
         )
         return db
 

@@ -100,6 +100,7 @@ def repair_links(conn: sqlite3.Connection, settings: HolographicSettings) -> lis
     with write_transaction(conn):
         links = conn.execute(f"DELETE FROM fact_entities WHERE {DANGLING_LINK_SQL}").rowcount
         orphans = LedgerWrites(conn).delete_naming_no_fact()
+        foreign = LedgerWrites(conn).delete_naming_anothers_fact()
         ghosts = [
             r[0]
             for r in conn.execute(
@@ -113,5 +114,6 @@ def repair_links(conn: sqlite3.Connection, settings: HolographicSettings) -> lis
         writes.rebuild_banks()
     done = [f"deleted {links} dangling entity links"] if links else []
     done += [f"deleted {orphans} ledger rows pointing at no fact"] if orphans else []
+    done += [f"deleted {foreign} ledger rows naming a fact that is not their entry's (those entries sync afresh)"] if foreign else []
     done += [f"deleted {len(ghosts)} pipeline facts no entry backs (#{', #'.join(map(str, ghosts[:20]))})"] if ghosts else []
     return done

@@ -15,6 +15,7 @@ from pathlib import Path
 from memory_pipeline.lib.hermes.safe_files import out_of_space
 from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA, ARCHIVE_TABLE
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, PRIVATE_TAG, RETIRED_TAG, VERDICTS_TABLE, has_tag_sql  # noqa: F401 - the store's tag registry
+from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_SCHEMA, LEDGER_TABLE, add_profile_column, has_profile_column
 from memory_pipeline.lib.store.receipts import RECEIPTS_SCHEMA, RECEIPTS_TABLE
 from memory_pipeline.lib.store.runs_written import RUNS_SCHEMA, RUNS_TABLE
 from memory_pipeline.lib.store.store_file import StoreError, refuse_foreign_file, store_error
@@ -85,8 +86,6 @@ CREATE TABLE IF NOT EXISTS memory_banks (
 );
 """
 
-# The pipeline's ledger: one row per (entry, fact), written in the facts' own transaction (lib/sync/ledger.py).
-LEDGER_TABLE = "memory_pipeline_ledger"
 # Entries whose extraction failed, kept pending with the raw reply (lib/store/quarantine.py).
 QUARANTINE_TABLE = "memory_pipeline_quarantine"
 QUARANTINE_SCHEMA = f"""
@@ -106,24 +105,9 @@ CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (
 # Mirror-shaped facts the user said are the agent's own (`memory-pipeline mirrors --keep`): never flagged again.
 KEPT_TABLE = "memory_pipeline_kept_facts"
 
-# No CHECK constraints: rows written by older tools or imported ledgers may be bad, and the
-# ledger_integrity audit must be able to see (and block on) them rather than fail to read them.
 PIPELINE_SCHEMA = (
-    f"""
-CREATE TABLE IF NOT EXISTS {LEDGER_TABLE} (
-    entry_id       TEXT NOT NULL,
-    source         TEXT NOT NULL,
-    entry_sha256   TEXT NOT NULL,
-    fact_id        INTEGER NOT NULL,
-    status         TEXT NOT NULL DEFAULT 'active',
-    extractor      TEXT,
-    model          TEXT,
-    prompt_version TEXT,
-    synced_at      TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-    PRIMARY KEY (entry_id, fact_id)
-);
-CREATE INDEX IF NOT EXISTS idx_memory_pipeline_ledger_fact ON {LEDGER_TABLE}(fact_id);
-CREATE TABLE IF NOT EXISTS {KEPT_TABLE} (
+    LEDGER_SCHEMA
+    + f"""CREATE TABLE IF NOT EXISTS {KEPT_TABLE} (
     fact_id INTEGER PRIMARY KEY,
     kept_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
 );
@@ -156,7 +140,7 @@ _REQUIRED_OBJECTS = {
     "facts_au",
     "memory_banks",
     LEDGER_TABLE,
-    "idx_memory_pipeline_ledger_fact",
+    LEDGER_INDEX,
     "memory_pipeline_bank_sums",
     QUARANTINE_TABLE,
     KEPT_TABLE,
@@ -202,7 +186,7 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
 
 def _ensure_schema(conn: sqlite3.Connection) -> None:
     present = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-    if _REQUIRED_OBJECTS <= present:
+    if _REQUIRED_OBJECTS <= present and has_profile_column(conn):
         return  # a no-change run must not write a single byte
     with write_transaction(conn):
         for statement in _statements(HOLOGRAPHIC_SCHEMA + PIPELINE_SCHEMA):
@@ -210,6 +194,8 @@ def _ensure_schema(conn: sqlite3.Connection) -> None:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(facts)")}
         if "hrr_vector" not in columns:
             conn.execute("ALTER TABLE facts ADD COLUMN hrr_vector BLOB")
+        if not has_profile_column(conn):
+            add_profile_column(conn)
 
 
 def _statements(script: str) -> list[str]:

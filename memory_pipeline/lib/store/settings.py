@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_pipeline.lib.choices import VectorFormat
-from memory_pipeline.lib.hermes.profiles import config_section
+from memory_pipeline.lib.hermes.profiles import Profile, config_section
 
 DEFAULT_DIM = 1024  # Holographic's `hrr_dim` when its config sets none
 
@@ -45,3 +45,10 @@ def _positive(value, kind, default):
     except (TypeError, ValueError):
         return default
     return number if number > 0 else default
+
+
+def store_sharers(profile: Profile, profiles: list[Profile]) -> tuple[str, ...]:
+    """The other profiles whose settings name the same store file (`db_path`), links followed:
+    how a user shares facts between profiles."""
+    mine = holographic_settings(profile.home).db_path.resolve()
+    return tuple(p.name for p in profiles if p.name != profile.name and holographic_settings(p.home).db_path.resolve() == mine)

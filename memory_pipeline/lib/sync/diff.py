@@ -71,8 +71,9 @@ class _Diff:
         self.claimed: set[str] = set()
 
     def vanished(self, entry_id: str) -> bool:
-        """A ledger entry no current entry has claimed, in a file that could be read."""
-        return entry_id not in self.claimed and self.ledger[entry_id].source not in self.unreadable_sources
+        """A ledger entry of this profile's that no current entry has claimed, in a file that could be read."""
+        led = self.ledger[entry_id]
+        return entry_id not in self.claimed and led.owned and led.source not in self.unreadable_sources
 
     def emit(self, entry: dict, status: str, led: LedgerEntry | None, score: float) -> None:
         if led is not None:

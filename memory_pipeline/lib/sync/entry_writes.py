@@ -12,6 +12,7 @@ from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIR
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.receipts import Receipt, write_receipt
 from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.sync.ledger import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
 from memory_pipeline.lib.sync.retirement import merge_tags, retire
 from memory_pipeline.lib.sync.sync_report import SyncReport
@@ -31,12 +32,13 @@ class EntryWrites(FactWrites):
         report: SyncReport,
         provenance: tuple[str, str, str],
         run_id: str | None = None,
+        owner: LedgerOwner = SOLE_OWNER,
     ):
         super().__init__(conn, settings)
         self.report = report
         self.run_id = run_id
         self.receipts: list[Receipt] = []  # what this sync's removals took away
-        self.ledger = LedgerWrites(conn, provenance, run_id)  # every ledger row written goes through it
+        self.ledger = LedgerWrites(conn, provenance, run_id, owner)  # every ledger row written goes through it
 
     # --- facts -------------------------------------------------------------------------------
 
@@ -72,6 +74,8 @@ class EntryWrites(FactWrites):
         if row is None:
             return self.add(fact, source)
         content, category, old_tags, trust, old_blob = row
+        if content != fact.content and self.ledger.is_sharers(fact_id):
+            return self.add(fact, source)  # another profile's entry backs this text too: it stays as it is
         if content != fact.content:
             clash = self.conn.execute("SELECT 1 FROM facts WHERE content = ? AND fact_id != ?", (fact.content, fact_id)).fetchone()
             if clash:
@@ -195,4 +199,4 @@ class EntryWrites(FactWrites):
 
     def identity(self, entry_id: str) -> tuple[str, str] | None:
         """(source, hash) the ledger holds for an entry id."""
-        return self.conn.execute(f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
+        return self.ledger.identity(entry_id)

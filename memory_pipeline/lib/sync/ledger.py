@@ -12,7 +12,43 @@ import pandas as pd
 
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
+from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
+from memory_pipeline.lib.store.ledger_schema import profile_sql
+from memory_pipeline.lib.store.settings import store_sharers
+
+
+@dataclass(frozen=True)
+class LedgerOwner:
+    """Whose ledger rows a sync reads and writes. A store named by one profile's settings is that
+    profile's alone: every row is its own. A store several profiles share (`sharers`: the others)
+    keeps each profile's rows apart: another's rows are never read as this profile's, and a row
+    no profile has claimed yet (written before the ledger kept profiles) is taken only by an entry
+    with exactly its text."""
+
+    profile: str = ""
+    sharers: tuple[str, ...] = ()
+
+    @property
+    def sole(self) -> bool:
+        return not self.sharers
+
+    def rows_sql(self, column: str = "profile") -> tuple[str, tuple[str, ...]]:
+        """(SQL condition, parameters) selecting the rows this owner may read or take."""
+        if self.sole:
+            return "1", ()
+        return f"{column} NOT IN ({', '.join('?' * len(self.sharers))})", self.sharers
+
+    def owns(self, profile: str) -> bool:
+        return self.sole or profile == self.profile
+
+
+SOLE_OWNER = LedgerOwner()
+
+
+def ledger_owner(profile: Profile, profiles: list[Profile]) -> LedgerOwner:
+    """The profile as the owner of its rows in its store, with the profiles sharing that store."""
+    return LedgerOwner(profile.name, store_sharers(profile, profiles))
 
 
 @dataclass
@@ -25,6 +61,7 @@ class LedgerEntry:
     fact_ids: list[int]  # facts that still exist
     missing_fact_ids: list[int]  # rows pointing at facts that are gone
     text: str  # the existing facts' contents: the entry's text as far as the store knows it
+    owned: bool = True  # False: an unclaimed row of a shared store, taken only by an exact match
 
 
 def synced_facts(ledger: dict[str, LedgerEntry]) -> dict[tuple[str, str], list[int]]:
@@ -36,17 +73,21 @@ def ledger_exists(conn: sqlite3.Connection) -> bool:
     return table_exists(conn, LEDGER_TABLE)
 
 
-def active_ledger(conn: sqlite3.Connection) -> dict[str, LedgerEntry]:
+def active_ledger(conn: sqlite3.Connection, owner: LedgerOwner = SOLE_OWNER) -> dict[str, LedgerEntry]:
     if not ledger_exists(conn):
         return {}
     entries: dict[str, LedgerEntry] = {}
+    column = profile_sql(conn, "l")
+    scope, params = owner.rows_sql(column)
     rows = conn.execute(
-        f"""SELECT l.entry_id, l.source, l.entry_sha256, l.fact_id, f.fact_id IS NOT NULL, f.content
+        f"""SELECT l.entry_id, l.source, l.entry_sha256, l.fact_id, f.fact_id IS NOT NULL, f.content, {column}
             FROM {LEDGER_TABLE} l LEFT JOIN facts f ON f.fact_id = l.fact_id
-            WHERE l.status = 'active' ORDER BY l.entry_id, l.fact_id"""
+            WHERE l.status = 'active' AND {scope} ORDER BY l.entry_id, l.fact_id""",
+        params,
     )
-    for entry_id, source, sha, fact_id, exists, content in rows:
-        entry = entries.setdefault(entry_id, LedgerEntry(entry_id, source, str(sha)[:SHORT_HASH_CHARS], [], [], ""))
+    for entry_id, source, sha, fact_id, exists, content, profile in rows:
+        entry = entries.setdefault(entry_id, LedgerEntry(entry_id, source, str(sha)[:SHORT_HASH_CHARS], [], [], "", False))
+        entry.owned = entry.owned or owner.owns(profile)
         if exists:
             entry.fact_ids.append(fact_id)
             entry.text = f"{entry.text}\n{content}" if entry.text else content
@@ -67,7 +108,7 @@ def ledger_fingerprint(conn: sqlite3.Connection) -> str:
     return digest.hexdigest()
 
 
-LEDGER_ROW_COLUMNS = ["entry_id", "source", "entry_sha256", "fact_id", "fact_id_valid", "status", "synced_at_valid"]
+LEDGER_ROW_COLUMNS = ["entry_id", "source", "entry_sha256", "fact_id", "fact_id_valid", "status", "synced_at_valid", "profile"]
 
 
 def ledger_rows(conn: sqlite3.Connection, *, with_rowid: bool = False) -> pd.DataFrame:
@@ -81,8 +122,8 @@ def ledger_rows(conn: sqlite3.Connection, *, with_rowid: bool = False) -> pd.Dat
     rows = conn.execute(
         f"""SELECT entry_id, source, entry_sha256,
                    CASE WHEN typeof(fact_id) = 'integer' THEN fact_id END,
-                   typeof(fact_id) = 'integer' AND fact_id > 0, status, julianday(synced_at) IS NOT NULL
-                   {", rowid" if with_rowid else ""}
+                   typeof(fact_id) = 'integer' AND fact_id > 0, status, julianday(synced_at) IS NOT NULL,
+                   {profile_sql(conn)} {", rowid" if with_rowid else ""}
             FROM {LEDGER_TABLE}"""
     ).fetchall()
     return pd.DataFrame.from_records(rows, columns=columns)

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import LEDGER_TABLE, write_transaction
+from memory_pipeline.lib.store.ledger_schema import profile_sql
+from memory_pipeline.lib.sync.ledger import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
 
 _HEX = re.compile(r"^[0-9a-f]{16,64}$")
@@ -50,13 +52,15 @@ def section_of(text: str, profile: str) -> str:
     return "\n".join(kept) + "\n"
 
 
-def export_rows(conn: sqlite3.Connection) -> list[str]:
+def export_rows(conn: sqlite3.Connection, owner: LedgerOwner = SOLE_OWNER) -> list[str]:
     """The active ledger rows as TSV lines (each ending in a newline): `memory-sync.sh`'s five
     columns, then the extractor, model and prompt version, so a round trip changes no column."""
+    scope, params = owner.rows_sql(profile_sql(conn))
     rows = conn.execute(
         f"""SELECT entry_id, substr(entry_sha256, 1, {SHORT_HASH_CHARS}), fact_id, source, synced_at,
                 coalesce(extractor, ''), coalesce(model, ''), coalesce(prompt_version, '')
-            FROM {LEDGER_TABLE} WHERE status = 'active' ORDER BY source, entry_id, fact_id"""
+            FROM {LEDGER_TABLE} WHERE status = 'active' AND {scope} ORDER BY source, entry_id, fact_id""",
+        params,
     ).fetchall()
     return ["\t".join([e, h, str(f), s, _iso(t), x, m, p]) + "\n" for e, h, f, s, t, x, m, p in rows]
 
@@ -81,7 +85,9 @@ def _sql_timestamp(raw: str) -> str | None:
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def import_tsv(conn: sqlite3.Connection, text: str, current: dict[tuple[str, str], tuple[str, str, str]]) -> ImportReport:
+def import_tsv(
+    conn: sqlite3.Connection, text: str, current: dict[tuple[str, str], tuple[str, str, str]], owner: LedgerOwner = SOLE_OWNER
+) -> ImportReport:
     """Bring a TSV ledger (its text) in. `current` maps (source, short hash) of the entries in the
     files now to (entry_id, full sha256, text), so rows of present entries take the pipeline's own
     ids. A row is taken only when the fact it names is that entry's: its text is the entry's, or
@@ -114,7 +120,7 @@ def import_tsv(conn: sqlite3.Connection, text: str, current: dict[tuple[str, str
         latest[entry_id] = (number, source, short.lower()[:SHORT_HASH_CHARS], int(fact_id), stamp, provenance)
 
     with write_transaction(conn):
-        ledger = LedgerWrites(conn)
+        ledger = LedgerWrites(conn, owner=owner)
         existing = dict(conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts"))
         for entry_id, (number, source, short, fact_id, stamp, provenance) in latest.items():
             if fact_id not in existing:

@@ -4,32 +4,45 @@ repair deletes or retires. The caller holds the transaction."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Iterable
 
-from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, RUNS_TABLE
+from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, PIPELINE_TAG, RUNS_TABLE, has_tag_sql
+from memory_pipeline.lib.sync.ledger import SOLE_OWNER, LedgerOwner
 
 _RETIRE = f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP"
 
 
 class LedgerWrites:
-    def __init__(self, conn: sqlite3.Connection, provenance: tuple[str, str, str] = ("", "", ""), run_id: str | None = None):
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        provenance: tuple[str, str, str] = ("", "", ""),
+        run_id: str | None = None,
+        owner: LedgerOwner = SOLE_OWNER,
+    ):
         self.conn = conn
         self.provenance = provenance  # extractor, model, prompt_version: on every row recorded
         self.run_id = run_id  # the Dagster run writing: kept per entry version, for `why`
+        self.owner = owner  # whose rows are written, and which rows it may change
+        self._scope, self._scope_params = owner.rows_sql()
 
     def record(self, entry_id: str, source: str, sha: str, fact_ids: Iterable[int], status: str = "active") -> None:
         """The entry's rows for these facts, written or brought up to date."""
         extractor, model, prompt_version = self.provenance
         self.conn.executemany(
             f"""INSERT INTO {LEDGER_TABLE}
-                    (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)
-                ON CONFLICT(entry_id, fact_id) DO UPDATE SET
+                    (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at, profile)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, ?)
+                ON CONFLICT(profile, entry_id, fact_id) DO UPDATE SET
                     source = excluded.source, entry_sha256 = excluded.entry_sha256, status = excluded.status,
                     extractor = excluded.extractor, model = excluded.model,
                     prompt_version = excluded.prompt_version, synced_at = excluded.synced_at""",
-            [(entry_id, source, sha, fact_id, status, extractor, model, prompt_version) for fact_id in dict.fromkeys(fact_ids)],
+            [
+                (entry_id, source, sha, fact_id, status, extractor, model, prompt_version, self.owner.profile)
+                for fact_id in dict.fromkeys(fact_ids)
+            ],
         )
         if self.run_id and status == "active":
             self.conn.execute(
@@ -45,16 +58,51 @@ class LedgerWrites:
         self.drop_entry(entry_id)
         self.conn.execute(
             f"""INSERT INTO {LEDGER_TABLE}
-                    (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at)
-                VALUES (?, ?, ?, ?, 'active', ?, ?, ?, COALESCE(?, CURRENT_TIMESTAMP))""",
-            (entry_id, source, sha, fact_id, extractor or "import", model, prompt_version, synced_at),
+                    (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at, profile)
+                VALUES (?, ?, ?, ?, 'active', ?, ?, ?, COALESCE(?, CURRENT_TIMESTAMP), ?)""",
+            (entry_id, source, sha, fact_id, extractor or "import", model, prompt_version, synced_at, self.owner.profile),
         )
 
     def retire_entry(self, entry_id: str) -> None:
-        self.conn.execute(f"{_RETIRE} WHERE entry_id = ? AND status = 'active'", (entry_id,))
+        self.conn.execute(f"{_RETIRE} WHERE entry_id = ? AND status = 'active' AND {self._scope}", (entry_id, *self._scope_params))
 
     def drop_entry(self, entry_id: str) -> None:
-        self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ?", (entry_id,))
+        self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ? AND {self._scope}", (entry_id, *self._scope_params))
+
+    def identity(self, entry_id: str) -> tuple[str, str] | None:
+        """(source, hash) the owner's ledger holds for an entry id."""
+        return self.conn.execute(
+            f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? AND {self._scope} LIMIT 1", (entry_id, *self._scope_params)
+        ).fetchone()
+
+    def unclaimed(self, entry_ids: Iterable[str] | None = None) -> list[str]:
+        """The entries (of those named; every entry when none are) with rows the owner may take
+        that are not yet marked as its own."""
+        rows = self.conn.execute(
+            f"SELECT DISTINCT entry_id FROM {LEDGER_TABLE} WHERE profile != ? AND {self._scope}", (self.owner.profile, *self._scope_params)
+        )
+        found = [r[0] for r in rows]
+        return found if entry_ids is None else [e for e in found if e in set(entry_ids)]
+
+    def claim(self, entry_ids: Iterable[str]) -> None:
+        """Mark the entries' rows as the owner's (a row it already has of the same fact wins)."""
+        for entry_id in entry_ids:
+            params = (self.owner.profile, entry_id, self.owner.profile, *self._scope_params)
+            where = f"entry_id = ? AND profile != ? AND {self._scope}"
+            self.conn.execute(f"UPDATE OR IGNORE {LEDGER_TABLE} SET profile = ? WHERE {where}", params)
+            self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE {where}", params[1:])
+
+    def is_sharers(self, fact_id: int) -> bool:
+        """Another profile sharing the store has an active row naming the fact."""
+        if self.owner.sole:
+            return False
+        return (
+            self.conn.execute(
+                f"SELECT 1 FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'active' AND NOT ({self._scope}) LIMIT 1",
+                (fact_id, *self._scope_params),
+            ).fetchone()
+            is not None
+        )
 
     def drop_retired_of(self, fact_id: int) -> None:
         """The retired rows of a fact that is deleted."""
@@ -65,6 +113,18 @@ class LedgerWrites:
 
     def retire_rows(self, rowids: Iterable[int]) -> None:
         self.conn.executemany(f"{_RETIRE} WHERE rowid = ?", [(r,) for r in rowids])
+
+    def delete_naming_anothers_fact(self) -> int:
+        """Active rows naming a fact the pipeline did not write whose text is not the entry's
+        (neither its text nor its hash: a ledger carried from another store); their entries are
+        synced afresh. How many."""
+        rows = self.conn.execute(
+            f"""SELECT l.rowid, l.entry_sha256, CAST(f.content AS BLOB) FROM {LEDGER_TABLE} l JOIN facts f ON f.fact_id = l.fact_id
+                WHERE l.status = 'active' AND NOT {has_tag_sql(PIPELINE_TAG, "f.tags")}"""
+        ).fetchall()
+        foreign = [rowid for rowid, sha, content in rows if str(sha)[:16] != hashlib.sha256(bytes(content or b"").strip()).hexdigest()[:16]]
+        self.delete_rows(foreign)
+        return len(foreign)
 
     def delete_naming_no_fact(self) -> int:
         """Rows whose fact is gone (their entries are synced afresh); how many."""

@@ -23,7 +23,10 @@ class SyncLockTimeout(Exception):
 
 
 def lock_path(store_path: Path) -> Path:
-    return store_path.with_name(f"{store_path.name}.sync-lock")
+    """Beside the store's real file, links followed: profiles whose settings name one store by
+    different paths still take one lock."""
+    real = store_path.resolve()
+    return real.with_name(f"{real.name}.sync-lock")
 
 
 @contextmanager

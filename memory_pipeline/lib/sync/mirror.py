@@ -22,8 +22,11 @@ import pandas as pd
 
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline.lib.hermes.memory_files import SourceReading
+from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
 from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, SOURCE_CATEGORY, table_exists, write_transaction
+from memory_pipeline.lib.store.ledger_schema import profile_sql
+from memory_pipeline.lib.sync.ledger import SOLE_OWNER, LedgerOwner
 
 _SOURCE_OF_CATEGORY = {category: source for source, category in SOURCE_CATEGORY.items()}
 
@@ -76,11 +79,17 @@ def mirror_rows(conn: sqlite3.Connection) -> list[MirrorRow]:
     return found
 
 
-def known_entry_hashes(conn: sqlite3.Connection) -> set[str]:
-    """Every entry hash the ledger ever recorded (active or retired; full or short form)."""
+def known_entry_hashes(conn: sqlite3.Connection, owner: LedgerOwner = SOLE_OWNER) -> set[str]:
+    """Every entry hash the owner's ledger ever recorded (active or retired; full or short form)."""
     if not table_exists(conn, LEDGER_TABLE):
         return set()
-    return {str(h) for (h,) in conn.execute(f"SELECT DISTINCT entry_sha256 FROM {LEDGER_TABLE}")}
+    scope, params = owner.rows_sql(profile_sql(conn))
+    return {str(h) for (h,) in conn.execute(f"SELECT DISTINCT entry_sha256 FROM {LEDGER_TABLE} WHERE {scope}", params)}
+
+
+def sharers_entries(sharers: list[Profile]) -> frozenset[tuple[str, str]]:
+    """(source, text) of every entry of the profiles sharing a store, read now."""
+    return frozenset((r.source, text) for profile in sharers for r in read_profile(profile) for text in r.entries)
 
 
 def unexplained_mirrors(rows: list[MirrorRow], readings: list[SourceReading]) -> list[int]:
@@ -96,9 +105,13 @@ def plan_mirrors(
     known_hashes: set[str],
     backups: dict[str, set[str]],
     threshold: float,
+    elsewhere: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[pd.DataFrame, MirrorPlan]:
     """The diff with each new entry that takes a mirror row as its previous version turned
-    `changed` (that row its update candidate), and what happens to every other mirror row."""
+    `changed` (that row its update candidate), and what happens to every other mirror row.
+    `elsewhere`: the (source, text) of the entries of the profiles sharing the store, whose
+    mirror rows are theirs to adopt, never this profile's to take or retire."""
+    rows = [row for row in rows if (row.source, row.content.strip()) not in elsewhere]
     present = diff[diff["status"] != "removed"]
     by_text = {(row.source, row.text): row.entry_id for row in present.itertuples(index=False)}
     adopted, rest = [], []

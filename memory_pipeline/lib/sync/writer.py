@@ -15,11 +15,13 @@ from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.tagging import tag_written
 from memory_pipeline.lib.store.database import write_transaction
 from memory_pipeline.lib.store.fact_writes import banks_off
+from memory_pipeline.lib.store.ledger_schema import has_profile_column
 from memory_pipeline.lib.store.quarantine import quarantine, releasable_entries, release
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.entry_writes import EntryWrites
-from memory_pipeline.lib.sync.ledger import ledger_exists, ledger_fingerprint
+from memory_pipeline.lib.sync.ledger import SOLE_OWNER, LedgerOwner, ledger_exists, ledger_fingerprint
+from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
 from memory_pipeline.lib.sync.retirement import unbacked_facts_to_retire
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
 from memory_pipeline.lib.sync.sync_report import StaleDiff, SyncReport
@@ -37,13 +39,14 @@ class _Plan:
     adoptions: list[tuple[str, int]] = field(default_factory=list)  # (entry id, mirror fact id)
     releasable: set[str] = field(default_factory=set)  # quarantined entries to let go
     to_retire: list[int] = field(default_factory=list)  # facts kept under `keep` that `retire` now retires
+    claims: list[str] = field(default_factory=list)  # entries whose rows become this profile's (see `LedgerOwner`)
 
     def nothing_to_write(self, entry_diff: EntryDiff) -> bool:
         return (
             self.ready.empty
             and self.removed.empty
             and self.compacted.empty
-            and not (self.failed or self.releasable or self.to_retire or self.adoptions or entry_diff.mirrors.retired)
+            and not (self.failed or self.releasable or self.to_retire or self.adoptions or self.claims or entry_diff.mirrors.retired)
         )
 
 
@@ -57,19 +60,20 @@ def write_sync(
     judge: PrivacyJudge | None = None,
     watermarks: WatermarkChain | None = None,
     run_id: str | None = None,
+    owner: LedgerOwner = SOLE_OWNER,
 ) -> SyncReport:
     """Apply a diff and its extracted facts. Entries without facts (quarantined or left out by the
     extractor) stay pending: their ledger rows are not touched, so the next run retries them.
     The quarantine table moves in the same transaction: failed entries in, written or vanished
     entries out. With `judge` (the keyword list, detectors and policy), every fact written is judged
     in that transaction too, so none is ever visible untagged. `watermarks` hears how the store was
-    found and left."""
+    found and left. `owner` says whose ledger rows these are (profiles sharing one store)."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
     if removal_policy not in REMOVAL_POLICIES:
         raise ValueError(f"removal policy must be one of {', '.join(REMOVAL_POLICIES)}, not {removal_policy!r}")
     diff = entry_diff.frame
     report = SyncReport(unchanged=int((diff["status"] == "unchanged").sum()))
-    plan = _plan(conn, entry_diff, extraction, settings, removal_policy, report)
+    plan = _plan(conn, entry_diff, extraction, settings, removal_policy, report, owner)
     if plan.nothing_to_write(entry_diff) and not banks_off(conn, settings.hrr_dim):
         report.facts_total = _count_facts(conn)
         watermarks.observe(conn)
@@ -80,7 +84,8 @@ def write_sync(
         left_behind = banks_off(conn, settings.hrr_dim)  # by a Holographic write racing another
         _guard(conn, entry_diff)
         provenance = extraction.provenance
-        writer = EntryWrites(conn, settings, report, (provenance.extractor, provenance.model, provenance.prompt_version), run_id)
+        writer = EntryWrites(conn, settings, report, (provenance.extractor, provenance.model, provenance.prompt_version), run_id, owner)
+        writer.ledger.claim(plan.claims)
         written = _write_entries(writer, plan, removal_policy)
         _write_compacted(writer, plan)
         _write_removed(writer, plan, removal_policy)
@@ -96,7 +101,7 @@ def write_sync(
     return report
 
 
-def _plan(conn, entry_diff: EntryDiff, extraction: Extraction, settings, removal_policy: str, report: SyncReport) -> _Plan:
+def _plan(conn, entry_diff: EntryDiff, extraction: Extraction, settings, removal_policy: str, report: SyncReport, owner) -> _Plan:
     diff, held = entry_diff.frame, entry_diff.held
     facts_by_entry: dict[str, list] = defaultdict(list)
     for fact in extraction.facts.itertuples(index=False):
@@ -110,6 +115,10 @@ def _plan(conn, entry_diff: EntryDiff, extraction: Extraction, settings, removal
     plan.releasable = releasable_entries(conn, set(diff.loc[diff["status"] != "removed", "entry_id"]), held, set(ready["entry_id"]))
     # Facts an older sync kept at full trust under `keep` move to `retire` when it is the policy.
     plan.to_retire = unbacked_facts_to_retire(conn, settings) if removal_policy == "retire" and ledger_exists(conn) else []
+    if owner.profile and ledger_exists(conn) and has_profile_column(conn):
+        # A store of one profile's: every row is its own. A shared one: the rows its unchanged entries took.
+        unchanged = None if owner.sole else set(diff.loc[diff["status"] == "unchanged", "matched_entry_id"])
+        plan.claims = LedgerWrites(conn, owner=owner).unclaimed(unchanged)
     return plan
 
 

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.audit.loaded import LoadedLayers
+from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.store.database import DANGLING_LINK_SQL
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.sync.ledger import ledger_problems
@@ -32,12 +34,14 @@ def layer_counts(layers: LoadedLayers) -> AuditResult:
     # Entries still waiting for the ledger are hashes_fresh's concern; this one fails when the
     # ledger holds entries the files no longer have (a removal or edit not synced).
     passed = without_entry == 0
+    sharers = layers.inputs.owner.sharers
+    shared = f"; the store is shared with profile {', '.join(sharers)} (their entries are counted in their audit)" if sharers else ""
     return AuditResult(
         "layer_counts",
         passed,
         ERROR,
         f"{entries} entries, {active} entries with active ledger rows, {facts} pipeline facts; "
-        f"{without_rows} entries without ledger rows, {without_entry} active ledger entries without an entry",
+        f"{without_rows} entries without ledger rows, {without_entry} active ledger entries without an entry{shared}",
         {"entries": float(entries), "active_ledger_entries": float(active), "pipeline_facts": float(facts)},
     )
 
@@ -115,20 +119,23 @@ def fact_links(layers: LoadedLayers) -> AuditResult:
             ).fetchall()
         ]
     duplicates = len(groups)
+    foreign = _rows_naming_anothers_fact(db)
     undecodable_ids = [r[0] for r in db.execute("SELECT fact_id FROM facts WHERE content IS NULL ORDER BY fact_id").fetchall()]
     undecodable = len(undecodable_ids)
     dangling = layers.store_side("fact_links") if layers.inputs.conn is not None else 0
-    passed = not (orphans or ghosts or duplicates or undecodable or dangling)
+    passed = not (orphans or ghosts or foreign or duplicates or undecodable or dangling)
     return AuditResult(
         "fact_links",
         passed,
         ERROR,
         f"{orphans} ledger rows pointing at no fact, {ghosts} pipeline facts without a ledger row, "
+        f"{len(foreign)} ledger rows naming a fact that is not their entry's{_ids_of([f'#{i}' for i in foreign])}, "
         f"{duplicates} duplicated contents{_ids_of(['/'.join(f'#{i}' for i in g) for g in groups])}, "
         f"{undecodable} contents that are not UTF-8 text{_ids_of([f'#{i}' for i in undecodable_ids])}, {dangling} dangling entity links",
         {
             "orphans": float(orphans),
             "ghosts": float(ghosts),
+            "foreign_facts": float(len(foreign)),
             "duplicates": float(duplicates),
             "undecodable_contents": float(undecodable),
             "dangling_links": float(dangling),
@@ -137,6 +144,20 @@ def fact_links(layers: LoadedLayers) -> AuditResult:
 
 
 _NAMED_IDS = 20
+
+
+def _rows_naming_anothers_fact(db) -> list[int]:
+    """The facts named by the profile's active rows that are not their entry's: not written by the
+    pipeline, and neither the entry's text nor text of the entry's hash (a ledger carried from
+    another store names Hermes' own unrelated facts by the same ids)."""
+    rows = db.execute(
+        "SELECT DISTINCT a.fact_id, a.short_hash, f.content FROM active a JOIN facts f ON f.fact_id = a.fact_id WHERE NOT f.pipeline"
+    ).fetchall()
+    return sorted(
+        fact_id
+        for fact_id, short, content in rows
+        if content is None or hashlib.sha256(content.strip().encode("utf-8")).hexdigest()[:SHORT_HASH_CHARS] != short
+    )
 
 
 def mirror_facts(conn: sqlite3.Connection, settings: HolographicSettings) -> list[MirrorRow]:

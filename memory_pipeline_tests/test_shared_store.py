@@ -1,0 +1,150 @@
+"""Two profiles whose settings name one store (how a user shares facts between profiles): each
+profile's entries stay its own, whichever syncs first, one after the other or at once, and a
+ledger made before the ledger kept profiles is taken over without losing a row."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memory_pipeline.cli import main
+from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_TABLE
+from memory_pipeline_tests.support.primed_sync import PRIMED_SYNC
+from memory_pipeline_tests.support.store_helpers import consistency_problems, profile_result, query, sync_json, write_entries
+
+DEFAULT_ENTRIES = {
+    "memory": ["NAS is reachable over Tailscale at nas.tail", "Deploys go through the staging branch first"],
+    "user": ["Prefers answers in short bullet lists", "Shared: the team wiki lives at wiki.example.org"],
+}
+WORK_ENTRIES = {
+    "memory": ["The build server runs Jenkins on port 8080", "Invoices are filed under finance/2026"],
+    "user": ["Shared: the team wiki lives at wiki.example.org"],
+}
+
+
+def _shared_home(tmp_path: Path) -> tuple[Path, Path]:
+    home, shared = tmp_path / "hermes", tmp_path / "shared" / "memory_store.db"
+    for profile_home, entries in ((home, DEFAULT_ENTRIES), (home / "profiles" / "work", WORK_ENTRIES)):
+        write_entries(profile_home / "memories" / "MEMORY.md", entries["memory"])
+        write_entries(profile_home / "memories" / "USER.md", entries["user"])
+        (profile_home / "config.yaml").write_text(f"plugins:\n  hermes-memory-store:\n    db_path: {shared}\n", encoding="utf-8")
+    return home, shared
+
+
+def _entries_backed(db: Path, profile: str, entries: dict[str, list[str]]) -> dict[str, str]:
+    """Each entry of the profile, and the content of the fact its active ledger row names."""
+    rows = query(
+        db,
+        f"""SELECT l.source, f.content FROM {LEDGER_TABLE} l JOIN facts f USING (fact_id)
+            WHERE l.status = 'active' AND l.profile = ?""",
+        (profile,),
+    )
+    found = {content: source for source, content in rows}
+    return {text: found.get(text, "missing") for source, texts in entries.items() for text in texts}
+
+
+def _assert_both_whole(db: Path) -> None:
+    assert _entries_backed(db, "default", DEFAULT_ENTRIES) == {t: s for s, ts in DEFAULT_ENTRIES.items() for t in ts}
+    assert _entries_backed(db, "work", WORK_ENTRIES) == {t: s for s, ts in WORK_ENTRIES.items() for t in ts}
+    # Nothing retired or archived: every fact of both profiles reaches prefetch.
+    assert query(db, "SELECT count(*) FROM facts WHERE tags LIKE '%retired%'") == [(0,)]
+    assert query(db, "SELECT count(*) FROM memory_pipeline_archive") == [(0,)]
+    assert consistency_problems(db) == []
+
+
+@pytest.mark.parametrize("order", [("default", "work"), ("work", "default")])
+def test_each_profile_keeps_its_entries_in_either_order(capsys, tmp_path, order):
+    home, db = _shared_home(tmp_path)
+    for name in order:
+        result = profile_result(sync_json(capsys, home, "--profile", name), name)
+        assert result["removed"] == 0, result
+    _assert_both_whole(db)
+    # A second round finds nothing to do: no fact flips back and forth between the profiles.
+    for name in order:
+        result = profile_result(sync_json(capsys, home, "--profile", name), name)
+        assert (result["added"], result["updated"], result["removed"]) == (0, 0, 0), result
+    _assert_both_whole(db)
+
+
+def test_an_entry_both_profiles_hold_survives_one_profiles_edit_and_removal(capsys, tmp_path):
+    home, db = _shared_home(tmp_path)
+    sync_json(capsys, home, "--all-profiles")
+    shared_text = "Shared: the team wiki lives at wiki.example.org"
+    (shared_fact,) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (shared_text,))
+    # default edits its copy: work's fact keeps its text, default's edit is a fact of its own.
+    write_entries(home / "memories" / "USER.md", ["Prefers answers in short bullet lists", "Shared: the team wiki moved to wiki.example.net"])
+    sync_json(capsys, home, "--profile", "default")
+    assert query(db, "SELECT content, tags NOT LIKE '%retired%' FROM facts WHERE fact_id = ?", shared_fact) == [(shared_text, 1)]
+    assert _entries_backed(db, "work", WORK_ENTRIES)[shared_text] == "user"
+    # default removes it: still work's, still at full trust.
+    write_entries(home / "memories" / "USER.md", ["Prefers answers in short bullet lists"])
+    sync_json(capsys, home, "--profile", "default")
+    assert query(db, "SELECT content, trust_score >= 0.5 FROM facts WHERE fact_id = ?", shared_fact) == [(shared_text, 1)]
+    result = profile_result(sync_json(capsys, home, "--profile", "work"), "work")
+    assert (result["added"], result["updated"], result["removed"]) == (0, 0, 0)
+    assert consistency_problems(db) == []
+
+
+def test_two_profiles_on_one_store_synced_at_once(tmp_path):
+    home, db = _shared_home(tmp_path)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", PRIMED_SYNC, "sync", "--hermes-home", str(home), "--profile", name, "--json"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("default", "work")
+    ]
+    for process in processes:
+        assert process.stdout.readline().strip() == "ready"
+    for process in processes:
+        process.stdin.write("go\n")
+        process.stdin.flush()
+    for process in processes:
+        out, err = process.communicate(timeout=240)
+        assert process.returncode == 0, err[-2000:]
+        assert json.loads(out)["ok"] is True
+    _assert_both_whole(db)
+
+
+def test_status_and_audit_name_the_profiles_sharing_the_store(capsys, tmp_path):
+    home, db = _shared_home(tmp_path)
+    sync_json(capsys, home, "--all-profiles")
+    assert main(["status", "--hermes-home", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert f"store {db} (shared with profile work:" in out and f"store {db} (shared with profile default:" in out
+    assert main(["audit", "--hermes-home", str(home), "--profile", "work"]) == 0, capsys.readouterr()
+    assert "shared with profile default" in capsys.readouterr().out
+
+
+def test_a_ledger_from_before_profiles_is_kept_and_taken_over(capsys, synced_home):
+    """A store synced before the ledger kept profiles: its rows are kept through the rebuild and
+    become the profile's on its next sync, which has nothing else to do."""
+    db = synced_home / "memory_store.db"
+    before = query(db, f"SELECT entry_id, source, entry_sha256, fact_id, status FROM {LEDGER_TABLE} ORDER BY entry_id, fact_id")
+    conn = sqlite3.connect(db)
+    with conn:  # the ledger as an older version made it: no profile column, keyed by (entry, fact)
+        conn.execute(f"DROP INDEX {LEDGER_INDEX}")
+        conn.execute(f"ALTER TABLE {LEDGER_TABLE} RENAME TO old_ledger")
+        conn.execute(
+            f"""CREATE TABLE {LEDGER_TABLE} (entry_id TEXT NOT NULL, source TEXT NOT NULL, entry_sha256 TEXT NOT NULL,
+                fact_id INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'active', extractor TEXT, model TEXT, prompt_version TEXT,
+                synced_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (entry_id, fact_id))"""
+        )
+        conn.execute(
+            f"""INSERT INTO {LEDGER_TABLE} SELECT entry_id, source, entry_sha256, fact_id, status, extractor, model,
+                prompt_version, synced_at FROM old_ledger"""
+        )
+        conn.execute("DROP TABLE old_ledger")
+        conn.execute(f"CREATE INDEX {LEDGER_INDEX} ON {LEDGER_TABLE}(fact_id)")
+    conn.close()
+    result = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    assert (result["added"], result["updated"], result["removed"]) == (0, 0, 0), result
+    after = query(db, f"SELECT entry_id, source, entry_sha256, fact_id, status FROM {LEDGER_TABLE} ORDER BY entry_id, fact_id")
+    assert after == before
+    assert query(db, f"SELECT DISTINCT profile FROM {LEDGER_TABLE}") == [("default",)]
