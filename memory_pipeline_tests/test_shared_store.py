@@ -75,7 +75,8 @@ def test_an_entry_both_profiles_hold_survives_one_profiles_edit_and_removal(caps
     shared_text = "Shared: the team wiki lives at wiki.example.org"
     (shared_fact,) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (shared_text,))
     # default edits its copy: work's fact keeps its text, default's edit is a fact of its own.
-    write_entries(home / "memories" / "USER.md", ["Prefers answers in short bullet lists", "Shared: the team wiki moved to wiki.example.net"])
+    edited = ["Prefers answers in short bullet lists", "Shared: the team wiki moved to wiki.example.net"]
+    write_entries(home / "memories" / "USER.md", edited)
     sync_json(capsys, home, "--profile", "default")
     assert query(db, "SELECT content, tags NOT LIKE '%retired%' FROM facts WHERE fact_id = ?", shared_fact) == [(shared_text, 1)]
     assert _entries_backed(db, "work", WORK_ENTRIES)[shared_text] == "user"

@@ -45,10 +45,9 @@ def register(commands) -> None:
 def run(args: argparse.Namespace) -> int:
     # The audit engine (pandas, DuckDB) is imported by the command that runs it: `--help` stays quick.
     from memory_pipeline.lib.audit.report import failing_errors, report_payload
-    from memory_pipeline.services.audit import audit_profile, repair_profile
-
     from memory_pipeline.lib.hermes.profiles import discover_profiles
     from memory_pipeline.lib.store.settings import store_sharers
+    from memory_pipeline.services.audit import audit_profile, repair_profile
 
     home = hermes_home(args)
     told = Told(keywords=args.keywords)

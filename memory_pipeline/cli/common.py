@@ -22,6 +22,7 @@ from memory_pipeline.lib.hermes.profiles import (
     looks_like_hermes_home,
     skipped_profiles,
 )
+from memory_pipeline.lib.store.settings import per_user_note
 
 
 class CommandError(Exception):
@@ -108,13 +109,14 @@ def shown_path(path: Path) -> str:
 def selected_profiles(args: argparse.Namespace, home: Path) -> list[Profile]:
     """`--profile`, else every profile; entries of profiles/ that are not taken are said, once."""
     try:
-        if args.profile:
-            return [get_profile(home, args.profile)]
+        profiles = [get_profile(home, args.profile)] if args.profile else discover_profiles(home)
     except ProfileNotFound as exc:
         raise CommandError(str(exc)) from None
-    for note in skipped_profiles(home):
+    notes = [] if args.profile else skipped_profiles(home)
+    notes += [note for note in map(per_user_note, profiles) if note]
+    for note in notes:
         print(f"memory-pipeline: note: {note}", file=sys.stderr)
-    return discover_profiles(home)
+    return profiles
 
 
 def add_extractor_arguments(parser: argparse.ArgumentParser) -> None:

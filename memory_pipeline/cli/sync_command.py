@@ -25,6 +25,7 @@ from memory_pipeline.cli.sync_output import Printer, check_errors
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, ExtractorMode, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.privacy.choice import NO_LIST
 from memory_pipeline.lib.privacy.matching import KeywordListError
+from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.services.summaries import retag_change
 from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, remember_privacy, sync_profiles
 
@@ -103,7 +104,8 @@ def _sync(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     home = hermes_home(args)
     text = not (args.json or args.quiet)
-    profiles = {p.name: p for p in selected_profiles(args, home)}
+    # A profile whose agent reads one store per user was named in a note and is not synced.
+    profiles = {p.name: p for p in selected_profiles(args, home) if not holographic_settings(p.home).per_user}
     remember_privacy(home, list(profiles), policy=args.privacy_policy, keywords=NO_LIST if args.no_keywords else args.keywords)
     judges = {}
     for name, profile in profiles.items():

@@ -21,7 +21,7 @@ from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
 from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError, opened
-from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
+from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings, per_user_note
 from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.ledger import LedgerOwner, ledger_owner
 from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
@@ -122,7 +122,12 @@ class FactStoreResource(dg.ConfigurableResource):
         return RemovalPolicy(self.removal_policy).value
 
     def settings(self, profile: Profile) -> HolographicSettings:
-        return replace(holographic_settings(profile.home), vector_format=VectorFormat(self.vector_format))
+        """The profile's Holographic settings; a profile whose agent reads one store per user fails
+        the step with the note that says so (the pipeline never writes a store the agent does not read)."""
+        settings = holographic_settings(profile.home)
+        if settings.per_user:
+            raise dg.Failure(description=per_user_note(profile))
+        return replace(settings, vector_format=VectorFormat(self.vector_format))
 
     def owner(self, profile: Profile, profiles: list[Profile]) -> LedgerOwner:
         """The profile as the owner of its ledger rows, with the profiles sharing its store."""

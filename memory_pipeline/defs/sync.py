@@ -12,6 +12,7 @@ from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, backup_entries
 from memory_pipeline.lib.store.database import read_snapshot
 from memory_pipeline.lib.store.receipts import read_receipts
+from memory_pipeline.lib.store.schema_fingerprint import schema_fingerprint
 from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
 from memory_pipeline.lib.sync.journal import journal_path, journaled_edits
 from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
@@ -115,6 +116,7 @@ def fact_store(
             owner=owner,
         )
         taken = read_receipts(conn, run_id=context.run.run_id) if report.receipts else []
+        schema = schema_fingerprint(conn)
     if report.removed:
         context.log.info(f"{report.removed} entries left the files; policy {store.removal()!r} applied to their facts")
     return dg.MaterializeResult(
@@ -123,6 +125,8 @@ def fact_store(
             "removal_policy": store.removal(),
             # Which SQLite wrote the store (two writers on one WAL file: see docs/reliability.md).
             "sqlite_version": sqlite3.sqlite_version,
+            # Which Holographic made the store: 0.19.0's schema, or the columns and tables beyond it.
+            "holographic_schema": schema,
             # What this run's removals took away, content-free (ids, hashes, counts).
             "receipts_taken": dg.MetadataValue.json([r.as_json() for r in taken]),
             "store": dg.MetadataValue.path(str(settings.db_path)),

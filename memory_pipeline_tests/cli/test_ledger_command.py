@@ -1,7 +1,7 @@
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
-from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, said, sync_json
+from memory_pipeline_tests.support.store_helpers import active_facts, profile_result, query, read_entries, said, sync_json
 
 
 def test_export_writes_memory_sync_sh_five_columns_then_the_provenance(synced_home, tmp_path):
@@ -149,5 +149,5 @@ def test_audit_finds_ledger_rows_naming_a_fact_not_their_entrys_and_repair_write
     assert "deleted 23 ledger rows naming a fact that is not their entry's" in capsys.readouterr().out
     assert query(db, "SELECT count(*) FROM facts WHERE content LIKE 'hermes own fact %' AND tags = ''") == [(hermes_own,)]
     entries = read_entries(synced_home / "memories" / "MEMORY.md") + read_entries(synced_home / "memories" / "USER.md")
-    backed = {c for (c,) in query(db, "SELECT f.content FROM memory_pipeline_ledger l JOIN facts f USING (fact_id) WHERE l.status = 'active'")}
+    backed = {c for (_, c) in active_facts(db)}
     assert {e.strip() for e in entries} <= backed

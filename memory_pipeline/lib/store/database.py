@@ -18,6 +18,7 @@ from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, PRIVATE_TAG, RETI
 from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_SCHEMA, LEDGER_TABLE, add_profile_column, has_profile_column
 from memory_pipeline.lib.store.receipts import RECEIPTS_SCHEMA, RECEIPTS_TABLE
 from memory_pipeline.lib.store.runs_written import RUNS_SCHEMA, RUNS_TABLE
+from memory_pipeline.lib.store.schema_fingerprint import refuse_unwritable_columns
 from memory_pipeline.lib.store.store_file import StoreError, refuse_foreign_file, store_error
 from memory_pipeline.lib.store.verdicts import SCHEMA as VERDICT_SCHEMA
 
@@ -174,7 +175,7 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
             if mode.lower() != "wal":
                 conn.execute("PRAGMA journal_mode = DELETE")
         if create:
-            _ensure_schema(conn)
+            _writable_schema(conn, path)
     except sqlite3.DatabaseError as exc:
         if out_of_space(str(exc)):
             raise store_error(path, exc) from None
@@ -182,6 +183,16 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
     except OSError as exc:
         raise StoreError(f"{path}: cannot open ({exc.strerror})") from None
     return conn
+
+
+def _writable_schema(conn: sqlite3.Connection, path: Path) -> None:
+    """The schema ready for the pipeline's writes, or the store refused (closed) with one line."""
+    try:
+        refuse_unwritable_columns(conn, path)
+    except StoreError:
+        conn.close()
+        raise
+    _ensure_schema(conn)
 
 
 def _ensure_schema(conn: sqlite3.Connection) -> None:

@@ -10,6 +10,7 @@ from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.hermes.profiles import Profile, config_section
 
 DEFAULT_DIM = 1024  # Holographic's `hrr_dim` when its config sets none
+PER_USER_DIR = "holographic-users"
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,15 @@ class HolographicSettings:
     default_trust: float = 0.5
     min_trust: float = 0.3  # prefetch ignores facts below this trust
     vector_format: VectorFormat = VectorFormat.AUTO  # the dialect vectors are written in (auto: the store's)
+    per_user: bool = False  # the catalog Holographic's `scope: user`: the agent reads one store per user, not `db_path`
+
+    @property
+    def per_user_dir(self) -> Path:
+        """Where the catalog Holographic keeps the per-user stores: beside the main one."""
+        return self.db_path.parent / PER_USER_DIR
+
+    def per_user_stores(self) -> list[Path]:
+        return sorted(p for p in self.per_user_dir.glob("*.db") if p.is_file()) if self.per_user_dir.is_dir() else []
 
 
 def holographic_settings(profile_home: Path) -> HolographicSettings:
@@ -36,6 +46,7 @@ def holographic_settings(profile_home: Path) -> HolographicSettings:
         hrr_dim=_positive(plugin.get("hrr_dim"), int, DEFAULT_DIM),
         default_trust=min(1.0, max(0.0, _positive(plugin.get("default_trust"), float, 0.5))),
         min_trust=_positive(plugin.get("min_trust_threshold"), float, 0.3),
+        per_user=str(plugin.get("scope", "")).strip().lower() == "user",
     )
 
 
@@ -52,3 +63,22 @@ def store_sharers(profile: Profile, profiles: list[Profile]) -> tuple[str, ...]:
     how a user shares facts between profiles."""
     mine = holographic_settings(profile.home).db_path.resolve()
     return tuple(p.name for p in profiles if p.name != profile.name and holographic_settings(p.home).db_path.resolve() == mine)
+
+
+def per_user_note(profile: Profile) -> str | None:
+    """What a command says of a profile whose Holographic keeps one store per user: which exist,
+    and that they are not synced (the pipeline does not know which user an entry belongs to)."""
+    settings = holographic_settings(profile.home)
+    if not settings.per_user:
+        return None
+    stores = settings.per_user_stores()
+    named = ", ".join(p.stem for p in stores[:10]) + (f" and {len(stores) - 10} more" if len(stores) > 10 else "")
+    found = (
+        f"{len(stores)} per-user stores in {settings.per_user_dir} ({named})"
+        if stores
+        else f"no per-user store yet in {settings.per_user_dir}"
+    )
+    return (
+        f"profile {profile.name}: Holographic keeps one store per user (plugins.hermes-memory-store.scope: user): {found}; "
+        "they are not synced, and neither is the main store the agent does not read in this mode (remove `scope: user` to sync)"
+    )
