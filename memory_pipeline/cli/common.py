@@ -22,7 +22,7 @@ from memory_pipeline.lib.hermes.profiles import (
     looks_like_hermes_home,
     skipped_profiles,
 )
-from memory_pipeline.lib.store.settings import per_user_note
+from memory_pipeline.lib.store.settings import per_user_note, switched_off_notes
 
 
 class CommandError(Exception):
@@ -113,7 +113,8 @@ def selected_profiles(args: argparse.Namespace, home: Path) -> list[Profile]:
     except ProfileNotFound as exc:
         raise CommandError(str(exc)) from None
     notes = [] if args.profile else skipped_profiles(home)
-    notes += [note for note in map(per_user_note, profiles) if note]
+    if not getattr(args, "quiet", False):  # cron hears a setting once it breaks a check, not on every tick
+        notes += [note for profile in profiles for note in [per_user_note(profile), *switched_off_notes(profile)] if note]
     for note in notes:
         print(f"memory-pipeline: note: {note}", file=sys.stderr)
     return profiles

@@ -42,7 +42,12 @@ def run(args: argparse.Namespace) -> int:
         print_json({"profiles": statuses})
         return 0
     for s in statuses:
-        entries = ", ".join(f"{source} {n} ({s['cap_usage_pct'][source]:.0f}% of cap)" for source, n in s["entries"].items())
+        entries = ", ".join(
+            f"{source} off ({s['switched_off'][source]}: false)"
+            if source in s["switched_off"]
+            else f"{source} {n} ({s['cap_usage_pct'][source]:.0f}% of cap)"
+            for source, n in s["entries"].items()
+        )
         if s["store_error"]:
             facts = "store unusable (below)"
         elif s["facts"] is None:

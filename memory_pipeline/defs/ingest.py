@@ -26,6 +26,8 @@ def _reading_metadata(reading: SourceReading) -> dict[str, float]:
         f"{prefix}_char_limit": float(reading.limit),
         f"{prefix}_cap_usage_pct": round(100.0 * reading.cap_usage, 2),
         f"{prefix}_findings": float(len(reading.findings)),
+        # 1.0 while config.yaml switches the file off: its entries are not the agent's, so not synced.
+        f"{prefix}_switched_off": float(bool(reading.switched_off)),
     }
 
 

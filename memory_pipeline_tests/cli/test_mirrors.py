@@ -88,3 +88,29 @@ def test_a_first_sync_of_a_long_mirrored_store_says_what_it_did(capsys, demo_hom
     out = capsys.readouterr().out
     assert "  Holographic mirror rows: 3 found; 2 adopted by their entry, 1 unexplained" in out
     assert "memory-pipeline mirrors --profile default" in out
+
+
+def test_a_mirror_current_hermes_scrubbed_of_secrets_is_adopted_not_left_unexplained(capsys, synced_home):
+    """Current Hermes hands Holographic the entry with its secrets masked (its own
+    `redact_sensitive_text`): that mirror row is the entry's, adopted by the sync."""
+    from agent.redact import redact_sensitive_text
+
+    from memory_pipeline_tests.support.hermes_oracle import holographic_store
+    from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
+
+    db = synced_home / "memory_store.db"
+    entry = "CI deploys with GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 from the release job"
+    memory = synced_home / "memories" / "MEMORY.md"
+    write_entries(memory, [*read_entries(memory), entry])
+    sync_json(capsys, synced_home, "--profile", "default")
+    scrubbed = redact_sensitive_text(entry, force=True)
+    assert scrubbed != entry and "ghp_abcdefghijklmnop" not in scrubbed
+    store = holographic_store(db)
+    try:
+        mirror = store.add_fact(scrubbed, category="general")  # the mirror, as Holographic writes it
+    finally:
+        store.close()
+    result = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    assert result["mirrors"]["adopted"] == 1 and result["mirrors"]["unexplained"] == 0, result
+    assert "mirrors_adopted" not in result["failing_checks"]
+    assert query(db, "SELECT l.status FROM memory_pipeline_ledger l WHERE l.fact_id = ?", (mirror,)) == [("active",)]

@@ -44,6 +44,7 @@ class SourceReading:
     findings: list[Finding] = field(default_factory=list)
     error: str | None = None
     digest: str = "missing"  # what was read: the bytes' SHA-256 (`content_digest`)
+    switched_off: str = ""  # the config.yaml key that switched the file off: Hermes neither injects nor writes it
 
     @property
     def readable(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -48,9 +48,28 @@ class Profile:
 
 
 def read_profile(profile: Profile) -> list[SourceReading]:
-    """Both memory files of a profile, each read against its cap."""
+    """Both memory files of a profile, each read against its cap. A file the profile's config
+    switched off holds no entry the agent has (Hermes neither injects nor writes it): read as
+    empty, marked with the key that switched it off, its bytes' digest kept."""
     limits = profile.char_limits()
-    return [read_source(profile.memory_file(source), source, limits[source]) for source in SOURCE_FILES]
+    off = switched_off(profile.home / "config.yaml")
+    readings = [read_source(profile.memory_file(source), source, limits[source]) for source in SOURCE_FILES]
+    return [
+        replace(r, entries=[], hermes_entries=[], current_hermes_entries=[], findings=[], switched_off=off[r.source])
+        if r.source in off and r.readable
+        else r
+        for r in readings
+    ]
+
+
+_SWITCH_KEYS = {"memory": "memory_enabled", "user": "user_profile_enabled"}
+
+
+def switched_off(config_path: Path) -> dict[str, str]:
+    """The files the config switches off, each with its key (`memory.memory_enabled`): Hermes'
+    rule, a key present with a false value; absent, the file is on (Hermes' default)."""
+    section = config_section(config_path, "memory")
+    return {source: f"memory.{key}" for source, key in _SWITCH_KEYS.items() if key in section and not section[key]}
 
 
 def default_hermes_home() -> Path:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_pipeline.lib.choices import VectorFormat
-from memory_pipeline.lib.hermes.profiles import Profile, config_section
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
+from memory_pipeline.lib.hermes.profiles import Profile, config_section, switched_off
 
 DEFAULT_DIM = 1024  # Holographic's `hrr_dim` when its config sets none
 PER_USER_DIR = "holographic-users"
@@ -82,3 +83,12 @@ def per_user_note(profile: Profile) -> str | None:
         f"profile {profile.name}: Holographic keeps one store per user (plugins.hermes-memory-store.scope: user): {found}; "
         "they are not synced, and neither is the main store the agent does not read in this mode (remove `scope: user` to sync)"
     )
+
+
+def switched_off_notes(profile: Profile) -> list[str]:
+    """What a command says of each memory file the profile's config switches off."""
+    return [
+        f"profile {profile.name}: {SOURCE_FILES[source]} is switched off ({key}: false in {profile.home / 'config.yaml'}): Hermes "
+        "neither injects nor writes it, so its entries are not synced and their facts are retired (set it to true to bring them back)"
+        for source, key in switched_off(profile.home / "config.yaml").items()
+    ]

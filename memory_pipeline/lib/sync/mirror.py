@@ -4,7 +4,8 @@ It mirrors additions only, so an entry edited or removed before the next sync le
 behind at full trust, where `fact_store` and prefetch keep finding it.
 
 A mirror-shaped fact (untagged, in a file's mirror category, named by no ledger row) is:
-- the mirror of an entry still in the files (same text, same file): adopted by that entry;
+- the mirror of an entry still in the files (same text, or that text with its secrets masked as
+  current Hermes scrubs what it hands a provider; same file): adopted by that entry;
 - the previous version of a new entry of its file (similar by the rule that makes an entry
   `changed`): that entry's update candidate, so the edit rewrites it in place, id kept;
 - the mirror of an entry that is gone, when the ledger or Hermes' drift backups show its text
@@ -23,6 +24,7 @@ import pandas as pd
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.hermes.redaction import has_mask, is_scrubbed_copy
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
 from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, SOURCE_CATEGORY, table_exists, write_transaction
 from memory_pipeline.lib.store.ledger_schema import profile_sql
@@ -93,9 +95,15 @@ def sharers_entries(sharers: list[Profile]) -> frozenset[tuple[str, str]]:
 
 
 def unexplained_mirrors(rows: list[MirrorRow], readings: list[SourceReading]) -> list[int]:
-    """The mirror rows no entry of the files has the text of (what a sync leaves for a person)."""
+    """The mirror rows no entry of the files has the text of, scrubbed or not (what a sync leaves
+    for a person)."""
     current = {r.source: set(r.entries) for r in readings}
-    return [row.fact_id for row in rows if row.content.strip() not in current.get(row.source, set())]
+
+    def explained(row: MirrorRow) -> bool:
+        entries, content = current.get(row.source, set()), row.content.strip()
+        return content in entries or (has_mask(content) and any(is_scrubbed_copy(e, content) for e in entries))
+
+    return [row.fact_id for row in rows if not explained(row)]
 
 
 def plan_mirrors(
@@ -116,7 +124,7 @@ def plan_mirrors(
     by_text = {(row.source, row.text): row.entry_id for row in present.itertuples(index=False)}
     adopted, rest = [], []
     for row in rows:
-        owner = by_text.get((row.source, row.content.strip()))
+        owner = by_text.get((row.source, row.content.strip())) or _scrubbed_of(row, present)
         if owner is not None:
             adopted.append((owner, row.fact_id))
         else:
@@ -132,6 +140,15 @@ def plan_mirrors(
         else:
             unexplained.append(row.fact_id)
     return diff, MirrorPlan(tuple(adopted), len(taken), tuple(retired), tuple(unexplained))
+
+
+def _scrubbed_of(row: MirrorRow, present: pd.DataFrame) -> str | None:
+    """The entry of the row's file whose secret-scrubbed copy the row is (what current Hermes hands
+    Holographic), if one is."""
+    content = row.content.strip()
+    if not has_mask(content):
+        return None
+    return next((e.entry_id for e in present.itertuples(index=False) if e.source == row.source and is_scrubbed_copy(e.text, content)), None)
 
 
 def _previous_versions(diff: pd.DataFrame, rows: list[MirrorRow], threshold: float) -> tuple[pd.DataFrame, set[int]]:

@@ -23,6 +23,9 @@ def cap_usage(layers: LoadedLayers) -> AuditResult:
     synced = _synced_entries(layers) if over else {}
     parts = []
     for r in readings:
+        if r.switched_off:  # Hermes' rule: a file switched off is not in the prompt, so no cap binds it
+            parts.append(f"{r.path.name} switched off ({r.switched_off}: false): not injected, no cap")
+            continue
         room = f"{r.limit - r.chars} left" if r.chars <= r.limit else f"{r.chars - r.limit} over"
         part = f"{r.path.name} {r.chars}/{r.limit} chars ({100 * share[r.source]:.0f}%), {room}"
         if r.source in over:
