@@ -3,7 +3,9 @@
 Hermes runs `.sh` scripts from `$HERMES_HOME/scripts/` with bash (anything else under its own
 Python, which is not this install's), in a cleaned environment, and with `--no-agent` delivers the
 script's stdout verbatim: empty output is a silent run, a non-zero exit a failure. The wrapper
-therefore names this install's interpreter and the Hermes home by absolute path.
+therefore names this install's interpreter and the Hermes home by absolute path. A Hermes whose
+`cron create` takes `--interpreter` runs a Python script under the interpreter named: there the
+script is Python, registered with this install's interpreter.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
+import subprocess
 import sys
 
 from memory_pipeline.cli.common import add_home_argument, hermes_home
@@ -18,6 +22,7 @@ from memory_pipeline.lib.hermes.cron_jobs import jobs_named, recurring
 from memory_pipeline.lib.hermes.safe_files import replace_file
 
 SCRIPT_NAME = "memory-pipeline-sync.sh"
+PYTHON_SCRIPT_NAME = "memory-pipeline-sync.py"
 # Settings a user may rely on that Hermes' cleaned environment would not pass on.
 _CARRIED_ENV = (
     "OLLAMA_HOST",
@@ -43,9 +48,48 @@ def register(commands) -> None:
     install.set_defaults(run=run_install)
 
 
+def _sync_arguments(home) -> list[str]:
+    return ["sync", "--hermes-home", str(home), "--all-profiles", "--quiet"]
+
+
+def _carried() -> dict[str, str]:
+    return {name: os.environ[name] for name in _CARRIED_ENV if os.environ.get(name)}
+
+
+def python_script(home) -> str:
+    """The job as a Python script, for a Hermes that runs it under `--interpreter` (this install's)."""
+    return "\n".join(
+        [
+            f"#!{sys.executable}",
+            "# Written by `memory-pipeline cron install`: keeps Hermes' fact store in step with MEMORY.md and USER.md.",
+            "# Silent on a clean sync; one line when a check does not pass (a standing one once); exit status 1 when the sync fails.",
+            "import os",
+            "import sys",
+            "",
+            f"os.environ.update({_carried()!r})",
+            "from memory_pipeline.cli import main",
+            "",
+            f"sys.exit(main({_sync_arguments(home)!r}))",
+            "",
+        ]
+    )
+
+
+def offers_interpreter() -> bool:
+    """The `hermes` on PATH takes `cron create --interpreter` (its own help says so)."""
+    hermes = shutil.which("hermes")
+    if hermes is None:
+        return False
+    try:
+        shown = subprocess.run([hermes, "cron", "create", "--help"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--interpreter" in shown.stdout
+
+
 def wrapper_script(home) -> str:
-    command = [sys.executable, "-m", "memory_pipeline.cli", "sync", "--hermes-home", str(home), "--all-profiles", "--quiet"]
-    exports = [f"export {name}={shlex.quote(os.environ[name])}" for name in _CARRIED_ENV if os.environ.get(name)]
+    command = [sys.executable, "-m", "memory_pipeline.cli", *_sync_arguments(home)]
+    exports = [f"export {name}={shlex.quote(value)}" for name, value in _carried().items()]
     return "\n".join(
         [
             "#!/usr/bin/env bash",
@@ -62,9 +106,12 @@ def run_install(args: argparse.Namespace) -> int:
     home = hermes_home(args)
     scripts = home / "scripts"
     scripts.mkdir(parents=True, exist_ok=True)
-    script = scripts / SCRIPT_NAME
-    replace_file(script, wrapper_script(home), mode=0o755)
+    interpreter = offers_interpreter()
+    script = scripts / (PYTHON_SCRIPT_NAME if interpreter else SCRIPT_NAME)
+    replace_file(script, python_script(home) if interpreter else wrapper_script(home), mode=0o755)
     print(f"wrote {script}")
+    if interpreter:
+        print(f"the hermes on PATH takes --interpreter: the job runs this script under {sys.executable}")
     print("register it with Hermes' cron (no agent, no LLM quota; its output is delivered locally):")
     print(
         "  "
@@ -78,7 +125,8 @@ def run_install(args: argparse.Namespace) -> int:
                 "--name",
                 args.name,
                 "--script",
-                SCRIPT_NAME,
+                script.name,
+                *(["--interpreter", sys.executable] if interpreter else []),
                 "--no-agent",
                 "--deliver",
                 "local",

@@ -90,3 +90,37 @@ def test_a_one_shot_job_from_an_earlier_install_is_named_with_its_replacement(ca
     assert main(["cron", "install", "--hermes-home", str(demo_home)]) == 0
     out = capsys.readouterr().out
     assert f"hermes cron remove {old['id']}, then the line above" in out and "one-shot" in out
+
+
+def test_a_hermes_that_takes_interpreter_gets_a_python_script_run_by_this_install(capsys, demo_home, monkeypatch, tmp_path):
+    """A newer Hermes whose `cron create` takes `--interpreter` (0.19.0, installed here, does not:
+    its help is stood in by a `hermes` on PATH printing that option). The script is Python, the
+    line names this install's interpreter, and run as such a Hermes runs it (`[interpreter,
+    script]` in the scripts directory, a cleaned environment) it syncs silently."""
+    import os
+    import subprocess
+    import sys
+
+    from memory_pipeline.cli.cron_command import PYTHON_SCRIPT_NAME
+
+    newer = tmp_path / "bin"
+    newer.mkdir()
+    (newer / "hermes").write_text("#!/bin/sh\necho 'usage: hermes cron create [--script SCRIPT] [--interpreter INTERPRETER]'\n")
+    (newer / "hermes").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{newer}{os.pathsep}{os.environ['PATH']}")
+    shutil.rmtree(demo_home / "profiles")
+    write_entries(demo_home / "memories" / "MEMORY.md", read_entries(demo_home / "memories" / "MEMORY.md")[:8])
+    assert main(["cron", "install", "--hermes-home", str(demo_home)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    script = demo_home / "scripts" / PYTHON_SCRIPT_NAME
+    assert out[0] == f"wrote {script}" and f"--interpreter {sys.executable}" in out[-1]
+    assert f"--script {PYTHON_SCRIPT_NAME}" in out[-1]
+    ran = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=script.parent,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+    )
+    assert (ran.returncode, ran.stdout) == (0, ""), ran.stderr[-2000:]
+    assert (demo_home / "memory_store.db").is_file()
