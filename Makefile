@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: demo test lint ui browser postgres wheels clean
+.PHONY: demo test lint ui browser postgres wheels pythons clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -68,5 +68,22 @@ wheels: $(BIN)/python
 	    -d $$dist/$$version $$dist/memory_pipeline-*.whl && echo "Python $$version: every dependency resolves to wheels" || exit 1; \
 	done; rm -rf $$dist
 
+# The tests of the plain logic and real syncs (the lib tree, shared stores, the catalog Holographic,
+# the layering) on every other Python this machine has (python3.12, python3.13 on PATH or in
+# pyenv's versions), each in its own venv; a Python the machine lacks is said and skipped.
+PYTHONS_TESTS := memory_pipeline_tests/lib memory_pipeline_tests/test_layering.py \
+  memory_pipeline_tests/test_shared_store.py memory_pipeline_tests/test_catalog_holographic.py
+pythons:
+	@for version in 3.12 3.13; do \
+	  interpreter=; for candidate in python$$version $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$$version*/bin/python$$version; do \
+	    if $$candidate -c pass >/dev/null 2>&1; then interpreter=$$candidate; break; fi; done; \
+	  [ -n "$$interpreter" ] || { echo "Python $$version: not on this machine; skipped"; continue; }; \
+	  venv=.venv-$$version; \
+	  [ -x $$venv/bin/python ] || $$interpreter -m venv $$venv || exit 1; \
+	  $$venv/bin/python -m pip install --quiet --upgrade pip && $$venv/bin/python -m pip install --quiet -e '.[dev]' || exit 1; \
+	  echo "Python $$version: $$($$venv/bin/python -c 'import sys, sqlite3; print(sys.version.split()[0], "with SQLite", sqlite3.sqlite_version)')"; \
+	  $$venv/bin/python -m pytest -q -n auto --dist loadfile -p no:cacheprovider $(PYTHONS_TESTS) || exit 1; \
+	done
+
 clean:
-	rm -rf $(VENV) data/hermes_home/memory-pipeline data/hermes_home/memory_store.db* data/hermes_home/profiles/*/memory_store.db* data/hermes_home/profiles/*/memory-pipeline
+	rm -rf $(VENV) .venv-3.12 .venv-3.13 data/hermes_home/memory-pipeline data/hermes_home/memory_store.db* data/hermes_home/profiles/*/memory_store.db* data/hermes_home/profiles/*/memory-pipeline
