@@ -4,7 +4,7 @@
 
 Builds a store of synthetic facts with the pipeline's own sync path, then measures in one run:
 `memory-pipeline search` (the trigram index) against Holographic's `FactRetriever.search`
-(facts_fts, unicode61) on the same queries; a full re-tag after a keyword-list change and a
+(facts_fts, unicode61) on the same queries of one, two and three words; a full re-tag after a keyword-list change and a
 no-change re-tag; and, on the demo profile, how many labelled queries each index answers fully.
 Prints Markdown tables.
 """
@@ -42,7 +42,7 @@ from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance  #
 from memory_pipeline.lib.sync.writer import write_sync  # noqa: E402
 from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store  # noqa: E402
 from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME  # noqa: E402
-from memory_pipeline_tests.support.search_queries import LABELLED_QUERIES, title_of  # noqa: E402
+from memory_pipeline_tests.support.search_queries import LABELLED_QUERIES, MULTIWORD_QUERIES, title_of  # noqa: E402
 from memory_pipeline_tests.support.store_helpers import write_entries  # noqa: E402
 from memory_pipeline_tests.support.synthetic import synthetic_entries  # noqa: E402
 
@@ -73,29 +73,36 @@ def build_store(home: Path, count: int) -> Path:
     return sync_store(home)
 
 
-def query_mix(db: Path, count: int) -> list[str]:
-    """Two-character Chinese words, longer Chinese and mixed phrases, English words, and random
-    substrings of stored facts (which always have an answer)."""
+def query_mix(db: Path, count: int) -> dict[str, list[str]]:
+    """Queries of one, two and three words: Chinese two-character words, English words and random
+    substrings of stored facts (which always have an answer), alone and combined in any order."""
     rng = random.Random(5)
     conn = connect(db, create=False)
     contents = [r[0] for r in conn.execute("SELECT content FROM facts ORDER BY random() LIMIT 500")]
     conn.close()
     words_zh = "部署 评审 分支 缓存 管道 备份 回滚 延迟 索引 镜像 队列 发布 脚本 配置 安装 会话 预算 报告 规则 偏好".split()
     words_en = "deploy review branch cache token pipeline schema backup rollback latency mirror release".split()
-    queries = []
-    for i in range(count):
-        kind = i % 4
+
+    def word(kind: int) -> str:
         if kind == 0:
-            queries.append(rng.choice(words_zh))
-        elif kind == 1:
-            queries.append(f"{rng.choice(words_zh)} {rng.choice(words_en)}")
-        elif kind == 2:
-            queries.append(rng.choice(words_en))
-        else:
-            text = rng.choice(contents)
-            start = rng.randrange(0, max(1, len(text) - 6))
-            queries.append(text[start : start + rng.randint(2, 6)].strip() or text[:4])
-    return [q for q in queries if len(q.strip()) >= 2]
+            return rng.choice(words_zh)
+        if kind == 1:
+            return rng.choice(words_en)
+        text = rng.choice(contents)
+        start = rng.randrange(0, max(1, len(text) - 6))
+        return "".join(text[start : start + rng.randint(2, 6)].split()) or text[:4]
+
+    def of_one_fact(n: int) -> str:
+        """`n` substrings of one stored fact, shuffled: a query with an answer."""
+        text = "".join(rng.choice(contents).split())
+        picks = [text[i : i + rng.randint(2, 4)] for i in sorted(rng.sample(range(max(1, len(text) - 4)), min(n, max(1, len(text) - 4))))]
+        rng.shuffle(picks)
+        return " ".join(picks)
+
+    mix = {"one word": [word(i % 3) for i in range(count)]}
+    for n, label in ((2, "two words"), (3, "three words")):
+        mix[label] = [of_one_fact(n) if i % 2 else " ".join(word(rng.randrange(3)) for _ in range(n)) for i in range(count)]
+    return {label: [q for q in queries if len(q.strip()) >= 2] for label, queries in mix.items()}
 
 
 def timed(fn, queries):
@@ -116,19 +123,27 @@ def labelled_home(tmp: Path) -> Path:
     return home
 
 
-def labelled_recall(tmp: Path) -> tuple[int, int]:
+def _answered(titles: list[str], found: set[str]) -> bool:
+    """Every intended fact found; for a query that names none, nothing found."""
+    return set(titles) <= found if titles else not found
+
+
+def labelled_recall(tmp: Path) -> dict[str, tuple[int, int, int]]:
+    """Per query set: (queries, answered by the pipeline's search, answered by Holographic's)."""
     db = labelled_home(tmp) / "memory_store.db"
     conn = connect(db, create=False)
-    ours = sum(set(titles) <= {title_of(r["content"]) for r in search(conn, q, limit=50).facts} for q, titles in LABELLED_QUERIES.items())
-    conn.close()
     store = holographic_store(db)
     retriever = holographic_retriever(store)
-    theirs = sum(
-        set(titles) <= {title_of(r["content"]) for r in retriever.search(q, min_trust=0.0, limit=50)}
-        for q, titles in LABELLED_QUERIES.items()
-    )
+    scores = {}
+    for label, queries in (("one word or phrase", LABELLED_QUERIES), ("several words, any order", MULTIWORD_QUERIES)):
+        ours = sum(_answered(t, {title_of(r["content"]) for r in search(conn, q, limit=50)}) for q, t in queries.items())
+        theirs = sum(
+            _answered(t, {title_of(r["content"]) for r in retriever.search(q, min_trust=0.0, limit=50)}) for q, t in queries.items()
+        )
+        scores[label] = (len(queries), ours, theirs)
     store.close()
-    return ours, theirs
+    conn.close()
+    return scores
 
 
 def main() -> None:
@@ -141,17 +156,20 @@ def main() -> None:
         started = time.perf_counter()
         db = build_store(tmp / "home", args.facts)
         print(f"built a store of {args.facts:,} facts in {time.perf_counter() - started:.0f} s\n")
-        queries = query_mix(db, args.queries)
+        mix = query_mix(db, args.queries)
         conn = connect(db, create=False)
-        mine = timed(lambda q: search(conn, q, limit=10), queries)
         store = holographic_store(db)
         retriever = holographic_retriever(store)
-        theirs = timed(lambda q: retriever.search(q, min_trust=0.0, limit=10), queries)
+        print(f"| search, {args.facts:,} facts | queries | p50 | p95 | max | Holographic facts_fts p50 | p95 | max |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for label, queries in mix.items():
+            mine = timed(lambda q: search(conn, q, limit=10), queries)
+            theirs = timed(lambda q: retriever.search(q, min_trust=0.0, limit=10), queries)
+            print(
+                f"| {label} | {len(queries)} | {mine[0]:.2f} ms | {mine[1]:.2f} ms | {mine[2]:.2f} ms "
+                f"| {theirs[0]:.2f} ms | {theirs[1]:.2f} ms | {theirs[2]:.2f} ms |"
+            )
         store.close()
-        print(f"| search, {len(queries)} queries, {args.facts:,} facts | p50 | p95 | max |")
-        print("|---|---:|---:|---:|")
-        print(f"| memory-pipeline (trigram index) | {mine[0]:.2f} ms | {mine[1]:.2f} ms | {mine[2]:.2f} ms |")
-        print(f"| Holographic FactRetriever.search (facts_fts) | {theirs[0]:.2f} ms | {theirs[1]:.2f} ms | {theirs[2]:.2f} ms |")
 
         settings = holographic_settings(tmp / "home")
         keywords = tmp / "kw.txt"
@@ -168,11 +186,10 @@ def main() -> None:
         print(f"| after a keyword-list change | {full:.2f} s | {changed.tagged + changed.untagged:,} |")
         print(f"| no change | {steady:.2f} s | {again.tagged + again.untagged} |")
 
-        ours, theirs_answered = labelled_recall(tmp)
-        print(f"\n| labelled queries on the demo profile ({len(LABELLED_QUERIES)}) | answered fully |")
-        print("|---|---:|")
-        print(f"| memory-pipeline search | {ours} |")
-        print(f"| Hermes' own facts_fts (FactRetriever.search) | {theirs_answered} |")
+        print("\n| labelled queries on the demo profile | queries | memory-pipeline search | Hermes' facts_fts (FactRetriever.search) |")
+        print("|---|---:|---:|---:|")
+        for label, (count, ours, theirs_answered) in labelled_recall(tmp).items():
+            print(f"| {label} | {count} | {ours} | {theirs_answered} |")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ PLUGIN_FILES = {
     "plugin.yaml": _PACKAGE / "hermes_plugin" / "plugin.yaml",
     "__init__.py": _PACKAGE / "hermes_plugin" / "plugin.py",
     "fact_search.py": _PACKAGE / "lib" / "store" / "fact_search.py",
+    "search_query.py": _PACKAGE / "lib" / "store" / "search_query.py",
     "live_sync.py": _PACKAGE / "hermes_plugin" / "live_sync.py",
 }
 

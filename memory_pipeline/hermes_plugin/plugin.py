@@ -2,7 +2,7 @@
 pipeline's trigram index in this profile's `memory_store.db`.
 
 Installed (and updated in place) by `memory-pipeline hermes-plugin install`, which copies this
-file as `__init__.py` and the index's reader as `fact_search.py` beside it. It runs inside
+file as `__init__.py` and the index's reader as `fact_search.py` (with its grammar, `search_query.py`) beside it. It runs inside
 Hermes' own process, where memory-pipeline is not installed: the standard library and what Hermes
 itself depends on only. The store is opened read-only; a fact goes to the agent only when the
 pipeline's privacy stage judged it not private, and the hook never raises into Hermes.

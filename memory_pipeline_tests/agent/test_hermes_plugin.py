@@ -32,6 +32,7 @@ PROBE = textwrap.dedent(
         "importable": importable,
         "plugin": loaded.get("memory-pipeline"),
         "search": registry.dispatch("memory_search", {"query": "机柜"}),
+        "two_words": registry.dispatch("memory_search", {"query": "温湿度 曙光"}),
         "chinese": invoke_hook("pre_llm_call", user_message="机柜的温湿度传感器多久检查一次？", **turn),
         "private": invoke_hook("pre_llm_call", user_message="张伟的邮箱是什么？", **turn),
         "english": invoke_hook("pre_llm_call", user_message="When is the next deploy?", **turn),
@@ -68,6 +69,7 @@ def test_hermes_loads_the_plugin_and_its_tool_and_hook_answer_without_the_packag
         probe["plugin"]["error"] is None and probe["plugin"]["enabled"] and (probe["plugin"]["tools"], probe["plugin"]["hooks"]) == (1, 3)
     )
     assert [r["content"] for r in json.loads(probe["search"])["results"]] == [SERVER_ROOM]
+    assert [r["content"] for r in json.loads(probe["two_words"])["results"]] == [SERVER_ROOM]  # words in any order
     assert len(probe["chinese"]) == 1 and SERVER_ROOM in probe["chinese"][0]["context"]
     # Fenced as quoted memory: data, not instructions.
     context = probe["chinese"][0]["context"]

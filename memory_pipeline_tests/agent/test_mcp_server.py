@@ -27,6 +27,7 @@ HERMES_CLIENT = textwrap.dedent(
     out = {
         "names": names,
         "search": call("search_memory", {"query": "机柜"}),
+        "two_words": call("search_memory", {"query": "温湿度 曙光"}),
         "private": call("search_memory", {"query": "Zhang Wei"}),
         "facts": call("get_facts", {"fact_ids": [fact_id], "profile": "default"}),
         "private_fact": call("get_facts", {"fact_ids": [private_id], "profile": "default"}),
@@ -65,6 +66,7 @@ def test_hermes_own_mcp_client_finds_what_fact_store_cannot_and_no_private_fact(
     out = json.loads(done.stdout)
     assert {"mcp__memory__search_memory", "mcp__memory__get_facts", "mcp__memory__memory_status"} <= set(out["names"])
     found = _result(out["search"])
+    assert [r["fact_id"] for r in _result(out["two_words"])["results"]] == [fact_id]  # words in any order
     assert [(r["profile"], r["fact_id"], r["content"]) for r in found["results"]] == [("default", fact_id, SERVER_ROOM)]
     private = _result(out["private"])
     assert private["results"] == [] and set(private) == {"results", "note", "profiles_never_synced"}  # no count of what was withheld

@@ -44,7 +44,7 @@ def test_clear_errors(capsys, demo_home):
     sync_json(capsys, demo_home, "--profile", "default")
     assert main(["search", "x", "--hermes-home", str(demo_home)]) == 2
     assert said(capsys.readouterr().err) == [
-        "memory-pipeline: a search query needs at least 2 characters, or one Chinese, Japanese or Korean character"
+        "memory-pipeline: a search needs a word of at least 2 characters, or one Chinese, Japanese or Korean character"
     ]
     assert main(["search", "署", "--hermes-home", str(demo_home), "--json"]) == 0  # one character is a word there
     results = json.loads(capsys.readouterr().out)["results"]

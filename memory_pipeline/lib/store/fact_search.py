@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+
+# Relative: inside the package and in the plugin's directory alike (`hermes-plugin install` copies both).
+from .search_query import CJK_RUN, PAIR_SEPARATOR, SearchError, match_expression, phrase, query_words, single_characters
+
+__all__ = ["SearchError"]  # raised by the grammar; the surfaces catch it from here
 
 INDEX_TABLE = "memory_pipeline_fts"
 # The tags the privacy stage and the removal policy set.
@@ -32,18 +36,8 @@ SHOWN = "shown"  # the one outcome that lets the agent see a fact
 NOT_SHOWN = "private, unsafe, removed and not yet judged facts are never shown"
 UNREADABLE = "the fact store cannot be read now (the user can run `memory-pipeline audit`)"
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
-# Joins the characters of the `pairs` column: every character pair is then a trigram of its own.
-PAIR_SEPARATOR = "\x1f"
 # BM25 ranks at most this many of a query's newest matches (a common word costs no more than a rare one).
 RANK_WINDOW = 250
-# Runs of Chinese, Japanese or Korean characters in a message: what Holographic's own index cannot split.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_CJK_RUN = re.compile(f"[{_CJK}]{{2,}}")
-_CJK_CHAR = re.compile(f"[{_CJK}]")
-
-
-class SearchError(ValueError):
-    """A query the index cannot answer (too short)."""
 
 
 def has_tag_sql(tag: str, column: str = "tags", *, case_sensitive: bool = True) -> str:
@@ -57,31 +51,6 @@ def indexed_text(text: str) -> str:
     """The text as indexed: FTS5's tokenizers stop at a NUL byte, so it becomes a space (what
     follows a NUL stays findable); the fact itself is never changed."""
     return text.replace("\x00", " ") if "\x00" in text else text
-
-
-def pair_text(text: str) -> str:
-    return PAIR_SEPARATOR.join(text.lower()) + PAIR_SEPARATOR
-
-
-def _phrase(column: str, text: str) -> str:
-    if column == "pairs":
-        text = (text[0] + PAIR_SEPARATOR + text[1]).lower()
-    return '"' + text.replace('"', '""') + '"'
-
-
-def match_expression(query: str) -> str:
-    """The FTS5 query answering `query` as a case-insensitive substring."""
-    text = query.strip()
-    if len(text) < 2:
-        raise SearchError("a search query needs at least 2 characters, or one Chinese, Japanese or Korean character")
-    column = "pairs" if len(text) == 2 else "content"
-    return f"{{{column}}} : {_phrase(column, text)}"
-
-
-def _one_character(query: str) -> str | None:
-    """A query of one Chinese, Japanese or Korean character (`船`, `飞`: a word of its own there)."""
-    text = query.strip()
-    return text if len(text) == 1 and _CJK_CHAR.match(text) else None
 
 
 _RETIRED = has_tag_sql(RETIRED_TAG, "f.tags")
@@ -178,21 +147,24 @@ def _text(raw: bytes) -> str:
 def search(
     conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False, judge: Gate | None = None
 ) -> list[dict]:
-    """Facts containing `query`, best BM25 first, newest first among equals: only those the agent
-    may see, unless `include_private` (the user at the command line: every fact, retired ones
-    last). Each: fact_id, content, category, tags, score, retired."""
-    single = _one_character(query)
-    if single is not None:  # no trigram holds one character: the indexed texts scanned, newest first, unscored
-        score, where, param = "0.0", "instr(m.content, ?) > 0", single
-    else:
-        score, where, param = f"bm25({INDEX_TABLE})", f"{INDEX_TABLE} MATCH ?", match_expression(query)
+    """Facts holding every word of `query` (`search_query`'s grammar), best BM25 first, newest
+    first among equals: only those the agent may see, unless `include_private` (the user at the
+    command line: every fact, retired ones last). Each: fact_id, content, category, tags, score,
+    retired."""
+    words = query_words(query)
+    expression = match_expression(words)
+    # One-character words have no trigram: checked in each text the others matched (alone: all of them, unscored).
+    conditions = [f"{INDEX_TABLE} MATCH ?"] if expression else []
+    conditions += ["instr(m.content, ?) > 0"] * len(single_characters(words))
+    params = ([expression] if expression else []) + single_characters(words)
+    score, where = (f"bm25({INDEX_TABLE})" if expression else "0.0"), " AND ".join(conditions)
     columns = f"f.fact_id, CAST(f.content AS BLOB), f.category, f.tags, {score}, {_RETIRED}"
     if include_private:
         sql = f"SELECT {columns} {_INDEXED} WHERE {where} ORDER BY m.rowid DESC LIMIT ?"
-        rows = conn.execute(sql, (param, RANK_WINDOW)).fetchall()
+        rows = conn.execute(sql, (*params, RANK_WINDOW)).fetchall()
     else:
         sql = f"SELECT {columns}, v.content_sha256 {_INDEXED} {_SHOWN} WHERE {where} ORDER BY m.rowid DESC LIMIT ?"
-        rows = _shown_rows(conn, sql, (param, RANK_WINDOW), judge)
+        rows = _shown_rows(conn, sql, (*params, RANK_WINDOW), judge)
     rows.sort(key=lambda r: (r[5], r[4], -r[0]))  # current before retired; bm25 lower-is-better; newest first
     return [
         {"fact_id": int(i), "content": _text(raw), "category": cat, "tags": t or "", "score": float(-b), "retired": bool(retired)}
@@ -230,14 +202,14 @@ def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max
     vocabulary says how many facts hold each): the newest 50 facts holding two of the three
     rarest are ranked by how many of the message's pairs they share, never the thousands that
     hold a common pair like 怎么."""
-    grams = list(dict.fromkeys(run[i : i + 2].lower() for run in _CJK_RUN.findall(message) for i in range(len(run) - 1)))
+    grams = list(dict.fromkeys(run[i : i + 2].lower() for run in CJK_RUN.findall(message) for i in range(len(run) - 1)))
     if not grams:
         return []
     rarest = _rarest_pairs(conn, grams, 3)
     needed = min(2, len(grams))
     if len(rarest) < needed:
         return []
-    phrases = [_phrase("pairs", g) for g in rarest]
+    phrases = [phrase("pairs", g) for g in rarest]
     either = [f"({a} AND {b})" for i, a in enumerate(phrases) for b in phrases[i + 1 :]] if needed == 2 else phrases
     # Newest matches first, as the index yields them (no score computed for every match), then
     # those sharing the most of the message's pairs.

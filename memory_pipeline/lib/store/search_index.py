@@ -15,7 +15,8 @@ import sqlite3
 from dataclasses import dataclass
 
 from memory_pipeline.lib.store.database import read_snapshot, table_exists, write_transaction
-from memory_pipeline.lib.store.fact_search import INDEX_TABLE, indexed_text, pair_text
+from memory_pipeline.lib.store.fact_search import INDEX_TABLE, indexed_text
+from memory_pipeline.lib.store.search_query import pair_text
 from memory_pipeline.lib.store.watermark import WatermarkChain
 
 _SCHEMA = f"CREATE VIRTUAL TABLE IF NOT EXISTS {INDEX_TABLE} USING fts5(content, pairs, tokenize = 'trigram')"

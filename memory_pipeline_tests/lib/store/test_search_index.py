@@ -105,3 +105,17 @@ def test_text_after_a_nul_byte_is_found_and_the_index_stays_in_step(demo_store):
         assert search(conn, "findme") == []  # not judged yet
         retag_store(conn, judge_of(load_keywords(DEMO_KEYWORDS)), holographic_settings(demo_store.parent))
         assert [r["content"] for r in search(conn, "findme")] == ["before\x00after the byte findme"]  # judged like any text
+
+
+def test_words_in_any_order_find_the_facts_holding_them_all(demo_store):
+    """Every word a substring of the fact, in any order and script, a one-character CJK word too;
+    a quoted phrase stays exact; the best match first."""
+    from memory_pipeline_tests.support.search_queries import MULTIWORD_QUERIES
+
+    with opened(demo_store) as conn:
+        for query, titles in MULTIWORD_QUERIES.items():
+            assert _titles(search(conn, query, limit=50)) == sorted(titles), query
+        with pytest.raises(SearchError, match="a word of at least 2 characters"):
+            search(conn, 'x "" y')
+        # A lone letter beside other words is left out, as a search box does.
+        assert _titles(search(conn, "a restic")) == ["Backups"]
