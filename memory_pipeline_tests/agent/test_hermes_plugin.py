@@ -82,7 +82,8 @@ def test_hermes_loads_the_plugin_and_its_tool_and_hook_answer_without_the_packag
     assert main(["why", str(room_id), "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
     (story,) = json.loads(capsys.readouterr().out)["stories"]
     assert [t["session"] for t in story["injected"]] == ["s"]
-    assert probe["private"] == [] and probe["english"] == []
+    assert probe["private"] == []
+    assert len(probe["english"]) == 1 and "**Deploy**" in probe["english"][0]["context"]  # what an English question names
 
     assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--uninstall"]) == 0
     assert not (home / "plugins" / "memory-pipeline").exists()

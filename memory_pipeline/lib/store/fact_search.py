@@ -14,13 +14,14 @@ the user (the command line) asks.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 # Relative: inside the package and in the plugin's directory alike (`hermes-plugin install` copies both).
-from .search_query import CJK_RUN, PAIR_SEPARATOR, SearchError, match_expression, phrase, query_words, single_characters
+from .search_query import PAIR_SEPARATOR, SearchError, match_expression, message_terms, phrase, query_words, single_characters
 
 __all__ = ["SearchError"]  # raised by the grammar; the surfaces catch it from here
 
@@ -194,49 +195,68 @@ def facts_by_id(conn: sqlite3.Connection, fact_ids: list[int], *, include_privat
 
 
 def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max_chars: int = 600, judge: Gate | None = None) -> list[dict]:
-    """The facts the agent may see sharing at least two character pairs of the
-    Chinese, Japanese or Korean runs of a message (a one-pair run: that pair), best first, at most
-    `limit` and `max_chars` of content in all; none when the message has no such text.
+    """The facts the agent may see that a message is about: those holding what it names (a name,
+    a product, a place, a number: `message_terms`), best first, at most `limit` and `max_chars` of
+    content in all; none when the message names nothing a fact holds.
 
-    It runs on every turn, so it asks the index only for its rarest pairs (the index's own
-    vocabulary says how many facts hold each): the newest 50 facts holding two of the three
-    rarest are ranked by how many of the message's pairs they share, never the thousands that
-    hold a common pair like 怎么."""
-    grams = list(dict.fromkeys(run[i : i + 2].lower() for run in CJK_RUN.findall(message) for i in range(len(run) - 1)))
-    if not grams:
+    It runs on every turn, so it asks the index only for the rarest of the message's terms (the
+    index says how many facts hold each). A fact must hold one term few facts hold (at most 5% of
+    them), or two of the message's terms; each held term counts by its rarity, and facts scoring
+    under half the best are left out."""
+    held = _held_terms(conn, message_terms(message))
+    if not held:
         return []
-    rarest = _rarest_pairs(conn, grams, 3)
-    needed = min(2, len(grams))
-    if len(rarest) < needed:
-        return []
-    phrases = [phrase("pairs", g) for g in rarest]
-    either = [f"({a} AND {b})" for i, a in enumerate(phrases) for b in phrases[i + 1 :]] if needed == 2 else phrases
-    # Newest matches first, as the index yields them (no score computed for every match), then
-    # those sharing the most of the message's pairs.
+    facts = conn.execute(f"SELECT count(*) FROM {INDEX_TABLE}_docsize").fetchone()[0]
+    rarest = sorted(held, key=held.get)[:_ASKED_TERMS]
     rows = _shown_rows(
         conn,
         f"""SELECT f.fact_id, CAST(f.content AS BLOB), f.category, v.content_sha256 {_INDEXED} {_SHOWN}
-            WHERE {INDEX_TABLE} MATCH ? ORDER BY m.rowid DESC LIMIT 50""",
-        ("{pairs} : (" + " OR ".join(either) + ")",),
+            WHERE {INDEX_TABLE} MATCH ? ORDER BY m.rowid DESC LIMIT 100""",
+        (" OR ".join(_term_phrase(t) for t in rarest),),
         judge,
     )
-    rows = [(fact_id, _text(raw), category) for fact_id, raw, category in rows]
-    shared = {fact_id: sum(g in content.lower() for g in grams) for fact_id, content, _ in rows}
+    rare = max(1.0, 0.05 * facts)
+    weight = {t: math.log((facts + 1) / (df + 0.5)) for t, df in held.items()}
+    scored = []
+    for fact_id, raw, category in rows:
+        content = _text(raw)
+        matched = [t for t in held if t in content.lower()]
+        if len(matched) >= 2 or any(held[t] <= rare for t in matched):
+            scored.append((sum(weight[t] for t in matched), -fact_id, content, category))
+    scored.sort(reverse=True)
     found, used = [], 0
-    for fact_id, content, category in sorted(rows, key=lambda r: -shared[r[0]]):
-        if shared[fact_id] < needed or used + len(content) > max_chars:
+    for score, negative_id, content, category in scored:
+        if score < 0.5 * scored[0][0] or used + len(content) > max_chars:
             continue
-        found.append({"fact_id": int(fact_id), "content": content, "category": category})
+        found.append({"fact_id": -negative_id, "content": content, "category": category})
         used += len(content)
         if len(found) == limit:
             break
     return found
 
 
-def _rarest_pairs(conn: sqlite3.Connection, grams: list[str], count: int) -> list[str]:
-    """Of the message's character pairs, the `count` that the fewest facts hold (and some do)."""
+_ASKED_TERMS = 6  # the rarest terms of a message the index is asked for
+_COUNTED_UP_TO = 2000  # a term more facts hold is common: its count stops there
+
+
+def _term_phrase(term: str) -> str:
+    return f"{{pairs}} : {phrase('pairs', term)}" if len(term) == 2 else f"{{content}} : {phrase('content', term)}"
+
+
+def _held_terms(conn: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
+    """Of a message's terms, those some fact holds, with how many facts hold each: a character
+    pair from the index's own vocabulary, a longer word by counting its matches (capped)."""
     conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_pipeline_vocab USING fts5vocab(main, {INDEX_TABLE}, row)")
-    terms = {g[0] + PAIR_SEPARATOR + g[1]: g for g in grams[:64]}
-    marks = ",".join("?" * len(terms))
-    held = conn.execute(f"SELECT term, doc FROM temp.memory_pipeline_vocab WHERE term IN ({marks})", list(terms)).fetchall()
-    return [terms[term] for term, _ in sorted(held, key=lambda row: row[1])[:count]]
+    pairs = {t[0] + PAIR_SEPARATOR + t[1]: t for t in terms[:64] if len(t) == 2}
+    held: dict[str, int] = {}
+    if pairs:
+        marks = ",".join("?" * len(pairs))
+        for term, docs in conn.execute(f"SELECT term, doc FROM temp.memory_pipeline_vocab WHERE term IN ({marks})", list(pairs)):
+            held[pairs[term]] = int(docs)
+    for word in [t for t in terms if len(t) > 2][:8]:
+        (docs,) = conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {INDEX_TABLE} WHERE {INDEX_TABLE} MATCH ? LIMIT {_COUNTED_UP_TO})", (_term_phrase(word),)
+        ).fetchone()
+        if docs:
+            held[word] = int(docs)
+    return held

@@ -56,3 +56,42 @@ def match_expression(words: list[str]) -> str | None:
 def single_characters(words: list[str]) -> list[str]:
     """The one-character words, which no trigram holds: checked in each matching text instead."""
     return [w for w in words if len(w) == 1]
+
+
+# What a message names, for the hook: its names, products, places and numbers, never its common
+# words. Latin-script words outside this list (or holding a digit), and the character pairs of its
+# Chinese, Japanese and Korean runs outside the common ones below (a pair of hiragana alone is
+# grammar). The index then says which of them any fact holds, and how rare each is.
+_LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/+#@-]*[A-Za-z0-9]")
+_HIRAGANA = re.compile("[\u3040-\u309f]{2}")
+COMMON_LATIN = frozenset(
+    """a about after again all also am an and any are as ask at be been before being both but by can could
+    did do does doing done for from get gets give go going got had has have having he her here him his how
+    i if in into is it its just know let like make me more most my need no not now of off on one only or our
+    out over please put really run see set she should show so some tell than thank thanks that the their them
+    then there these they this those to today tomorrow too try two up us use used using want was way we were
+    what when where which while who why will with would yes yesterday you your next last new old open file
+    files find help check look write say said does doesn't what's where's when's how's it's i'm don't can't
+    time day week month year thing things stuff fine good well great sure ok okay hi hello hey""".split()
+)
+COMMON_PAIRS = frozenset(
+    """一下 一个 一些 一点 一首 一段 一句 什么 怎么 怎样 为什 哪个 哪些 哪里 多少 多久 几点 几台 几个 时候 是不 不是 可以
+    需要 应该 能不 我们 你们 他们 这个 那个 这些 那些 这样 那样 现在 今天 明天 昨天 最近 帮我 给我 告诉 联系 打开 文件
+    看看 知道 问题 情况 东西 事情 关于 以及 还是 或者 因为 所以 如果 但是 然后 已经 没有 还有 就是 一样 其他 之前 之后
+    时间 地方 内容 方式 方法 要求 记得 提醒 翻译 总结 上面 下面 对话 你好 谢谢 麻烦 请问 如何 负责 是多 是什 叫什 在哪
+    用什 为何 怎么 么样 写一 一首 这段 能帮 帮忙 看一
+    何で 何時 何か 今日 明日 天気 教え 下さ
+    에서 으로 에게 해요 해주 주세 세요 니다 습니 합니 있어 있나 나요 어떻 떻게 뭐예 예요 언제 어디 인가 까요 할까 안녕 하세
+    기분 오늘 내일 점심 먹을 을까 어때 때요 받아 아요 이에 """.split()
+)
+
+
+def message_terms(message: str) -> list[str]:
+    """The words and character pairs a message may name a fact by, lower-cased, in order, each once."""
+    terms = [w.lower() for w in _LATIN_WORD.findall(message) if w.lower() not in COMMON_LATIN or any(c.isdigit() for c in w)]
+    for run in CJK_RUN.findall(message):
+        for i in range(len(run) - 1):
+            pair = run[i : i + 2].lower()
+            if pair not in COMMON_PAIRS and not _HIRAGANA.fullmatch(pair):
+                terms.append(pair)
+    return list(dict.fromkeys(terms))
