@@ -37,9 +37,9 @@ SERVER_NAME = "memory-pipeline"
 _MAX_LIMIT = 50
 
 SEARCH_HELP = """Search what this user's Hermes memory keeps (every fact synced from MEMORY.md and USER.md,
-and Hermes' own facts) for a substring, case-insensitive. Use it when fact_store finds nothing for
-Chinese, Japanese or Korean words inside a sentence (fact_store cannot split them), or for any
-exact phrase, name, path or number. Private facts, and facts not yet checked for personal data, are
+and Hermes' own facts) for words in any order, each a case-insensitive substring; a quoted phrase is
+exact. Use it when fact_store finds nothing for Chinese, Japanese or Korean words inside a sentence
+(fact_store cannot split them), or for any name, path or number. Private facts, and facts not yet checked for personal data, are
 never shown. Returns profile, fact_id, content, category, tags and score per fact."""
 FACTS_HELP = """Get facts by id: what a `fact_store#N` pointer in MEMORY.md or USER.md names (the entry
 was shortened there; the fact keeps its full text). Pass every N of a pointer like fact_store#16/27/33.

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
 from memory_pipeline.lib.choices import COMPACT_MARGIN, compact_target
+from memory_pipeline.lib.hermes.agent_setup import pointer_reader
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.settings import holographic_settings
 
@@ -77,9 +78,19 @@ def _compact(args: argparse.Namespace, profile) -> int:
             _print_proposal(profile.name, found.proposal)
             if found.proposal.rewrites:
                 proposals.append(found.proposal)
+        reader = pointer_reader(profile)
+        if proposals and reader is None:
+            print(
+                f"\nthe agent of profile {profile.name} cannot follow fact_store#N pointers (Hermes' fact_store cannot fetch "
+                f"a fact by id): set one up first, `memory-pipeline hermes-plugin install --profile {profile.name}` then "
+                "`hermes plugins enable memory-pipeline` (or the MCP server it prints)"
+            )
         if not args.apply or not proposals:
             if proposals:
                 print(f"\nnothing written; `memory-pipeline compact --profile {profile.name} --apply` writes it")
+            return 0
+        if reader is None and not args.yes:
+            print("nothing written: the pointers would be ones the agent cannot follow (add --yes to write them anyway)")
             return 0
         for proposal in proposals:
             if gone := facts_gone(profile, proposal):

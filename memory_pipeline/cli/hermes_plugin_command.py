@@ -20,10 +20,10 @@ from memory_pipeline.cli.common import (
     selected_profiles,
     shown_path,
 )
+from memory_pipeline.lib.hermes.agent_setup import PLUGIN_NAME
 from memory_pipeline.lib.hermes.safe_files import replace_file
 from memory_pipeline.lib.sync.journal import journal_path
 
-PLUGIN_NAME = "memory-pipeline"
 _PACKAGE = Path(__file__).resolve().parents[1]
 # What the plugin directory holds, and where each file comes from in the package.
 PLUGIN_FILES = {

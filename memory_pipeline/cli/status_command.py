@@ -29,6 +29,11 @@ def _vector_line(counts: dict, dialect: str) -> str:
     return f"HRR vectors: {shown or 'none'}; new vectors are written {'HRR1' if dialect == 'hrr1' else 'legacy'}"
 
 
+def _percent(chars: int, limit: int) -> str:
+    """A file's use of its cap as every command rounds it: from the characters, once."""
+    return f"{100 * chars / limit:.0f}%" if limit else "no cap"
+
+
 def run(args: argparse.Namespace) -> int:
     from memory_pipeline.services.status import profile_status  # numpy: imported when a status is asked for
 
@@ -45,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         entries = ", ".join(
             f"{source} off ({s['switched_off'][source]}: false)"
             if source in s["switched_off"]
-            else f"{source} {n} ({s['cap_usage_pct'][source]:.0f}% of cap)"
+            else f"{source} {n} ({_percent(*s['chars'][source])} of cap)"
             for source, n in s["entries"].items()
         )
         if s["store_error"]:

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 import dagster as dg
 
 from memory_pipeline import environment
-from memory_pipeline.defs.checks import BLOCKING, CHECK_ASSETS, IN_ASSET_STEP
+from memory_pipeline.defs.checks import BLOCKING, CHECK_ASSETS, IN_ASSET_STEP, per_profile
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.search import fts_index
@@ -92,7 +92,7 @@ def audit_report(
     )
 
 
-def _result(key: dg.AssetCheckKey, result: AuditResult) -> dg.AssetCheckResult:
+def _result(key: dg.AssetCheckKey, result: AuditResult, profile: str) -> dg.AssetCheckResult:
     severity = dg.AssetCheckSeverity.ERROR if result.severity == ERROR else dg.AssetCheckSeverity.WARN
     return dg.AssetCheckResult(
         asset_key=key.asset_key,
@@ -100,7 +100,7 @@ def _result(key: dg.AssetCheckKey, result: AuditResult) -> dg.AssetCheckResult:
         passed=result.passed,
         severity=severity,
         description=result.detail,
-        metadata=result.metrics,
+        metadata=per_profile(profile, result.metrics),
     )
 
 
@@ -120,7 +120,7 @@ def ledger_integrity(
     context: dg.AssetCheckExecutionContext, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource
 ) -> dg.AssetCheckResult:
     with profile_audit(context.partition_key, hermes, store, privacy, [_BLOCKING.name]) as audit:
-        return _result(dg.AssetCheckKey(_BLOCKING_ASSET, _BLOCKING.name), audit.run(_BLOCKING.name))
+        return _result(dg.AssetCheckKey(_BLOCKING_ASSET, _BLOCKING.name), audit.run(_BLOCKING.name), context.partition_key)
 
 
 # Every check of the registry that is neither the blocking one nor judged inside its asset's
@@ -155,7 +155,7 @@ def memory_audits(
         with profile_audit(context.partition_key, hermes, store, privacy, [k.name for k in keys]) as audit:
             results = audit.run_many(k.name for k in keys)
     for key, result in zip(keys, results, strict=True):
-        yield _result(key, result)
+        yield _result(key, result, context.partition_key)
 
 
 AUDIT_CHECKS = [ledger_integrity, memory_audits]

@@ -27,3 +27,10 @@ IN_ASSET_STEP = frozenset({"extraction_latency", "extraction_json_valid"})
 
 if set(CHECK_ASSETS) != set(CHECK_SPECS):  # a check without its asset (or an asset for no check) fails at import
     raise RuntimeError(f"checks without an asset, or assets without a check: {sorted(set(CHECK_ASSETS) ^ set(CHECK_SPECS))}")
+
+
+def per_profile(profile: str, metrics: dict[str, float]) -> dict:
+    """A check's numbers keyed by the profile they were measured on (`default/entries`), with the
+    profile named: a check's history holds every profile's evaluations, and the UI plots each
+    metadata key as one series, so each profile's series stays its own."""
+    return {"profile": profile, **{f"{profile}/{name}": value for name, value in metrics.items()}}

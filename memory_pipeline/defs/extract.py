@@ -4,7 +4,7 @@ local Ollama model, with the two checks that judge the calls of the run that jus
 import dagster as dg
 
 from memory_pipeline import environment
-from memory_pipeline.defs.checks import CHECK_ASSETS, IN_ASSET_STEP
+from memory_pipeline.defs.checks import CHECK_ASSETS, IN_ASSET_STEP, per_profile
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
@@ -93,5 +93,5 @@ def extracted_facts(
             passed=result.passed,
             severity=dg.AssetCheckSeverity.WARN,
             description=result.detail,
-            metadata=result.metrics,
+            metadata=per_profile(context.partition_key, result.metrics),
         )

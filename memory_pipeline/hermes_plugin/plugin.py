@@ -29,15 +29,16 @@ HOOK_FACTS, HOOK_CHARS = 3, 600
 SEARCH_SCHEMA = {
     "name": "memory_search",
     "description": (
-        "Search this user's memory (facts synced from MEMORY.md and USER.md, and your own facts) for a substring, "
-        "case-insensitive. Use it when fact_store finds nothing for Chinese, Japanese or Korean words inside a "
-        "sentence, or for an exact phrase, name, path or number. Private facts, and facts not yet checked for personal "
-        "data, are never shown."
+        "Search this user's memory (facts synced from MEMORY.md and USER.md, and your own facts) for words in any order, "
+        "each a case-insensitive substring; a quoted phrase is exact. Use it when fact_store finds nothing for Chinese, "
+        "Japanese or Korean words inside a sentence, for a name, path or number, and to read the full text behind a "
+        "memory entry's `fact_store#N` pointer (query `fact_store#N`). Private facts, and facts not yet checked for "
+        "personal data, are never shown."
     ),
     "parameters": {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": "the substring to find (2 characters or more)"},
+            "query": {"type": "string", "description": "words to find (each 2 characters or more, or one CJK character), or fact_store#N"},
             "limit": {"type": "integer", "description": "at most this many facts (default 10)", "minimum": 1, "maximum": 50},
         },
         "required": ["query"],

@@ -54,6 +54,9 @@ def propose_compaction(profile: Profile, target: float) -> list[FileProposal]:
     """Each memory file of the profile, with a proposal for those over `target` (a share of the cap)."""
     with opened(holographic_settings(profile.home).db_path, create=False) as conn:
         facts = synced_facts(active_ledger(conn))
+        # Never a pointer to a fact the agent is not given (private, unsafe, not judged): such an entry stays whole.
+        _, withheld = facts_by_id(conn, sorted({i for ids in facts.values() for i in ids}))
+    facts = {entry: ids for entry, ids in facts.items() if not set(ids) & set(withheld)}
     limits, found = profile.char_limits(), []
     for source in SOURCE_FILES:
         reading, raw = _read_stable(profile.memory_file(source), source, limits[source])

@@ -81,6 +81,7 @@ def profile_status(data_dir: Path, profile: Profile, profiles: list[Profile] | N
         "store_shared_with": list(store_sharers(profile, profiles or [])),
         "entries": {r.source: len(r.entries) for r in readings},
         "cap_usage_pct": {r.source: round(100.0 * r.cap_usage, 1) for r in readings},
+        "chars": {r.source: [r.chars, r.limit] for r in readings},  # what the text's whole percent is taken from, as everywhere
         "unreadable": [str(r.path) for r in readings if not r.readable],
         "switched_off": {r.source: r.switched_off for r in readings if r.switched_off},
         **_store_status(profile, {n for r in readings for entry in r.entries for n in fact_pointers(entry)}),

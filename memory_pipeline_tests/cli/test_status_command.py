@@ -41,3 +41,12 @@ def test_status_counts_current_retired_and_compacted_facts_apart(capsys, synced_
     assert status["current_facts"] == status["pipeline_facts"] - status["compacted_facts"]
     assert main(["status", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
     assert f"{status['retired_facts']} retired, 1 compacted" in capsys.readouterr().out
+
+
+def test_status_rounds_cap_use_as_every_other_command(capsys, synced_home):
+    """2078 of 2132 characters is 97.47%: 97% in status as in the audit (never 98% by rounding twice)."""
+    (synced_home / "config.yaml").write_text("memory:\n  memory_char_limit: 2132\n", encoding="utf-8")
+    assert main(["status", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    assert "memory 18 (97% of cap)" in capsys.readouterr().out
+    main(["audit", "--hermes-home", str(synced_home), "--profile", "default", "--verbose"])
+    assert "MEMORY.md 2078/2132 chars (97%)" in capsys.readouterr().out

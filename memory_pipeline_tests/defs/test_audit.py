@@ -55,7 +55,7 @@ def test_checks_without_the_report_in_their_run_audit_afresh(demo_home, monkeypa
         assert _evaluations(instance, first.run_id)["layer_counts"].passed
         (full,) = run_sync(instance, demo_home, ["default"])
         assert full.success, full.error
-        before = _evaluations(instance, full.run_id)["layer_counts"].metadata["entries"].value
+        before = _evaluations(instance, full.run_id)["layer_counts"].metadata["default/entries"].value
 
         memory = demo_home / "memories" / "MEMORY.md"
         write_entries(memory, read_entries(memory)[1:])
@@ -63,4 +63,5 @@ def test_checks_without_the_report_in_their_run_audit_afresh(demo_home, monkeypa
         assert partial.success, partial.error
         # The stored report is the full run's: the partial run's checks judged the files as they are now.
         after = _evaluations(instance, partial.run_id)["layer_counts"]
-        assert after.passed and after.metadata["entries"].value == before - 1
+        assert after.passed and after.metadata["default/entries"].value == before - 1
+        assert after.metadata["profile"].value == "default"  # each profile's series its own in the UI

@@ -143,7 +143,7 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     CheckSpec(
         "pointers_resolve",
         WARN,
-        "Every fact_store#N pointer in the memory files names a fact.",
+        "Every fact_store#N pointer in the memory files names a fact the agent is given (not missing, retired or withheld).",
         "memory-pipeline compact --profile {profile} (or edit the pointer in the memory file)",
         start=6,
     ),

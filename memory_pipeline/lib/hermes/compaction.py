@@ -32,10 +32,7 @@ from memory_pipeline.lib.hermes.memory_files import (
 )
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
 
-MAX_SUMMARY_CHARS = 80
 _TITLE_PREFIX = re.compile(r"^(?:\*\*.+?\*\*|[^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s*")
-_SENTENCE_END = re.compile(r"[。！？!?；;]|\.(?:\s|$)")
-_CLAUSE_BREAK = re.compile(r"[，,、]|\s")
 
 
 class CompactionError(Exception):
@@ -78,8 +75,9 @@ class Proposal:
         return self.chars_after <= self.budget
 
     def diff(self) -> str:
-        old = ENTRY_DELIMITER.join(self.before).splitlines(keepends=True)
-        new = ENTRY_DELIMITER.join(self.after).splitlines(keepends=True)
+        # Every line ends in a newline, the file's last one too: a line never runs into the next.
+        old = [line + "\n" for line in ENTRY_DELIMITER.join(self.before).splitlines()]
+        new = [line + "\n" for line in ENTRY_DELIMITER.join(self.after).splitlines()]
         return "".join(difflib.unified_diff(old, new, f"{self.path.name} (now)", f"{self.path.name} (compacted)"))
 
 
@@ -135,16 +133,46 @@ def title_and_body(text: str) -> tuple[str, str]:
     return title, rest
 
 
+# What an entry holds that the agent needs without a lookup: code spans, URLs, paths, addresses,
+# key=value pairs, numbers (times, dates, amounts, percentages) and codes holding a digit, `-` or `_`.
+VALUE = re.compile(
+    r"`[^`]+`|https?://\S+|~?/[\w./<>+-]+|[\w.+-]+@[\w-]+\.[\w.-]+|[A-Za-z_][\w.-]*=[\w.-]+"
+    r"|[A-Za-z]*\d[\w.:/%+-]*|[A-Za-z]+[-_][A-Za-z0-9_-]+"
+)
+# A clause ends at a sentence's or clause's punctuation; never at a list's `、`, inside brackets or
+# code, or at a dot that belongs to a number (`1.`, `v2.1`).
+_CLAUSE_SEPARATOR = re.compile(r"[。！？!?；;，,]|(?<![\d\s])\.(?=\s|$)")
+
+
+def values(text: str) -> list[str]:
+    """The values of a text, in order: what a summary of it must keep."""
+    return [m.group(0).rstrip(".,;:") for m in VALUE.finditer(text)]
+
+
+def _clauses(body: str) -> list[str]:
+    """The body cut after each clause separator that stands outside brackets and code spans."""
+    pieces, start, depth, code = [], 0, 0, False
+    for match in _CLAUSE_SEPARATOR.finditer(body):
+        depth = _depth(body[: match.start()])
+        code = body[: match.start()].count("`") % 2 == 1
+        if depth == 0 and not code:
+            pieces.append(body[start : match.end()])
+            start = match.end()
+    pieces.append(body[start:])
+    return [p for p in pieces if p.strip()]
+
+
+def _depth(text: str) -> int:
+    return sum(text.count(o) - text.count(c) for o, c in _BRACKETS.items())
+
+
 def shorten(body: str) -> str:
-    """Deterministic one-line summary of an entry's body: its first sentence, cut at a clause
-    boundary when it is still longer than MAX_SUMMARY_CHARS."""
+    """Deterministic one-line summary of an entry's body that takes out prose, never values: its
+    first clause, then every clause holding a value (a number, a code, a path, a URL), whole."""
     body = " ".join(body.split())
-    end = _SENTENCE_END.search(body)
-    sentence = (body[: end.end()].strip() if end else body).rstrip("；;，, ")
-    if len(sentence) <= MAX_SUMMARY_CHARS:
-        return sentence
-    cuts = [m.start() for m in _CLAUSE_BREAK.finditer(sentence, 0, MAX_SUMMARY_CHARS)]
-    return sentence[: cuts[-1] if cuts and cuts[-1] > MAX_SUMMARY_CHARS // 3 else MAX_SUMMARY_CHARS].rstrip() + "…"
+    clauses = _clauses(body)
+    kept = [c for i, c in enumerate(clauses) if i == 0 or VALUE.search(c)]
+    return "".join(kept).strip().rstrip("；;，,、 ")
 
 
 def lines_left_out(text: str, summary: str) -> tuple[int, ...]:
@@ -184,7 +212,8 @@ def propose(
         title, body = title_and_body(text)
         summary = summarise(body)
         shorter = pointer_entry(title, fact_ids, summary)
-        if len(shorter) >= len(text) or shorter in proposal.after:
+        lost = [v for v in values(text) if v not in shorter]  # a summary takes out prose, never a value
+        if lost or len(shorter) >= len(text) or shorter in proposal.after:
             continue
         proposal.after[position] = shorter
         proposal.rewrites.append(Rewrite(position, text, shorter, fact_ids, lines_left_out(text, summary)))

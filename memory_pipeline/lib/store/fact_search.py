@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Relative: inside the package and in the plugin's directory alike (`hermes-plugin install` copies both).
-from .search_query import PAIR_SEPARATOR, SearchError, match_expression, message_terms, phrase, query_words, single_characters
+from .search_query import PAIR_SEPARATOR, SearchError, match_expression, message_terms, phrase, pointed_ids, query_words, single_characters
 
 __all__ = ["SearchError"]  # raised by the grammar; the surfaces catch it from here
 
@@ -151,7 +151,10 @@ def search(
     """Facts holding every word of `query` (`search_query`'s grammar), best BM25 first, newest
     first among equals: only those the agent may see, unless `include_private` (the user at the
     command line: every fact, retired ones last). Each: fact_id, content, category, tags, score,
-    retired."""
+    retired. A pointer (`fact_store#14`) gives the facts it names, as `facts_by_id` does."""
+    if (pointed := pointed_ids(query)) is not None:
+        facts, _ = facts_by_id(conn, pointed, include_private=include_private)
+        return [{**fact, "score": 0.0} for fact in facts][:limit]
     words = query_words(query)
     expression = match_expression(words)
     # One-character words have no trigram: checked in each text the others matched (alone: all of them, unscored).

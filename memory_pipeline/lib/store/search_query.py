@@ -1,6 +1,7 @@
 """The search grammar every surface shares (the command line, the MCP server, the Hermes plugin):
 words in any order, each a case-insensitive substring of the fact, all of them required; a quoted
-phrase is one word, spaces and all. A word is two characters or more, or one Chinese, Japanese or
+phrase is one word, spaces and all. A query that is a pointer a compacted entry holds
+(`fact_store#14`) names its facts. A word is two characters or more, or one Chinese, Japanese or
 Korean character (a word of its own there); a lone letter or digit beside other words is left out.
 Standard library only: the Hermes plugin runs this file beside `fact_search.py`."""
 
@@ -33,6 +34,16 @@ def query_words(query: str) -> list[str]:
     if not usable:
         raise SearchError(TOO_SHORT)
     return usable
+
+
+_POINTER = re.compile(r"\s*(?:→\s*)?fact_store#(\d+(?:/\d+)*)\s*")
+
+
+def pointed_ids(query: str) -> list[int] | None:
+    """The fact ids of a query that is a compacted entry's pointer (`fact_store#14`, `fact_store#3/9`):
+    the surfaces follow it to those facts; None for any other query."""
+    match = _POINTER.fullmatch(query)
+    return [int(n) for n in match.group(1).split("/")] if match else None
 
 
 def pair_text(text: str) -> str:

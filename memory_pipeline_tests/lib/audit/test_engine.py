@@ -206,6 +206,22 @@ def test_dangling_pointer(capsys, work):
     assert failing(profile) == {"pointers_resolve"}
 
 
+def test_a_pointer_to_a_withheld_fact_is_one_the_agent_cannot_follow(capsys, work):
+    """The work profile's private contact (李娜) as a pointer: the fact exists, the agent is not given it."""
+    home, profile = work
+    ((private_id,),) = (
+        sqlite3.connect(holographic_settings(profile.home).db_path)
+        .execute("SELECT fact_id FROM facts WHERE tags LIKE '%private-person%'")
+        .fetchall()
+    )
+    path = profile.memory_file("memory")
+    write_entries(path, read_entries(path) + [f"**Ops contact (→ fact_store#{private_id})**: see the fact"])
+    sync_json(capsys, home, "--profile", "work")
+    assert failing(profile) == {"pointers_resolve"}
+    main(["audit", "--hermes-home", str(home), "--profile", "work"])
+    assert f"1 name a fact the agent is not given (retired, private, unsafe or not judged) (#{private_id})" in capsys.readouterr().out
+
+
 def test_pending_entry(capsys, work):
     home, profile = work
     path = profile.memory_file("user")

@@ -6,11 +6,13 @@ from __future__ import annotations
 import pandas as pd
 
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
+from memory_pipeline.lib.audit.layers import on_own_connection
 from memory_pipeline.lib.audit.loaded import LoadedLayers
 from memory_pipeline.lib.choices import compact_target
 from memory_pipeline.lib.hermes.compaction import propose
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
+from memory_pipeline.lib.store.fact_search import facts_by_id
 
 
 def cap_usage(layers: LoadedLayers) -> AuditResult:
@@ -84,19 +86,27 @@ def format_parity(layers: LoadedLayers) -> AuditResult:
 
 
 def pointers_resolve(layers: LoadedLayers) -> AuditResult:
+    """Every `fact_store#N` pointer names a fact the agent is given: one missing, retired (out of
+    Hermes' tables) or withheld (private, unsafe, not judged) is a pointer it cannot follow."""
     pointers = [n for r in layers.inputs.readings for t in r.entries for n in fact_pointers(t)]
-    existing = set()
-    if pointers:
-        layers.db.register("pointers", pd.DataFrame({"fact_id": sorted(set(pointers))}))
+    existing: set[int] = set()
+    unfollowable: list[int] = []
+    if pointers and layers.inputs.conn is not None:
+        wanted = sorted(set(pointers))
+        layers.db.register("pointers", pd.DataFrame({"fact_id": wanted}))
         existing = {r[0] for r in layers.db.execute("SELECT fact_id FROM facts WHERE fact_id IN (SELECT fact_id FROM pointers)").fetchall()}
+        unfollowable = on_own_connection(layers.inputs.settings.db_path, lambda conn: facts_by_id(conn, wanted)[1])
     dangling = sorted({p for p in pointers if p not in existing})
+    withheld = sorted(set(unfollowable) - set(dangling))
     return AuditResult(
         "pointers_resolve",
-        not dangling,
+        not (dangling or withheld),
         WARN,
         f"{len(pointers)} fact_store#N pointers in the memory files, {len(dangling)} name no fact"
-        + (f" (#{', #'.join(map(str, dangling[:20]))})" if dangling else ""),
-        {"pointers": float(len(pointers)), "dangling_pointers": float(len(dangling))},
+        + (f" (#{', #'.join(map(str, dangling[:20]))})" if dangling else "")
+        + f", {len(withheld)} name a fact the agent is not given (retired, private, unsafe or not judged)"
+        + (f" (#{', #'.join(map(str, withheld[:20]))})" if withheld else ""),
+        {"pointers": float(len(pointers)), "dangling_pointers": float(len(dangling)), "withheld_pointers": float(len(withheld))},
     )
 
 
