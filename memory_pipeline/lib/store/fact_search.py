@@ -84,9 +84,21 @@ def _list_sha256(path: str | None) -> str | None:
         file = Path(path)
         if not file.exists() and not file.is_symlink():
             return EMPTY_SHA256
-        return hashlib.sha256(file.read_bytes()).hexdigest() if file.is_file() else None
+        if not file.is_file():
+            return None
+        seen = file.stat()
+        stamp = (seen.st_dev, seen.st_ino, seen.st_size, seen.st_mtime_ns, seen.st_ctime_ns)
+        known = _LIST_HASHES.get(path)
+        if known is None or known[0] != stamp:  # read again whenever the file may have changed
+            known = _LIST_HASHES[path] = (stamp, hashlib.sha256(file.read_bytes()).hexdigest())
+        return known[1]
     except OSError:
         return None
+
+
+# The keyword list's hash by its path, kept while its inode, size and times stay the same: a query
+# then reads the list's metadata, not its bytes.
+_LIST_HASHES: dict[str, tuple[tuple, str]] = {}
 
 
 @dataclass(frozen=True)
@@ -129,20 +141,36 @@ def gate(conn: sqlite3.Connection) -> Gate | None:
     return Gate(sha256, detectors, _list_sha256(recorded_list(conn, path)) != sha256)
 
 
-def _shown_rows(conn: sqlite3.Connection, sql: str, params: tuple, judge: Gate | None = None) -> list[tuple]:
+def _shown_rows(
+    conn: sqlite3.Connection, sql: str, params: tuple, judge: Gate | None = None, *, best_first=None, wanted: int | None = None
+) -> list[tuple]:
     """Rows of a query joined to `_SHOWN` (its first column the fact id, its second the text as
     bytes, its last the verdict's hash) whose verdict is for the text as it is now; none when the
     store was never judged or its keyword list changed since. `judge`: the store's gate, when the
-    caller read it already."""
+    caller read it already. With `best_first` (a sort key) and `wanted`, the rows are ranked first
+    and only the best `wanted` that pass are hashed for: the check then costs what is shown."""
     judge = judge or gate(conn)
     if judge is None or judge.stale:
         return []
     rows = conn.execute(sql, (judge.keywords_sha256, judge.detectors, *params)).fetchall()
-    return [row[:-1] for row in rows if content_sha256(row[1]) == row[-1]]
+    if best_first is not None:
+        rows.sort(key=best_first)
+    shown = []
+    for row in rows:
+        if content_sha256(row[1]) == row[-1]:
+            shown.append(row[:-1])
+            if len(shown) == wanted:
+                break
+    return shown
 
 
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
+
+
+def _ranked(row: tuple):
+    """Current before retired; BM25 lower is better; newest first among equals."""
+    return (row[5], row[4], -row[0])
 
 
 def search(
@@ -168,8 +196,8 @@ def search(
         rows = conn.execute(sql, (*params, RANK_WINDOW)).fetchall()
     else:
         sql = f"SELECT {columns}, v.content_sha256 {_INDEXED} {_SHOWN} WHERE {where} ORDER BY m.rowid DESC LIMIT ?"
-        rows = _shown_rows(conn, sql, (*params, RANK_WINDOW), judge)
-    rows.sort(key=lambda r: (r[5], r[4], -r[0]))  # current before retired; bm25 lower-is-better; newest first
+        rows = _shown_rows(conn, sql, (*params, RANK_WINDOW), judge, best_first=_ranked, wanted=limit)
+    rows.sort(key=_ranked)
     return [
         {"fact_id": int(i), "content": _text(raw), "category": cat, "tags": t or "", "score": float(-b), "retired": bool(retired)}
         for i, raw, cat, t, b, retired in rows[:limit]
