@@ -181,7 +181,8 @@ def main() -> None:
     try:
         home = tmp / "home"
         db = build_store(home, args.facts)
-        queries = query_mix(db, args.queries)
+        # One, two and three words, a third of the queries each.
+        queries = [q for kind in query_mix(db, args.queries // 3).values() for q in kind]
         asked = questions(db, args.queries)
         rows = [
             ("`search_memory` through an MCP client session (stdio)", _ms(mcp_latencies(home, queries))),

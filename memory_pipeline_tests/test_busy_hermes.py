@@ -7,41 +7,52 @@ import json
 import subprocess
 import sys
 import textwrap
-import time
 
 from memory_pipeline.cli import main
+from memory_pipeline_tests.support.servers import DEADLINE_S, wait_for
 from memory_pipeline_tests.support.store_helpers import consistency_problems, profile_result, sync_json
 
 WRITER = textwrap.dedent(
     """
     import sys, time
+    from pathlib import Path
     from memory_pipeline_tests.support.hermes_oracle import hermes_memory
-    home, seconds = sys.argv[1], float(sys.argv[2])
-    deadline, n = time.monotonic() + seconds, 0
+    home, progress, stop = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    deadline, n = time.monotonic() + 300, 0  # a bound, never the test's clock: it stops when told
     with hermes_memory(home) as hermes:
-        while time.monotonic() < deadline and n < 400:  # bounded in time and in writes
+        while not stop.exists() and time.monotonic() < deadline:
             hermes.add("user", f"Busy note {n}: written while a sync runs")
             if n:
                 hermes.remove("user", f"Busy note {n - 1}:")
             n += 1
+            progress.write_text(str(n))
             time.sleep(0.05)
-    print(n)
     """
 )
 
 
-def test_syncs_during_a_busy_hermes_raise_no_error(capsys, synced_home):
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(synced_home), "5"], stdout=subprocess.PIPE, text=True)
-    codes = []
+def _writes(progress) -> int:
     try:
-        time.sleep(0.5)
-        while writer.poll() is None and len(codes) < 6:
-            codes.append(main(["sync", "--hermes-home", str(synced_home), "--profile", "default", "--force", "--json"]))
+        return int(progress.read_text() or 0)
+    except (FileNotFoundError, ValueError):
+        return 0
+
+
+def test_syncs_during_a_busy_hermes_raise_no_error(capsys, synced_home, tmp_path):
+    progress, stop = tmp_path / "writes", tmp_path / "stop"
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(synced_home), str(progress), str(stop)])
+    try:
+        wait_for(lambda: _writes(progress) >= 3, DEADLINE_S, "Hermes' first writes")
+        for _ in range(2):  # two syncs, each while Hermes writes, however long either takes
+            before = _writes(progress)
+            code = main(["sync", "--hermes-home", str(synced_home), "--profile", "default", "--force", "--json"])
             payload = json.loads(capsys.readouterr().out)
-            assert payload["ok"] is True, payload  # no ERROR, whatever Hermes wrote meanwhile
+            assert code == 0 and payload["ok"] is True, payload  # no ERROR, whatever Hermes wrote meanwhile
+            wait_for(lambda b=before: _writes(progress) > b + 2, DEADLINE_S, "Hermes writing on")
     finally:
-        writer.wait(timeout=30)
-    assert int(writer.stdout.read()) > 10 and len(codes) >= 2 and set(codes) == {0}
+        stop.touch()
+        writer.wait(timeout=120)
+    assert writer.returncode == 0 and _writes(progress) > 10
     settled = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
     assert not [c for c in settled["failing_checks"] if c not in ("cap_usage", "mirrors_adopted")], settled
     assert consistency_problems(synced_home / "memory_store.db") == []

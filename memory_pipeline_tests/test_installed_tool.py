@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME, REPO_ROOT
-from memory_pipeline_tests.support.servers import GraphQL, free_port, wait_for
+from memory_pipeline_tests.support.servers import DEADLINE_S, GraphQL, free_port, wait_for
 
 NO_OLLAMA = "http://127.0.0.1:9"  # nothing answers: `auto` extraction falls back to rules
 ASSETS = {"parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store", "privacy_tags", "fts_index", "audit_report"}
@@ -129,7 +129,7 @@ def test_the_installed_tool_serves_the_ui_from_the_package(installed):
         return {"/".join(node["assetKey"]["path"]) for node in data["assetNodes"]} or None
 
     try:
-        assert wait_for(assets, 120, "the installed package's code location") >= ASSETS
+        assert wait_for(assets, DEADLINE_S, "the installed package's code location") >= ASSETS
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()

@@ -19,7 +19,7 @@ import pytest
 from memory_pipeline import environment
 from memory_pipeline.lib.privacy.choice import lists_digest
 from memory_pipeline_tests.support.repository import REPO_ROOT
-from memory_pipeline_tests.support.servers import REPOSITORY, GraphQL, free_port, wait_for
+from memory_pipeline_tests.support.servers import DEADLINE_S, REPOSITORY, GraphQL, free_port, wait_for
 
 ASSETS = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store", "privacy_tags", "fts_index", "audit_report"]
 CHECKS = {
@@ -79,7 +79,7 @@ def dagster_ui(demo_home, tmp_path):
         return data["repositoriesOrError"].get("nodes")
 
     try:
-        wait_for(location_loaded, 120, "the webserver's GraphQL endpoint and the code location")
+        wait_for(location_loaded, DEADLINE_S, "the webserver's GraphQL endpoint and the code location")
         yield url, graphql, demo_home, process
     finally:
         try:

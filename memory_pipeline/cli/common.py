@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
 from memory_pipeline import environment
-from memory_pipeline.environment import REMOTE_ENV
 from memory_pipeline.lib.choices import EXTRACTOR_MODES, ExtractorMode
 from memory_pipeline.lib.hermes.profiles import (
     DEFAULT_PROFILE,
@@ -143,22 +140,6 @@ def extractor_config(args: argparse.Namespace) -> dict:
         if value is not None:
             config[key] = value
     return config
-
-
-@contextmanager
-def remote_ollama_allowed(allowed: bool):
-    """`--allow-remote-ollama`: this process (and the Dagster runs it executes) started with the
-    permission, as a server would be with `MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1`; given back after."""
-    previous = os.environ.get(REMOTE_ENV)
-    if allowed:
-        os.environ[REMOTE_ENV] = "1"
-    try:
-        yield
-    finally:
-        if allowed and previous is None:
-            os.environ.pop(REMOTE_ENV, None)
-        elif allowed:
-            os.environ[REMOTE_ENV] = previous
 
 
 def _positive_int(text: str) -> int:

@@ -18,7 +18,6 @@ from memory_pipeline.cli.common import (
     extractor_config,
     hermes_home,
     print_json,
-    remote_ollama_allowed,
     selected_profiles,
 )
 from memory_pipeline.cli.sync_output import Printer, check_errors
@@ -96,8 +95,9 @@ def _non_default(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    with remote_ollama_allowed(args.allow_remote_ollama):
-        return _sync(args)
+    if args.allow_remote_ollama:
+        environment.allow_remote_ollama()
+    return _sync(args)
 
 
 def _sync(args: argparse.Namespace) -> int:

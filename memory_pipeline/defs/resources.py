@@ -23,8 +23,8 @@ from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError, opened
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings, per_user_note
 from memory_pipeline.lib.store.watermark import WatermarkChain
-from memory_pipeline.lib.sync.ledger import LedgerOwner, ledger_owner
 from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
+from memory_pipeline.lib.sync.owner import LedgerOwner, ledger_owner
 
 
 class HermesHomeResource(dg.ConfigurableResource):

@@ -15,7 +15,7 @@ from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, read
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.ledger import ledger_owner
+from memory_pipeline.lib.sync.owner import ledger_owner
 
 _LEDGER_CHECKS = {"ledger_integrity"}
 _LINK_CHECKS = {"fact_links"}

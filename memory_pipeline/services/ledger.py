@@ -9,8 +9,8 @@ from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, read_profile
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.ledger import ledger_owner
 from memory_pipeline.lib.sync.ledger_tsv import ImportReport, export_rows, import_tsv
+from memory_pipeline.lib.sync.owner import ledger_owner
 
 
 def synced_profiles(profiles: list[Profile]) -> list[Profile]:

@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from memory_pipeline.cli import main
 from memory_pipeline_tests.support.store_helpers import query, said
 
@@ -141,3 +143,21 @@ def test_an_entry_patched_in_place_by_hand_keeps_its_fact(capsys, synced_home):
     result = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
     assert (result["added"], result["updated"], result["removed"]) == (0, 1, 0), result
     assert query(db, "SELECT content FROM facts WHERE fact_id = ?", (fact_id,)) == [(entries[2].strip(),)]
+
+
+def test_a_remote_ollama_host_is_refused_unless_the_command_allows_it(capsys, demo_home):
+    """`--allow-remote-ollama` is the permission of the command that starts the process, the same as
+    a server started with MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1: without it, no entry reaches the host."""
+    from memory_pipeline_tests.lib.extraction.test_choice import _outside_address
+    from memory_pipeline_tests.support.fake_ollama import FakeOllama
+
+    outside = _outside_address()
+    if outside is None:
+        pytest.skip("this machine has no address off loopback to stand for a remote host")
+    with FakeOllama(bind="0.0.0.0", host=outside) as remote:
+        remote.models = ("qwen3.6-nothink:latest",)
+        args = ["sync", "--hermes-home", str(demo_home), "--profile", "work", "--extractor", "ollama", "--ollama-host", remote.url]
+        assert main(args) == 1
+        assert "--allow-remote-ollama" in capsys.readouterr().err and remote.requests == []
+        assert main([*args, "--allow-remote-ollama"]) == 0, capsys.readouterr().err
+        assert remote.chat_requests

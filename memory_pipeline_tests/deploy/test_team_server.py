@@ -23,7 +23,7 @@ from memory_pipeline.cli import main
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.hermes.profiles import get_profile
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline_tests.support.servers import REPOSITORY, GraphQL, free_ports, wait_for
+from memory_pipeline_tests.support.servers import DEADLINE_S, REPOSITORY, GraphQL, free_ports, wait_for
 from memory_pipeline_tests.support.store_helpers import active_facts, read_entries, write_entries
 from memory_pipeline_tests.support.team_server import DEPLOY, PostgresMissing, Server, deployment_files, postgres_cluster
 
@@ -104,7 +104,7 @@ def _move_schedule_back(instance) -> datetime:
         states = instance.all_instigator_state(instigator_type=InstigatorType.SCHEDULE)
         return next((state for state in states if state.instigator_name == "memory_sync_schedule"), None)
 
-    state = wait_for(stored, 30, "the schedule's stored state")
+    state = wait_for(stored, DEADLINE_S, "the schedule's stored state")
     now = datetime.now(UTC)
     missed = now.replace(minute=now.minute - now.minute % 30, second=0, microsecond=0)
     before = missed.timestamp() - 60
@@ -123,7 +123,7 @@ def test_the_deployment_syncs_profiles_at_once_one_run_per_profile_and_survives_
     instance, server, graphql, home = team_server
     # The file sensor's first look requests one run per profile; one more request for `default`
     # comes in through GraphQL while its first is queued or running.
-    wait_for(lambda: instance.get_runs_count() >= len(PROFILES), 60, f"the file sensor's first runs: {server.log('daemon')}")
+    wait_for(lambda: instance.get_runs_count() >= len(PROFILES), DEADLINE_S, f"the file sensor's first runs: {server.log('daemon')}")
     launched = graphql(LAUNCH, params={
         "selector": {**REPOSITORY, "jobName": "memory_sync_job"},
         "executionMetadata": {"tags": [{"key": "dagster/partition", "value": "default"}]},
@@ -131,12 +131,12 @@ def test_the_deployment_syncs_profiles_at_once_one_run_per_profile_and_survives_
     assert launched["__typename"] == "LaunchRunSuccess", launched
 
     # `work`'s run worker dies mid-run: the run must end failed, not stay "started", and be retried.
-    killed_run, pid = wait_for(lambda: _worker_mid_run(instance, "work"), 60, "`work`'s run worker")
+    killed_run, pid = wait_for(lambda: _worker_mid_run(instance, "work"), DEADLINE_S, "`work`'s run worker")
     os.kill(pid, signal.SIGKILL)
 
     # The daemon dies with runs in flight. While it is down, `ops`'s MEMORY.md gains an entry and
     # a schedule tick passes; then it comes back.
-    wait_for(lambda: instance.get_runs_count(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED])), 60, "a run in flight")
+    wait_for(lambda: instance.get_runs_count(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED])), DEADLINE_S, "a run in flight")
     server.kill("daemon")
     ops_memory = get_profile(home, "ops").memory_file("memory")
     write_entries(ops_memory, [*read_entries(ops_memory), MISSED_ENTRY])
@@ -149,7 +149,7 @@ def test_the_deployment_syncs_profiles_at_once_one_run_per_profile_and_survives_
         ended = all(r.dagster_run.status in ENDED for r in records)
         return records if len(scheduled) >= len(PROFILES) and ended and _synced(home, "ops", MISSED_ENTRY) else None
 
-    records = wait_for(all_ended, 150, f"every run to end: {server.log('daemon')}")
+    records = wait_for(all_ended, DEADLINE_S, f"every run to end: {server.log('daemon')}")
     runs = {r.dagster_run.run_id: r.dagster_run for r in records}
     by_profile: dict[str, list] = {}
     for record in records:

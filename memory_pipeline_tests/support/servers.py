@@ -42,6 +42,11 @@ class GraphQL:
         return payload["data"]
 
 
+# How long a test waits for something that depends on the machine's speed: generous, so a loaded
+# machine is slow and never failed; a hung test still ends.
+DEADLINE_S = 300.0
+
+
 def wait_for(condition, timeout_s: float, what: str):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from memory_pipeline_tests.support.repository import REPO_ROOT
-from memory_pipeline_tests.support.servers import free_port, wait_for
+from memory_pipeline_tests.support.servers import DEADLINE_S, free_port, wait_for
 
 DEPLOY = REPO_ROOT / "deploy"
 BIN = Path(sys.executable).parent
@@ -115,14 +115,14 @@ class Server:
     def start_code_server(self, port: int) -> None:
         self.start("code-server", str(BIN / "dagster"), "code-server", "start", "-m", "memory_pipeline.definitions", "-a", "defs",
                    "-h", "127.0.0.1", "-p", str(port))  # fmt: skip
-        wait_for(lambda: listening(port), 60, f"the code server on port {port}: {self.log('code-server')}")
+        wait_for(lambda: listening(port), DEADLINE_S, f"the code server on port {port}: {self.log('code-server')}")
 
     def start_daemon(self) -> None:
         self.start("daemon", str(BIN / "dagster-daemon"), "run", "-w", "workspace.yaml")
 
     def start_webserver(self, port: int) -> None:
         self.start("webserver", str(BIN / "dagster-webserver"), "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port))
-        wait_for(lambda: listening(port), 60, f"the webserver: {self.log('webserver')}")
+        wait_for(lambda: listening(port), DEADLINE_S, f"the webserver: {self.log('webserver')}")
 
     def kill(self, name: str) -> None:
         process = self.processes.pop(name)

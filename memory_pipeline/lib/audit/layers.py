@@ -21,7 +21,8 @@ from memory_pipeline.lib.store.database import ARCHIVE_TABLE, IS_PIPELINE_FACT_S
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import size_state_sql, state_sql
 from memory_pipeline.lib.store.watermark import store_watermark
-from memory_pipeline.lib.sync.ledger import LEDGER_ROW_COLUMNS, SOLE_OWNER, LedgerOwner, ledger_rows
+from memory_pipeline.lib.sync.ledger import LEDGER_ROW_COLUMNS, ledger_rows
+from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
 
 T = TypeVar("T")
 

@@ -91,7 +91,7 @@ def retag_store(
             f"SELECT count(*) FROM {verdicts.VERDICTS_TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)"
         ).fetchone()[0]
         in_force = verdicts.judge_in_force(conn)
-    if not candidates and not orphans and in_force == judge_row:
+    if not candidates and not report.verdicts and not orphans and in_force == judge_row:
         return report
     with write_transaction(conn):
         watermarks.observe(conn)
@@ -131,8 +131,12 @@ def _scan(conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSe
             continue
         normal = normalise_tags(tags)[0]
         links_right = not judgement.private or (private_entity is not None and private_links.get(fact_id) == str(private_entity[0]))
-        if fresh or not _settled(judgement, judge.policy, tags or "", normal, links_right, trust, settings, fact_id in backed):
+        if not _settled(judgement, judge.policy, tags or "", normal, links_right, trust, settings, fact_id in backed):
             candidates.append(fact_id)
+        elif fresh:
+            # Tags, links and trust already right: only the verdict is new (a keyword-list edit
+            # re-judges every fact). It names the text it judged, so a text changed meanwhile is withheld.
+            report.verdicts[fact_id] = judge.outcome_of(judgement)
     return report, candidates, scanned
 
 

@@ -12,8 +12,8 @@ from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIR
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.receipts import Receipt, write_receipt
 from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.sync.ledger import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
+from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.sync.retirement import merge_tags, retire
 from memory_pipeline.lib.sync.sync_report import SyncReport
 

@@ -12,43 +12,9 @@ import pandas as pd
 
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
-from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
 from memory_pipeline.lib.store.ledger_schema import profile_sql
-from memory_pipeline.lib.store.settings import store_sharers
-
-
-@dataclass(frozen=True)
-class LedgerOwner:
-    """Whose ledger rows a sync reads and writes. A store named by one profile's settings is that
-    profile's alone: every row is its own. A store several profiles share (`sharers`: the others)
-    keeps each profile's rows apart: another's rows are never read as this profile's, and a row
-    no profile has claimed yet (written before the ledger kept profiles) is taken only by an entry
-    with exactly its text."""
-
-    profile: str = ""
-    sharers: tuple[str, ...] = ()
-
-    @property
-    def sole(self) -> bool:
-        return not self.sharers
-
-    def rows_sql(self, column: str = "profile") -> tuple[str, tuple[str, ...]]:
-        """(SQL condition, parameters) selecting the rows this owner may read or take."""
-        if self.sole:
-            return "1", ()
-        return f"{column} NOT IN ({', '.join('?' * len(self.sharers))})", self.sharers
-
-    def owns(self, profile: str) -> bool:
-        return self.sole or profile == self.profile
-
-
-SOLE_OWNER = LedgerOwner()
-
-
-def ledger_owner(profile: Profile, profiles: list[Profile]) -> LedgerOwner:
-    """The profile as the owner of its rows in its store, with the profiles sharing that store."""
-    return LedgerOwner(profile.name, store_sharers(profile, profiles))
+from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
 
 
 @dataclass

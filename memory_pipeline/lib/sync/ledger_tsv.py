@@ -15,8 +15,8 @@ from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import LEDGER_TABLE, write_transaction
 from memory_pipeline.lib.store.ledger_schema import profile_sql
-from memory_pipeline.lib.sync.ledger import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
+from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
 
 _HEX = re.compile(r"^[0-9a-f]{16,64}$")
 _SOURCE_ALIASES = {"memory": "memory", "memory.md": "memory", "user": "user", "user.md": "user"}

@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Iterable
 
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, PIPELINE_TAG, RUNS_TABLE, has_tag_sql
-from memory_pipeline.lib.sync.ledger import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
 
 _RETIRE = f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP"
 

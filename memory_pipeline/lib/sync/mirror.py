@@ -28,7 +28,7 @@ from memory_pipeline.lib.hermes.redaction import has_mask, is_scrubbed_copy
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
 from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, SOURCE_CATEGORY, table_exists, write_transaction
 from memory_pipeline.lib.store.ledger_schema import profile_sql
-from memory_pipeline.lib.sync.ledger import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
 
 _SOURCE_OF_CATEGORY = {category: source for source, category in SOURCE_CATEGORY.items()}
 

@@ -20,8 +20,9 @@ from memory_pipeline.lib.store.quarantine import quarantine, releasable_entries,
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.entry_writes import EntryWrites
-from memory_pipeline.lib.sync.ledger import SOLE_OWNER, LedgerOwner, ledger_exists, ledger_fingerprint
+from memory_pipeline.lib.sync.ledger import ledger_exists, ledger_fingerprint
 from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
+from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.sync.retirement import unbacked_facts_to_retire
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
 from memory_pipeline.lib.sync.sync_report import StaleDiff, SyncReport
