@@ -62,19 +62,15 @@ def repair_profile(profile: Profile, home, judge: PrivacyJudge, failing: set[str
             if failing & _TAG_CHECKS:
                 done += repair_tags(conn, judge, settings)
     if failing & _SYNC_CHECKS:
-        from memory_pipeline.instance import local_instance
-        from memory_pipeline.runs import run_sync
+        # Through the sync service, as every sync goes (its skip state, its privacy choice).
+        from memory_pipeline.services.sync import SyncRequest, sync_profiles
 
-        (result,) = run_sync(
-            local_instance(home),
-            home,
-            [profile.name],
-            resource_config={
-                "privacy": {"keywords_path": str(judge.keywords.path) if judge.keywords.path and judge.keywords.path.exists() else ""}
-            },
-        )
-        if result.success:
+        listed = judge.keywords.path
+        told = {"privacy": {"keywords_path": str(listed)}} if listed and listed.exists() else {}  # the list the audit judged with
+        outcome = sync_profiles(SyncRequest(home=home, profiles={profile.name: profile}, resource_config=told, force=True))
+        run = outcome.profiles[profile.name].run
+        if run is not None and run.success:
             done.append("re-synced pending entries")
         else:
-            failed.append(f"re-sync of pending entries failed: {result.error}")
+            failed.append(f"re-sync of pending entries failed: {run.error if run else 'it did not run'}")
     return done, failed

@@ -79,9 +79,10 @@ def apply_compaction(
     synced: the summaries take over their entries' ledger rows and no fact is added."""
     for proposal in proposals:
         on_written(proposal, apply(proposal, lock_timeout_s=lock_timeout_s))
-    from memory_pipeline.instance import local_instance  # Dagster: only once something was written
-    from memory_pipeline.runs import run_sync
+    # Through the sync service, as every sync goes: its skip state then knows the files as written.
+    from memory_pipeline.services.sync import SyncRequest, sync_profiles
 
-    (result,) = run_sync(local_instance(home), home, [profile.name])
-    report = SyncReport.from_metrics(result.metadata.get("fact_store", {}))
-    return Applied(result.error, report.added, report.compacted)
+    outcome = sync_profiles(SyncRequest(home=home, profiles={profile.name: profile}, resource_config={}, force=True))
+    run = outcome.profiles[profile.name].run
+    report = SyncReport.from_metrics(run.metadata.get("fact_store", {}) if run else {})
+    return Applied(run.error if run else "the sync did not run", report.added, report.compacted)
