@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import dagster as dg
 
 from memory_pipeline.defs.checks import BLOCKING
-from memory_pipeline.lib.sync.state import RunInputs
+from memory_pipeline.lib.sync.state import FailingCheck, RunInputs
 
 
 @dataclass
@@ -34,9 +34,9 @@ class ProfileRun:
         return [name for name, passed, severity in self.checks if not passed and severity == "WARN"]
 
     @property
-    def failing(self) -> list[tuple[str, str, str]]:
-        """Each failing check as (check, severity, detail)."""
-        return [(name, severity, self.details.get(name, "")) for name, passed, severity in self.checks if not passed]
+    def failing(self) -> list[FailingCheck]:
+        """Each failing check with its severity and detail."""
+        return [FailingCheck(name, severity, self.details.get(name, "")) for name, passed, severity in self.checks if not passed]
 
     @property
     def stopped_by_a_blocking_check(self) -> bool:

@@ -133,7 +133,7 @@ def _sync(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     if text and outcome.backfill:
         print(f"re-tagged by Dagster backfill {outcome.backfill} on the running daemon (the UI's Backfills view shows it)")
-    lines = outcome.run_problems + [line for name, failing in outcome.unsaid().items() for line in check_errors(name, failing)]
+    lines = outcome.run_problems + [line for name, failing in outcome.failing_to_report().items() for line in check_errors(name, failing)]
     if not (text and args.retag):  # a re-tag's text says it already; a sync, cron and --json hear it here
         for part in outcome.profiles.values():
             if part.run is not None and (unhidden := retag_change(part.run).untagged):
@@ -154,8 +154,8 @@ def _sync(args: argparse.Namespace) -> int:
         )
     elif args.quiet:
         # For cron: silent when all is well, one line when a check does not pass (errors went to stderr).
-        unsaid = outcome.unsaid()
-        findings = [f"{s.profile}: {', '.join(s.failing_checks)}" for s in ordered if s.failing_checks and s.profile in unsaid]
+        to_report = outcome.failing_to_report()
+        findings = [f"{s.profile}: {', '.join(s.failing_checks)}" for s in ordered if s.failing_checks and s.profile in to_report]
         if ok and findings:
             print(f"memory-pipeline: checks not passing: {'; '.join(findings)} (see `memory-pipeline audit`)")
     return 0 if ok else 1

@@ -10,6 +10,7 @@ from pathlib import Path
 from memory_pipeline.cli.common import shown_path
 from memory_pipeline.lib.audit.checks import ERROR, WARN, fix_command
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
+from memory_pipeline.lib.sync.state import FailingCheck
 from memory_pipeline.services.summaries import ProfileSummary, RetagChange, retag_change
 
 _TITLE_CHARS = 60
@@ -31,7 +32,7 @@ def mirror_line(summary: ProfileSummary) -> str | None:
     return f"Holographic mirror rows: {m.found} found; {', '.join(p for p in parts if p)}"
 
 
-def check_errors(profile: str, failing: list[tuple[str, str, str]]) -> list[str]:
+def check_errors(profile: str, failing: list[FailingCheck]) -> list[str]:
     """The failing ERROR checks, one line each ending with the command that fixes it (stderr)."""
     return [
         f"profile {profile}: {name} failed: {detail}; fix: {fix_command(name, profile)}"
@@ -40,7 +41,7 @@ def check_errors(profile: str, failing: list[tuple[str, str, str]]) -> list[str]
     ]
 
 
-def check_warnings(profile: str, failing: list[tuple[str, str, str]]) -> list[str]:
+def check_warnings(profile: str, failing: list[FailingCheck]) -> list[str]:
     """The failing WARN checks, as a profile's block shows them."""
     return [f"  {name}: {detail}; fix: {fix_command(name, profile)}" for name, severity, detail in failing if severity == WARN]
 
@@ -107,7 +108,7 @@ class Printer:
         if self.tty:
             sys.stdout.write("\r\x1b[2K")
 
-    def skipped(self, profile: str, failing: list[tuple[str, str, str]]) -> None:
+    def skipped(self, profile: str, failing: list[FailingCheck]) -> None:
         print(f"{profile}: unchanged (skipped; --force runs it anyway)")
         for line in check_warnings(profile, failing):
             print(line)

@@ -12,6 +12,7 @@ from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_search import fact_counts
 from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.sync.state import FailingCheck
 from memory_pipeline.lib.sync.sync_report import SyncReport
 
 if TYPE_CHECKING:  # Dagster is imported only where a profile runs
@@ -109,7 +110,7 @@ def summary_of_run(run: ProfileRun) -> ProfileSummary:
     )
 
 
-def summary_of_skip(profile: Profile, failing: list[tuple[str, str, str]]) -> ProfileSummary:
+def summary_of_skip(profile: Profile, failing: list[FailingCheck]) -> ProfileSummary:
     """A profile nothing could have changed in since its last sync: every entry unchanged, the
     store's counts as they are, the checks that sync's audit left failing."""
     store = holographic_settings(profile.home).db_path

@@ -14,19 +14,18 @@ from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.privacy.choice import lists_digest
 from memory_pipeline.lib.sync.state import (
-    already_said,
+    FailingCheck,
     config_digest,
     current_state,
+    failing_checks_digest,
     recorded,
-    standing_digest,
+    reported_before,
 )
 from memory_pipeline.services.skip_rule import record_run, run_inputs
 from memory_pipeline.services.summaries import ProfileSummary, run_problems, summary_of_run, summary_of_skip
 
 if TYPE_CHECKING:  # Dagster is imported only where a profile runs
     from memory_pipeline.run_results import ProfileRun
-
-Failing = list[tuple[str, str, str]]  # (check, severity, detail)
 
 
 class SyncNotFinished(Exception):
@@ -55,8 +54,8 @@ class ProfileSync:
 
     summary: ProfileSummary
     run: ProfileRun | None
-    failing: Failing | None
-    said_before: bool = False
+    failing: list[FailingCheck] | None
+    reported_before: bool = False
 
 
 @dataclass
@@ -65,16 +64,16 @@ class SyncOutcome:
     run_problems: list[str] = field(default_factory=list)  # about runs themselves, each with its way out
     backfill: str | None = None  # the daemon's backfill that re-tagged, when one did
 
-    def unsaid(self) -> dict[str, Failing]:
+    def failing_to_report(self) -> dict[str, list[FailingCheck]]:
         """Each profile's failing checks still to report (all but those said before)."""
-        return {name: p.failing for name, p in self.profiles.items() if p.failing and not p.said_before}
+        return {name: p.failing for name, p in self.profiles.items() if p.failing and not p.reported_before}
 
 
 @dataclass
 class SyncHooks:
     """Progress, for a terminal: a profile skipped, starting, done; a damaged file moved aside."""
 
-    skipped: Callable[[str, Failing], None] | None = None
+    skipped: Callable[[str, list[FailingCheck]], None] | None = None
     starting: Callable[[str], None] | None = None
     done: Callable[[ProfileRun, ProfileSummary], None] | None = None
     moved_aside: Callable[[Path], None] | None = None
@@ -122,7 +121,7 @@ def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncO
     for name, part in outcome.profiles.items():
         # Every verdict is noted, a clean one too: a problem that clears and comes back is said again.
         if request.quiet and part.failing is not None:
-            part.said_before = already_said(data_dir, name, standing_digest(part.failing))
+            part.reported_before = reported_before(data_dir, name, failing_checks_digest(part.failing))
     return outcome
 
 
@@ -136,7 +135,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOut
     configs = {name: config_digest(request.profiles[name]) for name in to_run}
 
     def done(run: ProfileRun) -> None:
-        _settle(request, run, inputs[run.profile], configs[run.profile], outcome)
+        _keep_result(request, run, inputs[run.profile], configs[run.profile], outcome)
         if hooks.done is not None:
             hooks.done(run, outcome.profiles[run.profile].summary)
 
@@ -164,7 +163,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOut
     )
 
 
-def _settle(request: SyncRequest, run: ProfileRun, inputs: tuple[Path | None, dict], config: str, outcome: SyncOutcome) -> None:
+def _keep_result(request: SyncRequest, run: ProfileRun, inputs: tuple[Path | None, dict], config: str, outcome: SyncOutcome) -> None:
     """A run's result kept: its summary and failing checks, its problems, and what the next sync
     compares with. Its failing checks stand. A run a blocking check stopped wrote nothing and read
     no store for its audit: the inputs now are recorded (while the ledger stays corrupt, no run

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS, AuditResult
 from memory_pipeline.lib.audit.layers import AuditInputs
-from memory_pipeline.lib.audit.loaded import LoadedLayers
+from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.audit.rules import RULES, STORE_SIDE
 
 # Checks that need nothing of the store but the ledger (the blocking one runs alone, before any write).

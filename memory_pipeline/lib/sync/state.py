@@ -15,6 +15,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
@@ -109,13 +110,21 @@ def state_of_run(profile: Profile, keywords: Path | None, settings: dict, read: 
     return _state(profile, keywords, settings, files=read.files, store=store, keywords_sha256=read.keywords_sha256, config=config)
 
 
+class FailingCheck(NamedTuple):
+    """A check a run left failing: its name, severity (`ERROR`, `WARN`) and detail (counts and ids, never text)."""
+
+    name: str
+    severity: str
+    detail: str
+
+
 @dataclass(frozen=True)
 class RecordedSync:
     """The last recorded sync of a profile: what its run read, and the checks (check, severity,
     detail) it left failing, which stand while the inputs are as it read them."""
 
     state: dict | None
-    failing: list[tuple[str, str, str]]
+    failing: list[FailingCheck]
 
 
 def recorded(data_dir: Path, profile: str) -> RecordedSync:
@@ -127,11 +136,11 @@ def recorded(data_dir: Path, profile: str) -> RecordedSync:
     state, failing = found.get("state"), found.get("failing")
     return RecordedSync(
         state if isinstance(state, dict) else None,
-        [(str(n), str(s), str(d)) for n, s, d in failing] if isinstance(failing, list) else [],
+        [FailingCheck(str(n), str(s), str(d)) for n, s, d in failing] if isinstance(failing, list) else [],
     )
 
 
-def record(data_dir: Path, profile: str, state: dict, run_id: str, failing: list[tuple[str, str, str]] = ()) -> None:
+def record(data_dir: Path, profile: str, state: dict, run_id: str, failing: list[FailingCheck] = ()) -> None:
     path = state_path(data_dir, profile)
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, json.dumps({"state": state, "run_id": run_id, "failing": [list(f) for f in failing]}))
@@ -141,20 +150,20 @@ def forget(data_dir: Path, profile: str) -> None:
     state_path(data_dir, profile).unlink(missing_ok=True)
 
 
-def standing_digest(failing: list[tuple[str, str, str]]) -> str:
+def failing_checks_digest(failing: list[FailingCheck]) -> str:
     """One digest of a profile's failing checks (check, severity, detail): a problem that changes
     (a file further over its cap) digests differently."""
     return hashlib.sha256(json.dumps(sorted(failing), ensure_ascii=False).encode()).hexdigest()
 
 
-def _said_path(data_dir: Path, profile: str) -> Path:
+def _reported_path(data_dir: Path, profile: str) -> Path:
     return data_dir / "last_sync" / f"{profile}.said"
 
 
-def already_said(data_dir: Path, profile: str, digest: str) -> bool:
+def reported_before(data_dir: Path, profile: str, digest: str) -> bool:
     """Whether `sync --quiet` last said exactly these failing checks for the profile; remembers
     them when not, so a standing problem is said once when it appears or changes."""
-    path = _said_path(data_dir, profile)
+    path = _reported_path(data_dir, profile)
     try:
         if (read_regular_file(path) or b"").decode() == digest:
             return True

@@ -91,7 +91,7 @@ def write_sync(
         _write_compacted(writer, plan)
         _write_removed(writer, plan, removal_policy)
         written += _adopt_and_retire_mirrors(writer, plan, entry_diff, removal_policy)
-        _settle(writer, plan, removal_policy)
+        _move_quarantine_and_release_kept(writer, plan, removal_policy)
         if judge is not None:
             report.tagged_private = tag_written(writer, written, judge, settings).tagged
         writer.rebuild_banks_in_full(left_behind)
@@ -191,7 +191,7 @@ def _adopt_and_retire_mirrors(writer: EntryWrites, plan: _Plan, entry_diff: Entr
     return adopted
 
 
-def _settle(writer: EntryWrites, plan: _Plan, removal_policy: str) -> None:
+def _move_quarantine_and_release_kept(writer: EntryWrites, plan: _Plan, removal_policy: str) -> None:
     """The quarantine moved (written or vanished entries out, failed ones in), and facts kept
     under an older `keep` released by the policy now."""
     release(writer.conn, plan.releasable)

@@ -8,7 +8,7 @@ import sqlite3
 
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import count
-from memory_pipeline.lib.audit.loaded import LoadedLayers
+from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.store.database import DANGLING_LINK_SQL
 from memory_pipeline.lib.store.settings import HolographicSettings

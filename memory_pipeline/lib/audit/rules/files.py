@@ -7,7 +7,7 @@ import pandas as pd
 
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import on_own_connection
-from memory_pipeline.lib.audit.loaded import LoadedLayers
+from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.choices import compact_target
 from memory_pipeline.lib.hermes.compaction import propose
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS

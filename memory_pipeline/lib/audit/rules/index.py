@@ -7,7 +7,7 @@ import sqlite3
 
 from memory_pipeline.lib.audit.checks import ERROR, AuditResult
 from memory_pipeline.lib.audit.layers import count
-from memory_pipeline.lib.audit.loaded import LoadedLayers
+from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.store.search_index import HolographicFtsHealth, holographic_fts_health
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import VectorState, false_hrr1_sql

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
-from memory_pipeline.lib.audit.loaded import LoadedLayers
+from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.privacy.matching import DETECTOR_GATE_RE2, PRIVATE_TAG, normalise_tags
 from memory_pipeline.lib.store.database import LEDGER_TABLE, UNSAFE_TAG, has_tag_sql, table_exists
