@@ -1,0 +1,30 @@
+"""The sync service called as a service (the command line, Hermes' cron, the audit's repair and
+compaction all go through it): one run per profile that changed, a skip without a run for one that
+did not, and a standing problem reported once to `quiet` callers."""
+
+from memory_pipeline.lib.hermes.profiles import discover_profiles
+from memory_pipeline.services.sync import SyncRequest, sync_profiles
+from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
+
+
+def _request(home, **options) -> SyncRequest:
+    return SyncRequest(home=home, profiles={p.name: p for p in discover_profiles(home)}, resource_config={}, **options)
+
+
+def test_runs_what_changed_skips_what_did_not_and_reports_a_standing_problem_once(demo_home):
+    first = sync_profiles(_request(demo_home, quiet=True))
+    assert [p.summary.profile for p in first.profiles.values()] == ["default", "work"]
+    assert all(p.run is not None and p.run.success for p in first.profiles.values())
+    default = first.profiles["default"]
+    assert [f.name for f in default.failing] == ["cap_usage"] and default.failing[0].severity == "WARN"
+    assert first.failing_to_report() == {"default": default.failing}  # said the first time
+
+    second = sync_profiles(_request(demo_home, quiet=True))
+    assert all(p.run is None for p in second.profiles.values())  # nothing changed: no run at all
+    assert second.profiles["default"].failing == default.failing and second.failing_to_report() == {}  # said once
+
+    memory = demo_home / "profiles" / "work" / "memories" / "MEMORY.md"
+    write_entries(memory, [*read_entries(memory), "**Standup**: moved to 09:45 in room Orion"])
+    third = sync_profiles(_request(demo_home, quiet=True))
+    assert third.profiles["default"].run is None and third.profiles["work"].run is not None
+    assert third.profiles["work"].summary.added == 1
