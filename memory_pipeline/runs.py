@@ -23,6 +23,7 @@ from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.hermes.safe_files import out_of_space
 from memory_pipeline.lib.sync.own_state import OutOfSpace
 from memory_pipeline.run_results import ProfileRun, run_result
+from memory_pipeline.sync_options import SyncOptions
 
 SYNC_JOB = "memory_sync_job"
 # Which process runs a CLI run: a run whose process died (SIGKILL, power cut) is found by them.
@@ -50,6 +51,22 @@ def _changes(instance: dg.DagsterInstance, profile: str) -> list[dict]:
         return []
     columns = ["entry_id", "source", "status", "text", "matched_entry_id"]
     return diff.loc[diff["status"] != "unchanged", columns].to_dict("records")
+
+
+def options_config(options: SyncOptions) -> dict[str, dict]:
+    """The resources' run config for the options chosen: only what differs from the defaults (enum
+    fields by member name, as the UI's launchpad offers them)."""
+    chosen = options.chosen()
+    extractor = {"extractor": options.extractor.name} if "extractor" in chosen else {}
+    extractor.update({key: chosen[key] for key in ("model", "batch_size", "ollama_host") if key in chosen})
+    store = {key: getattr(options, key).name for key in ("removal_policy", "vector_format") if key in chosen}
+    config = {
+        "hermes": {"cap_target": options.cap_target} if "cap_target" in chosen else {},
+        "extractor": extractor,
+        "store": store,
+        "privacy": {"keywords_path": options.keywords_path} if "keywords_path" in chosen else {},
+    }
+    return {name: values for name, values in config.items() if values}
 
 
 def resources_config(hermes_home: Path, resource_config: dict[str, dict] | None) -> dict:

@@ -9,7 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 from memory_pipeline import environment
-from memory_pipeline.lib.choices import EXTRACTOR_MODES, ExtractorMode
+from memory_pipeline.lib.choices import EXTRACTOR_MODES
 from memory_pipeline.lib.hermes.profiles import (
     DEFAULT_PROFILE,
     Profile,
@@ -130,16 +130,6 @@ def add_extractor_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-remote-ollama", action="store_true", help="allow an Ollama host off this machine (memory entries would leave it)"
     )
-
-
-def extractor_config(args: argparse.Namespace) -> dict:
-    """The `extractor` resource's run config from the extractor arguments (unset ones keep their defaults)."""
-    # Enum config fields take the member's name (what the UI's launchpad offers too).
-    config = {"extractor": ExtractorMode(args.extractor).name}
-    for key, value in (("model", args.model), ("batch_size", args.batch_size), ("ollama_host", args.ollama_host)):
-        if value is not None:
-            config[key] = value
-    return config
 
 
 def _positive_int(text: str) -> int:

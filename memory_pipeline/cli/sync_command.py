@@ -15,7 +15,6 @@ from memory_pipeline.cli.common import (
     add_extractor_arguments,
     add_home_argument,
     add_profile_arguments,
-    extractor_config,
     hermes_home,
     print_json,
     selected_profiles,
@@ -27,6 +26,7 @@ from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.services.summaries import retag_change
 from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, remember_privacy, sync_profiles
+from memory_pipeline.sync_options import SyncOptions
 
 
 def register(commands) -> None:
@@ -84,23 +84,21 @@ def register(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def _non_default(args: argparse.Namespace) -> dict:
-    """The resources' run config, only where a flag differs from the defaults: a default sync and
-    the daemon's runs read the same settings, so each skips what the other left in step."""
-    extractor = {k: v for k, v in extractor_config(args).items() if (k, v) != ("extractor", ExtractorMode.AUTO.name)}
-    store = {"removal_policy": RemovalPolicy(args.removal_policy), "vector_format": VectorFormat(args.vector_format)}
-    store = {k: v.name for k, v in store.items() if v not in (RemovalPolicy.RETIRE, VectorFormat.AUTO)}
-    config = {"hermes": {"cap_target": args.cap_target} if args.cap_target else {}, "extractor": extractor, "store": store}
-    return {name: values for name, values in config.items() if values}
+def sync_options(args: argparse.Namespace) -> SyncOptions:
+    """The options the flags chose (unset ones keep each profile's own settings)."""
+    return SyncOptions(
+        extractor=ExtractorMode(args.extractor),
+        model=args.model,
+        batch_size=args.batch_size,
+        ollama_host=args.ollama_host,
+        allow_remote_ollama=args.allow_remote_ollama,
+        removal_policy=RemovalPolicy(args.removal_policy),
+        vector_format=VectorFormat(args.vector_format),
+        cap_target=args.cap_target or None,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.allow_remote_ollama:
-        environment.allow_remote_ollama()
-    return _sync(args)
-
-
-def _sync(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     home = hermes_home(args)
     text = not (args.json or args.quiet)
@@ -116,7 +114,7 @@ def _sync(args: argparse.Namespace) -> int:
     request = SyncRequest(
         home=home,
         profiles=profiles,
-        resource_config=_non_default(args),
+        options=sync_options(args),
         retag=args.retag,
         force=args.force,
         reset_state=args.reset_state,

@@ -64,10 +64,11 @@ def repair_profile(profile: Profile, home, judge: PrivacyJudge, failing: set[str
     if failing & _SYNC_CHECKS:
         # Through the sync service, as every sync goes (its skip state, its privacy choice).
         from memory_pipeline.services.sync import SyncRequest, sync_profiles
+        from memory_pipeline.sync_options import SyncOptions
 
         listed = judge.keywords.path
-        told = {"privacy": {"keywords_path": str(listed)}} if listed and listed.exists() else {}  # the list the audit judged with
-        outcome = sync_profiles(SyncRequest(home=home, profiles={profile.name: profile}, resource_config=told, force=True))
+        options = SyncOptions(keywords_path=str(listed) if listed and listed.exists() else None)  # the list the audit judged with
+        outcome = sync_profiles(SyncRequest(home=home, profiles={profile.name: profile}, options=options, force=True))
         run = outcome.profiles[profile.name].run
         if run is not None and run.success:
             done.append("re-synced pending entries")

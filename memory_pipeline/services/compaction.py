@@ -82,7 +82,7 @@ def apply_compaction(
     # Through the sync service, as every sync goes: its skip state then knows the files as written.
     from memory_pipeline.services.sync import SyncRequest, sync_profiles
 
-    outcome = sync_profiles(SyncRequest(home=home, profiles={profile.name: profile}, resource_config={}, force=True))
+    outcome = sync_profiles(SyncRequest(home=home, profiles={profile.name: profile}, force=True))
     run = outcome.profiles[profile.name].run
     report = SyncReport.from_metrics(run.metadata.get("fact_store", {}) if run else {})
     return Applied(run.error if run else "the sync did not run", report.added, report.compacted)

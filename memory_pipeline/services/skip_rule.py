@@ -11,6 +11,7 @@ from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.sync.state import current_state, forget, record, recorded, state_of_run
 from memory_pipeline.services.summaries import retry_can_fix
+from memory_pipeline.sync_options import SyncOptions
 
 if TYPE_CHECKING:
     from memory_pipeline.run_results import ProfileRun
@@ -20,18 +21,18 @@ if TYPE_CHECKING:
 CONFIG_TAG = "memory_pipeline/config_sha256"
 
 
-def run_inputs(home: Path, profile: Profile, resource_config: dict, retag: bool = False) -> tuple[Path | None, dict]:
+def run_inputs(home: Path, profile: Profile, options: SyncOptions, retag: bool = False) -> tuple[Path | None, dict]:
     """The keyword list a run of the profile reads, and the run's settings with its privacy choice.
     A default `memory-pipeline sync` and the daemon's runs both have no resource settings of their
     own, so each skips what the other left in step."""
     choice = environment.privacy_choice(profile, home)
-    return choice.keywords_path, {"resources": resource_config, "retag": retag, "privacy": [choice.policy, sorted(choice.categories)]}
+    return choice.keywords_path, {"resources": options.chosen(), "retag": retag, "privacy": [choice.policy, sorted(choice.categories)]}
 
 
-def unchanged_since_last_sync(home: Path, profile: Profile, resource_config: dict | None = None) -> bool:
+def unchanged_since_last_sync(home: Path, profile: Profile, options: SyncOptions | None = None) -> bool:
     """Whether a sync of the profile with these settings would find everything as the last clean
     sync read it."""
-    now = current_state(profile, *run_inputs(home, profile, resource_config or {}))
+    now = current_state(profile, *run_inputs(home, profile, options or SyncOptions()))
     return now is not None and now == recorded(environment.data_dir(home), profile.name).state
 
 
@@ -57,4 +58,4 @@ def record_run(home: Path, profile: Profile, run: ProfileRun, inputs: tuple[Path
 
 def record_daemon_run(home: Path, profile: Profile, run: ProfileRun, config: str) -> None:
     """A daemon's successful default run, recorded as a CLI sync's would be."""
-    record_run(home, profile, run, run_inputs(home, profile, {}), config)
+    record_run(home, profile, run, run_inputs(home, profile, SyncOptions()), config)

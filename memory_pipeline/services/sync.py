@@ -23,6 +23,7 @@ from memory_pipeline.lib.sync.state import (
 )
 from memory_pipeline.services.skip_rule import record_run, run_inputs
 from memory_pipeline.services.summaries import ProfileSummary, run_problems, summary_of_run, summary_of_skip
+from memory_pipeline.sync_options import SyncOptions
 
 if TYPE_CHECKING:  # Dagster is imported only where a profile runs
     from memory_pipeline.run_results import ProfileRun
@@ -38,7 +39,7 @@ class SyncRequest:
 
     home: Path
     profiles: dict[str, Profile]
-    resource_config: dict
+    options: SyncOptions = SyncOptions()
     retag: bool = False
     force: bool = False
     reset_state: bool = False
@@ -93,7 +94,7 @@ def remember_privacy(home: Path, profiles: list[str], *, policy: str | None, key
 
 def _privacy_inputs(request: SyncRequest) -> dict[str, tuple[Path | None, dict]]:
     """Per profile: the keyword list its run reads, and the run's settings with its privacy choice."""
-    return {name: run_inputs(request.home, profile, request.resource_config, request.retag) for name, profile in request.profiles.items()}
+    return {name: run_inputs(request.home, profile, request.options, request.retag) for name, profile in request.profiles.items()}
 
 
 def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncOutcome:
@@ -130,9 +131,11 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOut
     from memory_pipeline.backfill_runs import BackfillNotFinished, daemon_runs_backfills, run_retag_backfill
     from memory_pipeline.defs.backfills import RETAG_ASSETS
     from memory_pipeline.instance import local_instance
-    from memory_pipeline.runs import run_sync
+    from memory_pipeline.runs import options_config, run_sync
 
     configs = {name: config_digest(request.profiles[name]) for name in to_run}
+    if request.options.allow_remote_ollama:  # given where this process started: its in-process runs see it, a run's config never
+        environment.allow_remote_ollama()
 
     def done(run: ProfileRun) -> None:
         _keep_result(request, run, inputs[run.profile], configs[run.profile], outcome)
@@ -146,7 +149,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOut
         digest = lists_digest(environment.keyword_lists(request.home))
         try:
             outcome.backfill, _ = run_retag_backfill(
-                instance, request.home, to_run, digest, request.resource_config, on_start=hooks.starting, on_done=done
+                instance, request.home, to_run, digest, options_config(request.options), on_start=hooks.starting, on_done=done
             )
         except BackfillNotFinished as exc:
             raise SyncNotFinished(str(exc)) from None
@@ -155,7 +158,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOut
         instance,
         request.home,
         to_run,
-        resource_config=request.resource_config,
+        resource_config=options_config(request.options),
         assets=[key.to_user_string() for key in RETAG_ASSETS] if request.retag else None,
         with_changes=request.with_changes,
         on_start=hooks.starting,

@@ -8,7 +8,7 @@ from memory_pipeline_tests.support.store_helpers import read_entries, write_entr
 
 
 def _request(home, **options) -> SyncRequest:
-    return SyncRequest(home=home, profiles={p.name: p for p in discover_profiles(home)}, resource_config={}, **options)
+    return SyncRequest(home=home, profiles={p.name: p for p in discover_profiles(home)}, **options)
 
 
 def test_runs_what_changed_skips_what_did_not_and_reports_a_standing_problem_once(demo_home):
@@ -28,3 +28,25 @@ def test_runs_what_changed_skips_what_did_not_and_reports_a_standing_problem_onc
     third = sync_profiles(_request(demo_home, quiet=True))
     assert third.profiles["default"].run is None and third.profiles["work"].run is not None
     assert third.profiles["work"].summary.added == 1
+
+
+def test_options_reach_the_run(demo_home):
+    """A typed option chosen by the caller is what the run does: `delete` deletes a removed entry's
+    fact (no archive), and only the chosen options become run config."""
+    from memory_pipeline.lib.choices import ExtractorMode, RemovalPolicy
+    from memory_pipeline.runs import options_config
+    from memory_pipeline.sync_options import SyncOptions
+    from memory_pipeline_tests.support.store_helpers import query
+
+    assert options_config(SyncOptions()) == {}
+    chosen = SyncOptions(extractor=ExtractorMode.RULES, removal_policy=RemovalPolicy.DELETE, allow_remote_ollama=True)
+    assert options_config(chosen) == {"extractor": {"extractor": "RULES"}, "store": {"removal_policy": "DELETE"}}
+    sync_profiles(_request(demo_home))
+    memory = demo_home / "profiles" / "work" / "memories" / "MEMORY.md"
+    entries = read_entries(memory)
+    write_entries(memory, entries[1:])
+    outcome = sync_profiles(_request(demo_home, options=chosen))
+    assert outcome.profiles["work"].summary.removed == 1
+    db = demo_home / "profiles" / "work" / "memory_store.db"
+    assert query(db, "SELECT count(*) FROM facts WHERE content = ?", (entries[0].strip(),)) == [(0,)]
+    assert query(db, "SELECT count(*) FROM memory_pipeline_archive") == [(0,)]
