@@ -21,7 +21,7 @@ import dagster as dg
 
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.hermes.safe_files import out_of_space
-from memory_pipeline.lib.sync.own_state import OutOfSpace
+from memory_pipeline.own_state import OutOfSpace
 from memory_pipeline.run_results import ProfileRun, run_result
 from memory_pipeline.sync_options import SyncOptions
 

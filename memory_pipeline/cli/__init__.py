@@ -25,7 +25,7 @@ from memory_pipeline.cli import (
 )
 from memory_pipeline.cli.common import CommandError, installed_version
 from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
-from memory_pipeline.lib.sync.own_state import OwnStateDamaged
+from memory_pipeline.own_state import OwnStateDamaged
 
 COMMANDS = [
     entries_command,
