@@ -10,7 +10,6 @@ and the suite stays quick. Its modules are checked to come from the wheel, not t
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import sysconfig
@@ -128,9 +127,18 @@ def test_the_installed_tool_serves_the_ui_from_the_package(installed):
             return None
         return {"/".join(node["assetKey"]["path"]) for node in data["assetNodes"]} or None
 
+    import psutil
+
+    family: list[psutil.Process] = []
     try:
         assert wait_for(assets, DEADLINE_S, "the installed package's code location") >= ASSETS
+        family = psutil.Process(process.pid).children(recursive=True)  # dagster dev, webserver, daemon, code server
     finally:
-        os.killpg(process.pid, signal.SIGKILL)
+        # Killed outright (SIGKILL, which `ui` cannot catch): what it started still stops.
+        process.kill()
         process.wait()
         log.close()
+    _, alive = psutil.wait_procs(family, timeout=DEADLINE_S)
+    for leftover in alive:
+        leftover.kill()
+    assert family and alive == [], [p.pid for p in alive]  # nothing it started is left behind

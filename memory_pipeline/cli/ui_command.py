@@ -51,7 +51,15 @@ def run(args: argparse.Namespace) -> int:
     # Its own process group: whatever stops `ui` (Ctrl-C, a service manager's SIGTERM, a closed
     # terminal's SIGHUP) stops dagster dev and everything it started, through `_stop_all`.
     process = subprocess.Popen(
-        command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True
+        command,
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+        preexec_fn=_stopped_with_parent,
     )
     for stopping in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(stopping, _raise_stop)
@@ -60,6 +68,17 @@ def run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, _Stop):
         _stop_all(process)
         return 0
+
+
+def _stopped_with_parent() -> None:
+    """In the child, before dagster dev starts: on Linux, the kernel sends it SIGTERM when `ui`
+    dies, even by SIGKILL, which `ui` cannot catch (it then stops what it started itself)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # elsewhere: a killed `ui` leaves dagster dev to the user, as before
 
 
 # A run's console logger prints every step event at DEBUG unless its run config names a level,
