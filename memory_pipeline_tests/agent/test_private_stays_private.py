@@ -261,3 +261,37 @@ def test_the_server_answers_a_request_its_sdk_cannot_parse_within_the_deadline(h
     assert "result" in answered[2] and not answered[2]["result"].get("isError")
     assert "error" in answered[3]
     assert "atlas" in answered[4]["result"]["content"][0]["text"]
+
+
+def _hook(home, message: str) -> list[str]:
+    with sqlite3.connect(f"{(home / 'memory_store.db').as_uri()}?mode=ro", uri=True) as conn:
+        return [f["content"] for f in message_facts(conn, message)]
+
+
+# The private entry's own words, then a word of a fact the agent may see.
+PROBES = [
+    "张伟 zhang.wei@example.com 138-0013-8000 需求评审 产品经理 邮箱 手机 deploy",
+    "zhang.wei@example.com 联系人张伟的手机 staging 回滚",
+    "Zhang Wei 产品经理 atlas Suno 403",
+]
+
+
+def test_what_the_hook_adds_never_depends_on_a_withheld_fact(home, tmp_path):
+    """An attacker's probe of the hook: a message full of a private fact's words, beside a word of
+    a fact it may see. The answer is the same whether the private fact exists or not, so the hook
+    never tells its existence by what it leaves out or how it ranks."""
+    without = tmp_path / "without"
+    shutil.copytree(home, without)
+    user = without / "memories" / "USER.md"
+    user.write_text("\n§\n".join(e for e in user.read_text(encoding="utf-8").split("\n§\n") if "zhang.wei" not in e), encoding="utf-8")
+    assert _sync(without) == 0
+    for probe in PROBES:
+        answer = _hook(home, probe)
+        assert answer and answer == _hook(without, probe), probe
+        assert EMAIL not in json.dumps(answer, ensure_ascii=False)
+
+
+def test_the_hook_adds_nothing_while_the_keyword_list_has_vanished(home):
+    assert _hook(home, PROBES[1])
+    (home / "memory-pipeline" / "privacy_keywords.txt").unlink()
+    assert _hook(home, PROBES[1]) == [] and _hook(home, "staging 回滚") == []

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Relative: inside the package and in the plugin's directory alike (`hermes-plugin install` copies both).
-from .search_query import PAIR_SEPARATOR, SearchError, match_expression, message_terms, phrase, pointed_ids, query_words, single_characters
+from .search_query import SearchError, match_expression, message_terms, phrase, pointed_ids, query_words, single_characters
 
 __all__ = ["SearchError"]  # raised by the grammar; the surfaces catch it from here
 
@@ -228,16 +228,19 @@ def facts_by_id(conn: sqlite3.Connection, fact_ids: list[int], *, include_privat
 def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max_chars: int = 600, judge: Gate | None = None) -> list[dict]:
     """The facts the agent may see that a message is about: those holding what it names (a name,
     a product, a place, a number: `message_terms`), best first, at most `limit` and `max_chars` of
-    content in all; none when the message names nothing a fact holds.
+    content in all; none when the message names nothing such a fact holds.
 
-    It runs on every turn, so it asks the index only for the rarest of the message's terms (the
-    index says how many facts hold each). A fact must hold one term few facts hold (at most 5% of
-    them), or two of the message's terms; each held term counts by its rarity, and facts scoring
-    under half the best are left out."""
-    held = _held_terms(conn, message_terms(message))
+    Rarity is counted among the facts the agent may see only, so no withheld fact changes which
+    terms are asked for, how they weigh or what is added. It runs on every turn, so each count stops
+    at `_COUNTED_UP_TO` and only the rarest terms are asked for. A fact must hold a term at most
+    `_RARE` shown facts hold, or two of the message's terms; each held term counts by its rarity, and
+    facts scoring under half the best are left out."""
+    judge = judge or gate(conn)
+    if judge is None or judge.stale:
+        return []
+    held = _held_terms(conn, message_terms(message), judge)
     if not held:
         return []
-    facts = conn.execute(f"SELECT count(*) FROM {INDEX_TABLE}_docsize").fetchone()[0]
     rarest = sorted(held, key=held.get)[:_ASKED_TERMS]
     rows = _shown_rows(
         conn,
@@ -246,13 +249,12 @@ def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max
         (" OR ".join(_term_phrase(t) for t in rarest),),
         judge,
     )
-    rare = max(1.0, 0.05 * facts)
-    weight = {t: math.log((facts + 1) / (df + 0.5)) for t, df in held.items()}
+    weight = {t: math.log((_COUNTED_UP_TO + 1) / (df + 0.5)) for t, df in held.items()}
     scored = []
     for fact_id, raw, category in rows:
         content = _text(raw)
         matched = [t for t in held if t in content.lower()]
-        if len(matched) >= 2 or any(held[t] <= rare for t in matched):
+        if len(matched) >= 2 or any(held[t] <= _RARE for t in matched):
             scored.append((sum(weight[t] for t in matched), -fact_id, content, category))
     scored.sort(reverse=True)
     found, used = [], 0
@@ -267,27 +269,24 @@ def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max
 
 
 _ASKED_TERMS = 6  # the rarest terms of a message the index is asked for
-_COUNTED_UP_TO = 2000  # a term more facts hold is common: its count stops there
+_COUNTED_UP_TO = 200  # a term more shown facts hold is common: its count stops there
+_RARE = 2  # a term at most this many shown facts hold names them on its own
+_COUNTED_TERMS = 24  # a message's terms counted, in its order
 
 
 def _term_phrase(term: str) -> str:
     return f"{{pairs}} : {phrase('pairs', term)}" if len(term) == 2 else f"{{content}} : {phrase('content', term)}"
 
 
-def _held_terms(conn: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
-    """Of a message's terms, those some fact holds, with how many facts hold each: a character
-    pair from the index's own vocabulary, a longer word by counting its matches (capped)."""
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_pipeline_vocab USING fts5vocab(main, {INDEX_TABLE}, row)")
-    pairs = {t[0] + PAIR_SEPARATOR + t[1]: t for t in terms[:64] if len(t) == 2}
+def _held_terms(conn: sqlite3.Connection, terms: list[str], judge: Gate) -> dict[str, int]:
+    """Of a message's terms, those some fact the agent may see holds, with how many such facts
+    hold each (counted up to `_COUNTED_UP_TO`)."""
     held: dict[str, int] = {}
-    if pairs:
-        marks = ",".join("?" * len(pairs))
-        for term, docs in conn.execute(f"SELECT term, doc FROM temp.memory_pipeline_vocab WHERE term IN ({marks})", list(pairs)):
-            held[pairs[term]] = int(docs)
-    for word in [t for t in terms if len(t) > 2][:8]:
+    for term in terms[:_COUNTED_TERMS]:
         (docs,) = conn.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM {INDEX_TABLE} WHERE {INDEX_TABLE} MATCH ? LIMIT {_COUNTED_UP_TO})", (_term_phrase(word),)
+            f"""SELECT count(*) FROM (SELECT 1 {_INDEXED} {_SHOWN} WHERE {INDEX_TABLE} MATCH ? LIMIT {_COUNTED_UP_TO})""",
+            (judge.keywords_sha256, judge.detectors, _term_phrase(term)),
         ).fetchone()
         if docs:
-            held[word] = int(docs)
+            held[term] = int(docs)
     return held
