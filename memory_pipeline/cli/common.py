@@ -132,6 +132,11 @@ def add_extractor_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def percent_of_cap(chars: int, limit: int) -> str:
+    """A file's use of its cap as every command rounds it: from the characters, once."""
+    return f"{100 * chars / limit:.0f}%" if limit else "no cap"
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:

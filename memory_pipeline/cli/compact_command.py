@@ -8,7 +8,14 @@ import math
 import sys
 from typing import TYPE_CHECKING
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
+from memory_pipeline.cli.common import (
+    CommandError,
+    add_home_argument,
+    add_profile_arguments,
+    hermes_home,
+    percent_of_cap,
+    selected_profiles,
+)
 from memory_pipeline.lib.choices import COMPACT_MARGIN, compact_target
 from memory_pipeline.lib.hermes.agent_setup import pointer_reader
 from memory_pipeline.lib.store.database import StoreError
@@ -40,7 +47,7 @@ def register(commands) -> None:
 
 
 def _usage(chars: int, limit: int) -> str:
-    return f"{chars}/{limit} chars ({100 * chars / limit:.0f}%)" if limit else f"{chars} chars"
+    return f"{chars}/{limit} chars ({percent_of_cap(chars, limit)})" if limit else f"{chars} chars"
 
 
 def run(args: argparse.Namespace) -> int:

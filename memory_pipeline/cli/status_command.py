@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, percent_of_cap, print_json, selected_profiles
 
 
 def register(commands) -> None:
@@ -29,11 +29,6 @@ def _vector_line(counts: dict, dialect: str) -> str:
     return f"HRR vectors: {shown or 'none'}; new vectors are written {'HRR1' if dialect == 'hrr1' else 'legacy'}"
 
 
-def _percent(chars: int, limit: int) -> str:
-    """A file's use of its cap as every command rounds it: from the characters, once."""
-    return f"{100 * chars / limit:.0f}%" if limit else "no cap"
-
-
 def run(args: argparse.Namespace) -> int:
     from memory_pipeline.services.status import profile_status  # numpy: imported when a status is asked for
 
@@ -50,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         entries = ", ".join(
             f"{source} off ({s['switched_off'][source]}: false)"
             if source in s["switched_off"]
-            else f"{source} {n} ({_percent(*s['chars'][source])} of cap)"
+            else f"{source} {n} ({percent_of_cap(*s['chars'][source])} of cap)"
             for source, n in s["entries"].items()
         )
         if s["store_error"]:

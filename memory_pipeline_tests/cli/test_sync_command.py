@@ -148,10 +148,10 @@ def test_an_entry_patched_in_place_by_hand_keeps_its_fact(capsys, synced_home):
 def test_a_remote_ollama_host_is_refused_unless_the_command_allows_it(capsys, demo_home):
     """`--allow-remote-ollama` is the permission of the command that starts the process, the same as
     a server started with MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1: without it, no entry reaches the host."""
-    from memory_pipeline_tests.lib.extraction.test_choice import _outside_address
     from memory_pipeline_tests.support.fake_ollama import FakeOllama
+    from memory_pipeline_tests.support.servers import outside_address
 
-    outside = _outside_address()
+    outside = outside_address()
     if outside is None:
         pytest.skip("this machine has no address off loopback to stand for a remote host")
     with FakeOllama(bind="0.0.0.0", host=outside) as remote:

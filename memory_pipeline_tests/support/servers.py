@@ -55,3 +55,16 @@ def wait_for(condition, timeout_s: float, what: str):
             return result
         time.sleep(0.5)
     raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+
+
+def outside_address() -> str | None:
+    """An address of this machine off loopback (a host the pipeline takes as remote), if it has one."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing interface
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address

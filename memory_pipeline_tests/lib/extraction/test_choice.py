@@ -9,6 +9,7 @@ from memory_pipeline import environment
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable, choose_extractor
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, is_local, ollama_url
 from memory_pipeline_tests.support.fake_ollama import FakeOllama
+from memory_pipeline_tests.support.servers import outside_address
 
 MODEL = "qwen3.6-nothink"
 
@@ -34,20 +35,8 @@ def test_hosts(monkeypatch, host, url, local):
     assert environment.ollama_host("") == url
 
 
-def _outside_address() -> str | None:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing interface
-            address = probe.getsockname()[0]
-        except OSError:
-            return None
-    return None if address.startswith("127.") else address
-
-
 def test_a_remote_host_is_refused_unless_allowed():
-    outside = _outside_address()
+    outside = outside_address()
     with FakeOllama(bind="0.0.0.0", host=outside or "192.0.2.1") as remote:
         settings = OllamaSettings(url=remote.url, model=MODEL)
         assert not is_local(remote.url)
