@@ -34,10 +34,10 @@ from memory_pipeline.lib.privacy.matching import load_keywords  # noqa: E402
 from memory_pipeline.lib.privacy.tagging import retag_store  # noqa: E402
 from memory_pipeline.lib.store.database import connect  # noqa: E402
 from memory_pipeline.lib.store.fact_search import search  # noqa: E402
-from memory_pipeline.lib.store.search_index import sync_search_index  # noqa: E402
+from memory_pipeline.lib.store.fact_store import FactStore  # noqa: E402
+from memory_pipeline.lib.store.ledger import active_ledger, ledger_fingerprint  # noqa: E402
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.diff import diff_entries  # noqa: E402
-from memory_pipeline.lib.sync.ledger import active_ledger, ledger_fingerprint  # noqa: E402
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance  # noqa: E402
 from memory_pipeline.lib.sync.writer import write_sync  # noqa: E402
 from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store  # noqa: E402
@@ -55,13 +55,14 @@ def sync_store(home: Path) -> Path:
     conn = connect(settings.db_path)
     diff = diff_entries(hashed, active_ledger(conn))
     extraction = Extraction.of(RulesExtractor().extract(entries_to_extract(diff, conn)), Provenance())
-    write_sync(conn, EntryDiff(diff, ledger_fingerprint(conn)), extraction, settings=settings)
+    store = FactStore(conn, settings)
+    write_sync(store, EntryDiff(diff, ledger_fingerprint(conn)), extraction)
     # The demo's list where a user keeps theirs: the agent's surfaces then find it judged with the list in force.
     keywords = home / "memory-pipeline" / "privacy_keywords.txt"
     keywords.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ROOT / "data" / "privacy_keywords.txt", keywords)
-    retag_store(conn, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"), settings)
-    sync_search_index(conn)
+    retag_store(store, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"))
+    store.sync_search_index()
     conn.close()
     return settings.db_path
 
@@ -175,10 +176,10 @@ def main() -> None:
         keywords = tmp / "kw.txt"
         keywords.write_text("# private\n缓存 token\nre:#\\d*77\\b\n", encoding="utf-8")
         started = time.perf_counter()
-        changed = retag_store(conn, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"), settings)
+        changed = retag_store(FactStore(conn, settings), PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"))
         full = time.perf_counter() - started
         started = time.perf_counter()
-        again = retag_store(conn, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"), settings)
+        again = retag_store(FactStore(conn, settings), PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"))
         steady = time.perf_counter() - started
         conn.close()
         print(f"\n| re-tag, {args.facts:,} facts | seconds | facts changed |")

@@ -14,8 +14,7 @@ sys.path.insert(0, str(ROOT))
 
 from memory_pipeline.lib.choices import VectorFormat  # noqa: E402
 from memory_pipeline.lib.store import vector_codec  # noqa: E402
-from memory_pipeline.lib.store.database import opened, write_transaction  # noqa: E402
-from memory_pipeline.lib.store.fact_writes import FactWrites  # noqa: E402
+from memory_pipeline.lib.store.fact_store import FactStore  # noqa: E402
 from memory_pipeline.lib.store.settings import holographic_settings
 
 
@@ -25,15 +24,16 @@ def half_hrr1_copy(home: Path, target: Path) -> Path:
     shutil.copytree(home, target)
     settings = holographic_settings(target)
     dim = settings.hrr_dim
-    with opened(settings.db_path, create=False) as conn:
-        with write_transaction(conn):
+    with FactStore.opened(replace(settings, vector_format=VectorFormat.HRR1), create=False) as store:
+        conn = store.conn
+        with store.transaction() as writes:
             rows = conn.execute("SELECT fact_id, hrr_vector FROM facts WHERE fact_id % 2 = 0").fetchall()
             conn.executemany(
                 "UPDATE facts SET hrr_vector = ? WHERE fact_id = ?",
                 [(vector_codec.encode(vector_codec.decode(blob, dim), VectorFormat.HRR1), i) for i, blob in rows],
             )
             categories = {c for (c,) in conn.execute("SELECT DISTINCT category FROM facts")}
-            FactWrites(conn, replace(settings, vector_format=VectorFormat.HRR1)).rebuild_banks_in_full(categories)
+            writes.rebuild_banks_in_full(categories)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return target
 

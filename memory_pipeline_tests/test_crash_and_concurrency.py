@@ -12,7 +12,7 @@ from pathlib import Path
 import dagster as dg
 
 from memory_pipeline.lib.store.database import connect, opened
-from memory_pipeline.lib.sync.ledger import ledger_problems
+from memory_pipeline.lib.store.ledger import ledger_problems
 from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.support.primed_sync import go, primed_sync
 from memory_pipeline_tests.support.store_helpers import active_facts, consistency_problems, query, write_entries

@@ -13,8 +13,8 @@ from memory_pipeline.cli.common import CommandError, add_home_argument, add_prof
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
 from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.lib.store.ledger_tsv import section_of, sections
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.ledger_tsv import section_of, sections
 from memory_pipeline.services.ledger import export_profile, import_into, synced_profiles
 
 STDIO = "-"

@@ -29,10 +29,10 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
     # Only privacy_coverage reads the keyword list: a list that cannot be loaded is its failure
     # (and fact_store's), never the ledger check's.
     judge = privacy.judge_for_step(hermes.path(), profile) if names is None or "privacy_coverage" in names else None
-    with store.connected(settings, create=False) as conn:
+    with store.opened(settings, create=False) as fact_store:
         inputs = AuditInputs(
             readings,
-            conn,
+            fact_store.conn if fact_store else None,
             settings,
             judge,
             data_dir=environment.data_dir(hermes.path()),

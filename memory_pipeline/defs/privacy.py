@@ -75,8 +75,8 @@ def privacy_tags(
     settings = store.settings(profile)
     judge = privacy.judge_for_step(hermes.path(), profile)
     keywords = judge.keywords
-    with store.connected(settings, create=True) as conn:
-        report = retag_store(conn, judge, settings, watermarks=store.watermarks)
+    with store.opened(settings, create=True) as fact_store:
+        report = retag_store(fact_store, judge, watermarks=store.watermarks)
     judged(environment.data_dir(hermes.path()), profile.name, keywords)
     metadata = {
         "facts": float(report.facts),

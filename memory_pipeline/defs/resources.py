@@ -1,5 +1,4 @@
 import os
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -20,11 +19,12 @@ from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discov
 from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
 from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
-from memory_pipeline.lib.store.database import StoreError, opened
+from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner, ledger_owner
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings, per_user_note
 from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
-from memory_pipeline.lib.sync.owner import LedgerOwner, ledger_owner
 
 
 class HermesHomeResource(dg.ConfigurableResource):
@@ -134,13 +134,13 @@ class FactStoreResource(dg.ConfigurableResource):
         return ledger_owner(profile, profiles)
 
     @contextmanager
-    def connected(self, settings: HolographicSettings, *, create: bool) -> Iterator[sqlite3.Connection | None]:
-        """The store's connection, closed afterwards; None when reading a store that does not
+    def opened(self, settings: HolographicSettings, owner: LedgerOwner = SOLE_OWNER, *, create: bool) -> Iterator[FactStore | None]:
+        """The profile's `FactStore`, closed afterwards; None when reading a store that does not
         exist yet (reading never creates it). A store problem fails the step with one line naming
         the file."""
         try:
-            with opened(settings.db_path, create=create, missing_ok=True) as conn:
-                yield conn
+            with FactStore.opened(settings, owner=owner, create=create, missing_ok=True) as fact_store:
+                yield fact_store
         except StoreError as exc:
             raise dg.Failure(description=str(exc)) from None
 

@@ -6,7 +6,6 @@ import dagster as dg
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.privacy import privacy_tags
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource
-from memory_pipeline.lib.store.search_index import holographic_fts_health, rebuild_holographic_fts, sync_search_index
 from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 
 
@@ -24,16 +23,17 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
     dialect the store is written in."""
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
-    with store.connected(settings, create=True) as conn:
-        before = holographic_fts_health(conn)
+    with store.opened(settings, create=True) as fact_store:
+        conn = fact_store.conn
+        before = fact_store.holographic_fts_health()
         if not before.healthy:
             context.log.warning(
                 f"facts_fts out of step ({before.integrity}, "
                 f"{before.indexed} indexed for {before.facts} facts, {before.probe_misses} probe misses): rebuilding"
             )
-            rebuild_holographic_fts(conn)
-        after = holographic_fts_health(conn) if not before.healthy else before
-        synced = sync_search_index(conn, watermarks=store.watermarks)
+            fact_store.rebuild_holographic_fts()
+        after = fact_store.holographic_fts_health() if not before.healthy else before
+        synced = fact_store.sync_search_index(watermarks=store.watermarks)
         vectors = vector_counts(conn, settings.hrr_dim)
         dialect = store_format(conn, settings.hrr_dim)
     return dg.MaterializeResult(

@@ -11,12 +11,13 @@ from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, backup_entries
 from memory_pipeline.lib.store.database import read_snapshot
+from memory_pipeline.lib.store.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
+from memory_pipeline.lib.store.mirror_rows import known_entry_hashes, mirror_rows
 from memory_pipeline.lib.store.receipts import read_receipts
 from memory_pipeline.lib.store.schema_fingerprint import schema_fingerprint
 from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
 from memory_pipeline.lib.sync.journal import journal_path, journaled_edits
-from memory_pipeline.lib.sync.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
-from memory_pipeline.lib.sync.mirror import known_entry_hashes, mirror_rows, plan_mirrors, sharers_entries
+from memory_pipeline.lib.sync.mirror import plan_mirrors, sharers_entries
 from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction
 from memory_pipeline.lib.sync.writer import write_sync
 
@@ -45,7 +46,8 @@ def ledger_diff(
     settings = store.settings(profile)
     profiles = hermes.profiles()
     owner = store.owner(profile, profiles)
-    with store.connected(settings, create=False) as conn, read_snapshot(conn) if conn else nullcontext():
+    with store.opened(settings, owner, create=False) as fact_store, read_snapshot(fact_store.conn) if fact_store else nullcontext():
+        conn = fact_store.conn if fact_store else None
         if conn:
             store.watermarks.observe(conn)
         ledger = active_ledger(conn, owner) if conn else {}
@@ -103,20 +105,18 @@ def fact_store(
     settings = store.settings(profile)
     owner = store.owner(profile, hermes.profiles())
     judge = privacy.judge_for_step(hermes.path(), profile)
-    with store.connected(settings, create=True) as conn:
+    with store.opened(settings, owner, create=True) as fact_store:
         report = write_sync(
-            conn,
+            fact_store,
             ledger_diff,
             extracted_facts,
-            settings=settings,
             removal_policy=store.removal(),
             judge=judge,
             watermarks=store.watermarks,
             run_id=context.run.run_id,
-            owner=owner,
         )
-        taken = read_receipts(conn, run_id=context.run.run_id) if report.receipts else []
-        schema = schema_fingerprint(conn)
+        taken = read_receipts(fact_store.conn, run_id=context.run.run_id) if report.receipts else []
+        schema = schema_fingerprint(fact_store.conn)
     if report.removed:
         context.log.info(f"{report.removed} entries left the files; policy {store.removal()!r} applied to their facts")
     return dg.MaterializeResult(

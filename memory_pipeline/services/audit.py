@@ -14,8 +14,9 @@ from memory_pipeline.lib.audit.repairs import repair_indexes, repair_ledger, rep
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, read_profile
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.owner import ledger_owner
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.owner import ledger_owner
 
 _LEDGER_CHECKS = {"ledger_integrity"}
 _LINK_CHECKS = {"fact_links"}
@@ -51,16 +52,16 @@ def repair_profile(profile: Profile, home, judge: PrivacyJudge, failing: set[str
     done: list[str] = []
     failed: list[str] = []
     if failing & (_LEDGER_CHECKS | _LINK_CHECKS | _INDEX_CHECKS | _TAG_CHECKS) and settings.db_path.exists():
-        with opened(settings.db_path) as conn:
+        with FactStore.opened(settings) as store:
             if failing & _LEDGER_CHECKS:
                 stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-                done += repair_ledger(conn, environment.data_dir(home) / "repairs" / f"{profile.name}-ledger-{stamp}.db")
+                done += repair_ledger(store, environment.data_dir(home) / "repairs" / f"{profile.name}-ledger-{stamp}.db")
             if failing & (_LEDGER_CHECKS | _LINK_CHECKS):  # rows a ledger repair deleted leave their facts unbacked
-                done += repair_links(conn, settings)
+                done += repair_links(store)
             if failing & _INDEX_CHECKS:
-                done += repair_indexes(conn, settings)
+                done += repair_indexes(store)
             if failing & _TAG_CHECKS:
-                done += repair_tags(conn, judge, settings)
+                done += repair_tags(store, judge)
     if failing & _SYNC_CHECKS:
         # Through the sync service, as every sync goes (its skip state, its privacy choice).
         from memory_pipeline.services.sync import SyncRequest, sync_profiles

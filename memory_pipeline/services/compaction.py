@@ -14,9 +14,9 @@ from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_search import facts_by_id
+from memory_pipeline.lib.store.ledger import active_ledger, synced_facts
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.ledger import active_ledger, synced_facts
-from memory_pipeline.lib.sync.sync_report import SyncReport
+from memory_pipeline.lib.store.sync_report import SyncReport
 
 
 @dataclass

@@ -8,9 +8,10 @@ from pathlib import Path
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, read_profile
 from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.ledger_tsv import ImportReport, export_rows, import_tsv
+from memory_pipeline.lib.store.owner import ledger_owner
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.ledger_tsv import ImportReport, export_rows, import_tsv
-from memory_pipeline.lib.sync.owner import ledger_owner
 
 
 def synced_profiles(profiles: list[Profile]) -> list[Profile]:
@@ -33,5 +34,8 @@ def import_into(profile: Profile, text: str, hermes_home: Path) -> ImportReport:
     hashes, shorts, ids = entry_identities(sources, [text for r in readings for text in r.entries])
     texts = [text for r in readings for text in r.entries]
     current = {(s, short): (entry, sha, t) for s, short, entry, sha, t in zip(sources, shorts, ids, hashes, texts, strict=True)}
-    with opened(holographic_settings(profile.home).db_path) as conn:  # adds the pipeline's tables to a store Holographic made
-        return import_tsv(conn, text, current, ledger_owner(profile, discover_profiles(hermes_home)))
+    owner = ledger_owner(profile, discover_profiles(hermes_home))
+    with FactStore.opened(
+        holographic_settings(profile.home), owner=owner
+    ) as store:  # adds the pipeline's tables to a store Holographic made
+        return import_tsv(store, text, current)

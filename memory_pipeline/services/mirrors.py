@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.store.database import opened
-from memory_pipeline.lib.store.receipts import Receipt, write_receipt
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.mirror_rows import MirrorRow, mirror_rows
+from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.mirror import MirrorRow, mirror_rows, settle_unexplained, unexplained_mirrors
-from memory_pipeline.lib.sync.retirement import retire
+from memory_pipeline.lib.sync.mirror import settle_unexplained, unexplained_mirrors
 
 
 @dataclass
@@ -29,18 +29,18 @@ def profile_mirrors(profile: Profile, *, apply: bool = False, keep: bool = False
     if not settings.db_path.is_file():
         return found
     current = read_profile(profile)
-    with opened(settings.db_path, create=apply) as conn:
-        rows = {row.fact_id: row for row in mirror_rows(conn)}
+    with FactStore.opened(settings, create=apply) as store:
+        rows = {row.fact_id: row for row in mirror_rows(store.conn)}
         ids = unexplained_mirrors(list(rows.values()), current)
         if apply:
-            found.settled = settle_unexplained(conn, ids, current, keep=keep, retire_one=lambda c, i: _retired(c, i, settings))
+            found.settled = settle_unexplained(store, ids, current, keep=keep, retire_one=_retired)
     found.unexplained = [rows[i] for i in ids]
     return found
 
 
-def _retired(conn, fact_id: int, settings) -> int:
+def _retired(store: FactStore, fact_id: int) -> int:
     """A mirror row retired in place on request, with its receipt (Hermes' own fact: never moved)."""
-    changed = retire(conn, fact_id, settings)
+    changed = store.retire_in_place(fact_id)
     if changed:
-        write_receipt(conn, Receipt("retired", None, None, (fact_id,), 0, 0, ()))
+        store.write_receipt(Receipt("retired", None, None, (fact_id,), 0, 0, ()))
     return changed

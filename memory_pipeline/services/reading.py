@@ -13,9 +13,9 @@ from pathlib import Path
 
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.database import StoreError, opened, read_only
+from memory_pipeline.lib.store.database import StoreError, read_only
 from memory_pipeline.lib.store.fact_search import facts_by_id, gate, recorded_list, search
-from memory_pipeline.lib.store.search_index import sync_search_index
+from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.store.verdicts import judge_in_force
 
@@ -31,10 +31,6 @@ class Found:
     without_store: list[str] = field(default_factory=list)  # profiles never synced
 
 
-def _stores(profiles: list[Profile]) -> dict[str, object]:
-    return {p.name: holographic_settings(p.home).db_path for p in profiles}
-
-
 def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_private: bool, refresh_index: bool) -> Found:
     """`query` as a substring in every profile's facts, at most `limit` per profile: only facts
     with a "shown" verdict for their current text unless `include_private` (the user at the
@@ -42,15 +38,16 @@ def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_
     indexed first (the index judges nothing: they are shown once the next sync judged them);
     without (the agent's server) nothing is written."""
     found = Found()
-    for name, db in _stores(profiles).items():
-        if not db.is_file():
-            found.without_store.append(name)
+    for profile in profiles:
+        settings = holographic_settings(profile.home)
+        if not settings.db_path.is_file():
+            found.without_store.append(profile.name)
             continue
-        with opened(db, create=False) if refresh_index else read_only(db) as conn:
+        with FactStore.opened(settings, create=False) if refresh_index else FactStore.read_only(settings) as store:
             if refresh_index:
-                sync_search_index(conn)
-            results = search(conn, query, limit=limit, include_private=include_private)
-        found.facts += [{"profile": name, **fact} for fact in results]
+                store.sync_search_index()
+            results = search(store.conn, query, limit=limit, include_private=include_private)
+        found.facts += [{"profile": profile.name, **fact} for fact in results]
     return found
 
 

@@ -8,18 +8,10 @@ from pathlib import Path
 from memory_pipeline.lib.audit.report import last_report
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.store.database import (
-    ARCHIVE_TABLE,
-    IS_PIPELINE_FACT_SQL,
-    LEDGER_TABLE,
-    RETIRED_TAG,
-    StoreError,
-    has_tag_sql,
-    read_only,
-    table_exists,
-)
+from memory_pipeline.lib.store.database import StoreError, read_only
 from memory_pipeline.lib.store.quarantine import quarantined_entries
 from memory_pipeline.lib.store.settings import holographic_settings, store_sharers
+from memory_pipeline.lib.store.store_reads import existing_fact_ids, store_counts
 from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 
 
@@ -45,21 +37,15 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
         return status
     try:
         with read_only(db) as conn:
-            status["facts"], status["pipeline_facts"], retired_in_place = conn.execute(
-                f"SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0), coalesce(sum({has_tag_sql(RETIRED_TAG)}), 0) FROM facts"
-            ).fetchone()
+            counts = store_counts(conn)
+            status["facts"], status["pipeline_facts"], status["last_write"] = counts.facts, counts.pipeline_facts, counts.last_write
             # The pipeline's retired facts wait in its archive; a mirror row Hermes wrote is retired in place.
-            archived = conn.execute(f"SELECT count(*) FROM {ARCHIVE_TABLE}").fetchone()[0] if table_exists(conn, ARCHIVE_TABLE) else 0
-            status["retired_facts"] = retired_in_place + archived
-            status["compacted_facts"] = sum(
-                1 for fact_id in pointers if conn.execute("SELECT 1 FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
-            )
-            status["current_facts"] = status["pipeline_facts"] - retired_in_place - status["compacted_facts"]
+            status["retired_facts"] = counts.retired_in_place + counts.archived
+            status["compacted_facts"] = len(existing_fact_ids(conn, pointers))
+            status["current_facts"] = counts.pipeline_facts - counts.retired_in_place - status["compacted_facts"]
             status["quarantined"] = len(quarantined_entries(conn))
             status["vectors"] = vector_counts(conn, settings.hrr_dim)
             status["vector_dialect"] = store_format(conn, settings.hrr_dim).value
-            if table_exists(conn, LEDGER_TABLE):
-                status["last_write"] = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0]
     except StoreError as exc:
         status["store_error"] = str(exc)
     return status

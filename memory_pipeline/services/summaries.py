@@ -12,8 +12,8 @@ from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_search import fact_counts
 from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.sync_report import SyncReport
 from memory_pipeline.lib.sync.state import FailingCheck
-from memory_pipeline.lib.sync.sync_report import SyncReport
 
 if TYPE_CHECKING:  # Dagster is imported only where a profile runs
     from memory_pipeline.run_results import ProfileRun

@@ -19,8 +19,8 @@ from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
 from memory_pipeline.lib.store.database import RETIRED_TAG, read_only
 from memory_pipeline.lib.store.fact_search import facts_by_id
 from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.story import FactRecord, fact_record
 from memory_pipeline.lib.sync.journal import journal_lines, journal_path
-from memory_pipeline.lib.sync.story import FactRecord, fact_record
 
 _LABEL_CHARS = 60
 

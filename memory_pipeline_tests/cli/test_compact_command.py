@@ -16,7 +16,7 @@ from memory_pipeline.lib.hermes.compaction import propose, values
 from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, canonical_chars, fact_pointers, title_entity
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
 from memory_pipeline.lib.store.database import opened
-from memory_pipeline.lib.sync.ledger import active_ledger, synced_facts
+from memory_pipeline.lib.store.ledger import active_ledger, synced_facts
 from memory_pipeline_tests.support.hermes_oracle import hermes_home_env, hermes_loaded_entries
 from memory_pipeline_tests.support.store_helpers import read_entries
 

@@ -18,11 +18,11 @@ from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE, IS_PIPELINE_FACT_SQL, opened, read_snapshot, table_exists
+from memory_pipeline.lib.store.ledger import LEDGER_ROW_COLUMNS, ledger_rows
+from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import size_state_sql, state_sql
 from memory_pipeline.lib.store.watermark import store_watermark
-from memory_pipeline.lib.sync.ledger import LEDGER_ROW_COLUMNS, ledger_rows
-from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
 
 T = TypeVar("T")
 

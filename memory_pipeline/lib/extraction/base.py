@@ -8,6 +8,7 @@ from typing import Protocol
 import pandas as pd
 
 from memory_pipeline.lib.store.quarantine import quarantined_entries
+from memory_pipeline.lib.store.store_reads import fact_contents
 
 FACT_COLUMNS = ["entry_id", "content", "category", "tags", "entity", "action", "existing_fact_id", "latency_s"]
 
@@ -110,10 +111,7 @@ def entries_to_extract(diff: pd.DataFrame, conn: sqlite3.Connection | None) -> l
     contents: dict[int, str] = {}
     wanted = sorted({i for ids in work["existing_fact_ids"] for i in ids})
     if wanted and conn is not None:
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            contents.update(conn.execute(f"SELECT fact_id, content FROM facts WHERE fact_id IN ({marks})", chunk))
+        contents = fact_contents(conn, wanted)
     failed_before = quarantined_entries(conn) if conn is not None and not work.empty else set()
     return [
         EntryToExtract(

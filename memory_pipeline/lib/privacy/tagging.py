@@ -21,18 +21,11 @@ from memory_pipeline.lib.hermes.memory_files import title_entity
 from memory_pipeline.lib.privacy.choice import Judgement, PrivacyJudge
 from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, normalise_tags
 from memory_pipeline.lib.store import verdicts
-from memory_pipeline.lib.store.database import (
-    LEDGER_TABLE,
-    PIPELINE_TAG,
-    RETIRED_TAG,
-    UNSAFE_TAG,
-    read_snapshot,
-    table_exists,
-    write_transaction,
-)
+from memory_pipeline.lib.store.database import PIPELINE_TAG, RETIRED_TAG, UNSAFE_TAG, read_snapshot
 from memory_pipeline.lib.store.fact_search import content_sha256, store_relative
-from memory_pipeline.lib.store.fact_writes import FactWrites
+from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.store_reads import backed_fact_ids, entity_id_named, fact_state, fact_states, linked_entities
 from memory_pipeline.lib.store.watermark import WatermarkChain
 
 
@@ -76,33 +69,29 @@ def _withheld_from_prefetch(judgement: Judgement, policy: str) -> bool:
     return bool(judgement.unsafe) or (judgement.private and policy == PrivacyPolicy.HIDE.value)
 
 
-def retag_store(
-    conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSettings, watermarks: WatermarkChain | None = None
-) -> RetagReport:
+def retag_store(store: FactStore, judge: PrivacyJudge, watermarks: WatermarkChain | None = None) -> RetagReport:
     """Scan without a lock (one snapshot), then write only the facts that must change, re-checked
     under the lock, their verdicts, and the judge now in force. `watermarks` hears how the store
     was found and left."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
+    conn, settings = store.conn, store.settings
     judge_row = (store_relative(conn, str(judge.keywords.path) if judge.keywords.path else None), judge.keywords.sha256, judge.detectors)
     with read_snapshot(conn):
         watermarks.observe(conn)
         report, candidates, scanned = _scan(conn, judge, settings)
-        orphans = conn.execute(
-            f"SELECT count(*) FROM {verdicts.VERDICTS_TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)"
-        ).fetchone()[0]
+        orphans = verdicts.orphan_count(conn)
         in_force = verdicts.judge_in_force(conn)
     if not candidates and not report.verdicts and not orphans and in_force == judge_row:
         return report
-    with write_transaction(conn):
+    with store.transaction() as writes:
         watermarks.observe(conn)
-        writes = FactWrites(conn, settings)
-        backed = _backed_by_entries(conn)
+        backed = backed_fact_ids(conn)
         for fact_id in candidates:
-            _apply(writes, fact_id, judge, settings, report, backed, scanned.get(fact_id))
+            _apply(writes, fact_id, judge, report, backed, scanned.get(fact_id))
         writes.rebuild_banks()
-        verdicts.record(conn, report.verdicts)
-        verdicts.drop_orphans(conn)
-        verdicts.set_judge(conn, *judge_row)
+        writes.record_verdicts(report.verdicts)
+        writes.drop_orphan_verdicts()
+        writes.set_judge(*judge_row)
         watermarks.wrote(conn)
     return report
 
@@ -111,15 +100,12 @@ def _scan(conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSe
     """Every fact judged (from its verdict, when that is current): the counts, the facts whose
     verdict, tags, links or trust must change, and each judgement made."""
     report = RetagReport()
-    private_entity = conn.execute("SELECT entity_id FROM entities WHERE name = ? ORDER BY entity_id", (PRIVATE_ENTITY,)).fetchone()
-    private_links = {
-        fact_id: entity_ids
-        for fact_id, entity_ids in conn.execute("SELECT fact_id, group_concat(entity_id) FROM fact_entities GROUP BY fact_id")
-    }
+    private_entity = entity_id_named(conn, PRIVATE_ENTITY)
+    private_links = linked_entities(conn)
     known = verdicts.verdicts(conn)
-    backed = _backed_by_entries(conn)
+    backed = backed_fact_ids(conn)
     candidates, scanned = [], {}
-    for fact_id, raw, tags, trust in conn.execute("SELECT fact_id, CAST(content AS BLOB), tags, trust_score FROM facts"):
+    for fact_id, raw, tags, trust in fact_states(conn):
         report.facts += 1
         judgement, fresh = _judged(judge, raw, known.get(fact_id))
         scanned[fact_id] = judgement
@@ -130,7 +116,7 @@ def _scan(conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSe
                 candidates.append(fact_id)
             continue
         normal = normalise_tags(tags)[0]
-        links_right = not judgement.private or (private_entity is not None and private_links.get(fact_id) == str(private_entity[0]))
+        links_right = not judgement.private or (private_entity is not None and private_links.get(fact_id) == str(private_entity))
         if not _settled(judgement, judge.policy, tags or "", normal, links_right, trust, settings, fact_id in backed):
             candidates.append(fact_id)
         elif fresh:
@@ -173,7 +159,7 @@ def _judged(judge: PrivacyJudge, raw: bytes, verdict) -> tuple[Judgement, bool]:
     return judge.judge(raw), True
 
 
-def tag_written(writes: FactWrites, fact_ids: list[int], judge: PrivacyJudge, settings: HolographicSettings) -> RetagReport:
+def tag_written(writes: FactStore, fact_ids: list[int], judge: PrivacyJudge) -> RetagReport:
     """Judge the facts a sync just wrote, inside its transaction, so that no fact is ever visible
     untagged or without its verdict; `retag_store` still re-checks the whole store afterwards.
     The facts were just written for entries in the files, so every one of them is backed by an
@@ -182,32 +168,25 @@ def tag_written(writes: FactWrites, fact_ids: list[int], judge: PrivacyJudge, se
     written = dict.fromkeys(fact_ids)  # ordered and a set at once
     backed = set(written)
     for fact_id in written:
-        _apply(writes, fact_id, judge, settings, report, backed, None)
-    verdicts.record(writes.conn, report.verdicts)
+        _apply(writes, fact_id, judge, report, backed, None)
+    writes.record_verdicts(report.verdicts)
     return report
 
 
-def _backed_by_entries(conn: sqlite3.Connection) -> set[int]:
-    if not table_exists(conn, LEDGER_TABLE):
-        return set()
-    return {r[0] for r in conn.execute(f"SELECT DISTINCT fact_id FROM {LEDGER_TABLE} WHERE status = 'active'")}
-
-
 def _apply(
-    writes: FactWrites,
+    writes: FactStore,
     fact_id: int,
     judge: PrivacyJudge,
-    settings: HolographicSettings,
     report: RetagReport,
     backed: set[int],
     scanned: Judgement | None,
 ) -> None:
     """One fact brought in line with its judgement, read again under the write lock (the scan's
     judgement reused while the text is the one it judged)."""
-    row = writes.conn.execute("SELECT CAST(content AS BLOB), tags, trust_score FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
-    if row is None:
+    state = fact_state(writes.conn, fact_id)
+    if state is None:
         return
-    raw, tags, trust = row
+    raw, tags, trust, settings = state.raw, state.tags, state.trust, writes.settings
     current = scanned is not None and scanned.content_sha256 == content_sha256(raw) and "recorded" not in scanned.reasons
     judgement = scanned if current else None
     judgement = judgement or judge.judge(raw)
@@ -247,7 +226,4 @@ def _apply(
         writes.relink(fact_id, content, links)
         report.relinked += 1
     if target_tags != tags or new_trust != trust:
-        writes.conn.execute(
-            "UPDATE facts SET tags = ?, trust_score = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?",
-            (target_tags, new_trust, fact_id),
-        )
+        writes.set_tags_and_trust(fact_id, target_tags, new_trust)

@@ -1,5 +1,6 @@
-"""The writes every change to a fact needs so Holographic reads it as its own: entity links
-resolved its way, the HRR vector over content and linked entities, the category banks."""
+"""`FactStore`'s writes every change to a fact needs so Holographic reads it as its own: entity
+links resolved its way, the HRR vector over content and linked entities, the category banks, and
+the archive a retired fact moves to and comes back from."""
 
 from __future__ import annotations
 
@@ -21,17 +22,21 @@ _BLOCK_ROWS = 1024  # vectors decoded at once when a bank is summed in full: bou
 
 
 class FactWrites:
-    """Used inside one write transaction. Every change to a fact's vector or category is noted, so
-    each touched bank is brought up to date by its change alone (see `rebuild_banks`)."""
+    """Part of `FactStore`, used inside its write transaction. Every change to a fact's vector or
+    category is noted, so each touched bank is brought up to date by its change alone (see
+    `rebuild_banks`)."""
 
-    def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings):
-        self.conn = conn
-        self.settings = settings
-        self.resolver = EntityResolver(conn)
-        self.atoms = hrr.AtomCache(settings.hrr_dim)
-        self._decodable = vector_codec.decodable_sql("hrr_vector", settings.hrr_dim)
+    conn: sqlite3.Connection
+    settings: HolographicSettings
+
+    def _start_fact_writes(self) -> None:
+        """Fresh per transaction: what a rolled-back one noted or cached is forgotten."""
+        dim = self.settings.hrr_dim
+        self.resolver = EntityResolver(self.conn)
+        self.atoms = hrr.AtomCache(dim)
+        self._decodable = vector_codec.decodable_sql("hrr_vector", dim)
         self._format: VectorFormat | None = None
-        self._sum_delta: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(settings.hrr_dim, dtype=np.complex128))
+        self._sum_delta: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(dim, dtype=np.complex128))
         self._count_delta: dict[str, int] = defaultdict(int)
         self._needs_full: set[str] = set()
 

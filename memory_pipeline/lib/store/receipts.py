@@ -53,24 +53,6 @@ class Receipt:
         }
 
 
-def write_receipt(conn: sqlite3.Connection, receipt: Receipt) -> None:
-    """Inside the removal's write transaction."""
-    conn.execute(
-        f"""INSERT INTO {RECEIPTS_TABLE} (run_id, action, entry_id, entry_sha256, fact_ids, links, index_rows, banks)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-        (
-            receipt.run_id,
-            receipt.action,
-            receipt.entry_id,
-            receipt.entry_sha256,
-            ",".join(map(str, receipt.fact_ids)),
-            receipt.links,
-            receipt.index_rows,
-            ",".join(receipt.banks),
-        ),
-    )
-
-
 def read_receipts(conn: sqlite3.Connection, *, run_id: str | None = None, limit: int = 1000) -> list[Receipt]:
     """The newest receipts first (a run's alone when named); none before the first removal."""
     where, params = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())

@@ -42,52 +42,6 @@ class HolographicFtsHealth:
         return {True: "ok", False: "FAILED integrity-check", None: "integrity-check skipped (store busy)"}[self.integrity_ok]
 
 
-def holographic_fts_health(conn: sqlite3.Connection) -> HolographicFtsHealth:
-    """`facts_fts` checked three ways: FTS5's own integrity-check against `facts`, one indexed
-    row per fact, and a MATCH per sampled fact that must find it."""
-    # FTS5's integrity-check is an INSERT: it needs the write lock. It never waits for one: while
-    # Hermes (or another sync) writes, it is skipped and the row count and probes still judge.
-    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
-    conn.execute("PRAGMA busy_timeout = 0")
-    try:
-        conn.execute("INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)")
-        integrity: bool | None = True
-    except sqlite3.OperationalError as exc:
-        integrity = None if "locked" in str(exc) or "busy" in str(exc) else False
-    except sqlite3.DatabaseError:
-        integrity = False
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
-    indexed = conn.execute("SELECT count(*) FROM facts_fts_docsize").fetchone()[0]
-    facts, low, high = conn.execute("SELECT count(*), min(fact_id), max(fact_id) FROM facts").fetchone()
-    probes = misses = 0
-    # Facts spread evenly over the id range, each found by one index seek (no scan of the table).
-    size = min(_SAMPLE, facts)
-    sample = {}
-    for i in range(size):
-        # As bytes: a content that is not UTF-8 (fact_links reports it) must not stop this check.
-        row = conn.execute(
-            "SELECT fact_id, CAST(content AS BLOB) FROM facts WHERE fact_id >= ? ORDER BY fact_id LIMIT 1",
-            (low + (high - low) * i // size,),
-        ).fetchone()
-        if row is not None:  # Hermes may delete facts meanwhile: no transaction holds them here
-            sample[row[0]] = row[1].decode("utf-8", errors="replace")
-    for fact_id, content in sample.items():
-        tokens = _TOKEN.findall(content)
-        if not tokens:
-            continue
-        probes += 1
-        token = tokens[0].replace('"', '""')
-        found = conn.execute("SELECT 1 FROM facts_fts WHERE facts_fts MATCH ? AND rowid = ?", (f'"{token}"', fact_id)).fetchone()
-        misses += found is None
-    return HolographicFtsHealth(integrity, indexed, facts, probes, misses)
-
-
-def rebuild_holographic_fts(conn: sqlite3.Connection) -> None:
-    with write_transaction(conn):
-        conn.execute("INSERT INTO facts_fts(facts_fts) VALUES ('rebuild')")
-
-
 @dataclass
 class IndexSync:
     added: int = 0
@@ -99,34 +53,87 @@ class IndexSync:
         return self.added + self.updated + self.removed
 
 
-def sync_search_index(conn: sqlite3.Connection, watermarks: WatermarkChain | None = None) -> IndexSync:
-    """Bring `memory_pipeline_fts` in step with `facts`; writes only what differs. `watermarks`
-    hears how the store was found (the index itself is not part of a watermark)."""
-    watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
-    present = table_exists(conn, INDEX_TABLE)
-    result = IndexSync()
-    stale: list[tuple[int, str, bool]] = []
-    gone: list[int] = []
-    if present:
-        with read_snapshot(conn):
+class SearchIndexWrites:
+    """Part of `FactStore`: Holographic's `facts_fts` checked and rebuilt, and the pipeline's own
+    index brought in step with `facts`."""
+
+    conn: sqlite3.Connection
+
+    def holographic_fts_health(self) -> HolographicFtsHealth:
+        """`facts_fts` checked three ways: FTS5's own integrity-check against `facts`, one indexed
+        row per fact, and a MATCH per sampled fact that must find it."""
+        conn = self.conn
+        # FTS5's integrity-check is an INSERT: it needs the write lock. It never waits for one: while
+        # Hermes (or another sync) writes, it is skipped and the row count and probes still judge.
+        timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            conn.execute("INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)")
+            integrity: bool | None = True
+        except sqlite3.OperationalError as exc:
+            integrity = None if "locked" in str(exc) or "busy" in str(exc) else False
+        except sqlite3.DatabaseError:
+            integrity = False
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+        indexed = conn.execute("SELECT count(*) FROM facts_fts_docsize").fetchone()[0]
+        facts, low, high = conn.execute("SELECT count(*), min(fact_id), max(fact_id) FROM facts").fetchone()
+        probes = misses = 0
+        # Facts spread evenly over the id range, each found by one index seek (no scan of the table).
+        size = min(_SAMPLE, facts)
+        sample = {}
+        for i in range(size):
+            # As bytes: a content that is not UTF-8 (fact_links reports it) must not stop this check.
+            row = conn.execute(
+                "SELECT fact_id, CAST(content AS BLOB) FROM facts WHERE fact_id >= ? ORDER BY fact_id LIMIT 1",
+                (low + (high - low) * i // size,),
+            ).fetchone()
+            if row is not None:  # Hermes may delete facts meanwhile: no transaction holds them here
+                sample[row[0]] = row[1].decode("utf-8", errors="replace")
+        for fact_id, content in sample.items():
+            tokens = _TOKEN.findall(content)
+            if not tokens:
+                continue
+            probes += 1
+            token = tokens[0].replace('"', '""')
+            found = conn.execute("SELECT 1 FROM facts_fts WHERE facts_fts MATCH ? AND rowid = ?", (f'"{token}"', fact_id)).fetchone()
+            misses += found is None
+        return HolographicFtsHealth(integrity, indexed, facts, probes, misses)
+
+    def rebuild_holographic_fts(self) -> None:
+        conn = self.conn
+        with write_transaction(conn):
+            conn.execute("INSERT INTO facts_fts(facts_fts) VALUES ('rebuild')")
+
+    def sync_search_index(self, watermarks: WatermarkChain | None = None) -> IndexSync:
+        """Bring `memory_pipeline_fts` in step with `facts`; writes only what differs. `watermarks`
+        hears how the store was found (the index itself is not part of a watermark)."""
+        conn = self.conn
+        watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
+        present = table_exists(conn, INDEX_TABLE)
+        result = IndexSync()
+        stale: list[tuple[int, str, bool]] = []
+        gone: list[int] = []
+        if present:
+            with read_snapshot(conn):
+                watermarks.observe(conn)
+                stale, gone = _out_of_step(conn)
+            if not stale and not gone:
+                return result
+        with write_transaction(conn):
             watermarks.observe(conn)
-            stale, gone = _out_of_step(conn)
-        if not stale and not gone:
-            return result
-    with write_transaction(conn):
-        watermarks.observe(conn)
-        if not present:
-            conn.execute(_SCHEMA)
-            stale = [(i, c, False) for i, c in conn.execute("SELECT fact_id, content FROM facts")]
-        conn.executemany(f"DELETE FROM {INDEX_TABLE} WHERE rowid = ?", [(i,) for i, _, known in stale if known] + [(i,) for i in gone])
-        conn.executemany(
-            f"INSERT INTO {INDEX_TABLE} (rowid, content, pairs) VALUES (?, ?, ?)",
-            [(i, indexed_text(c), pair_text(indexed_text(c))) for i, c, _ in stale],
-        )
-    result.updated = sum(known for _, _, known in stale)
-    result.added = len(stale) - result.updated
-    result.removed = len(gone)
-    return result
+            if not present:
+                conn.execute(_SCHEMA)
+                stale = [(i, c, False) for i, c in conn.execute("SELECT fact_id, content FROM facts")]
+            conn.executemany(f"DELETE FROM {INDEX_TABLE} WHERE rowid = ?", [(i,) for i, _, known in stale if known] + [(i,) for i in gone])
+            conn.executemany(
+                f"INSERT INTO {INDEX_TABLE} (rowid, content, pairs) VALUES (?, ?, ?)",
+                [(i, indexed_text(c), pair_text(indexed_text(c))) for i, c, _ in stale],
+            )
+        result.updated = sum(known for _, _, known in stale)
+        result.added = len(stale) - result.updated
+        result.removed = len(gone)
+        return result
 
 
 def _out_of_step(conn: sqlite3.Connection) -> tuple[list[tuple[int, str, bool]], list[int]]:

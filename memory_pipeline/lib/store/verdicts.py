@@ -1,7 +1,7 @@
 """The privacy stage's verdicts, kept in the store beside the facts they judge: one per fact (its
 text's SHA-256, the keyword list's and the detectors' it was judged with, the outcome), and the
-judge in force (which list, where). The agent's surfaces read them (`fact_search`); only the
-privacy stage writes them, inside its own transactions."""
+judge in force (which list, where). The agent's surfaces read them (`fact_search`); the privacy
+stage has `FactStore` write them, inside its own transactions."""
 
 from __future__ import annotations
 
@@ -50,29 +50,6 @@ def verdicts(conn: sqlite3.Connection) -> dict[int, Verdict]:
     return {fact_id: Verdict(*rest) for fact_id, *rest in rows}
 
 
-def record(conn: sqlite3.Connection, judged: dict[int, Verdict]) -> None:
-    """Inside a write transaction: these facts' verdicts, replacing what they had."""
-    conn.executemany(
-        f"INSERT OR REPLACE INTO {VERDICTS_TABLE} (fact_id, content_sha256, keywords_sha256, detectors, outcome) VALUES (?, ?, ?, ?, ?)",
-        [(fact_id, v.content_sha256, v.keywords_sha256, v.detectors, v.outcome) for fact_id, v in judged.items()],
-    )
-
-
-def drop_orphans(conn: sqlite3.Connection) -> int:
-    """Inside a write transaction: the verdicts of facts that are gone."""
-    return conn.execute(f"DELETE FROM {VERDICTS_TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)").rowcount
-
-
-def set_judge(conn: sqlite3.Connection, keywords_path: str | None, keywords_sha256: str, detectors: str) -> None:
-    """Inside a write transaction: the judge every verdict in force was reached with."""
-    conn.execute(
-        f"""INSERT INTO {JUDGE_TABLE} (id, keywords_path, keywords_sha256, detectors) VALUES (1, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET keywords_path = excluded.keywords_path, keywords_sha256 = excluded.keywords_sha256,
-                detectors = excluded.detectors, judged_at = CURRENT_TIMESTAMP""",
-        (keywords_path, keywords_sha256, detectors),
-    )
-
-
 def judge_in_force(conn: sqlite3.Connection) -> tuple[str | None, str, str] | None:
     try:
         return conn.execute(f"SELECT keywords_path, keywords_sha256, detectors FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
@@ -97,3 +74,8 @@ def verdict_of(conn: sqlite3.Connection, fact_id: int) -> Verdict | None:
     except sqlite3.OperationalError:
         return None
     return Verdict(*row) if row else None
+
+
+def orphan_count(conn: sqlite3.Connection) -> int:
+    """Verdicts whose fact is gone."""
+    return conn.execute(f"SELECT count(*) FROM {VERDICTS_TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)").fetchone()[0]

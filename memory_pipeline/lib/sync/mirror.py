@@ -16,7 +16,6 @@ A mirror-shaped fact (untagged, in a file's mirror category, named by no ledger 
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 import pandas as pd
@@ -26,18 +25,8 @@ from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.hermes.redaction import has_mask, is_scrubbed_copy
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
-from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, SOURCE_CATEGORY, table_exists, write_transaction
-from memory_pipeline.lib.store.ledger_schema import profile_sql
-from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
-
-_SOURCE_OF_CATEGORY = {category: source for source, category in SOURCE_CATEGORY.items()}
-
-
-@dataclass(frozen=True)
-class MirrorRow:
-    fact_id: int
-    source: str  # the file whose entries Holographic mirrors into this fact's category
-    content: str
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.mirror_rows import MirrorRow, mirror_rows
 
 
 @dataclass(frozen=True)
@@ -58,35 +47,6 @@ class MirrorPlan:
     @property
     def found(self) -> int:
         return len(self.adopted) + self.updated + len(self.retired) + len(self.unexplained)
-
-
-def mirror_rows(conn: sqlite3.Connection) -> list[MirrorRow]:
-    """Every mirror-shaped fact no ledger row names and the user did not keep as the agent's own."""
-    categories = ", ".join(f"'{c}'" for c in _SOURCE_OF_CATEGORY)
-    conditions = ["coalesce(f.tags, '') = ''", f"f.category IN ({categories})"]
-    if table_exists(conn, LEDGER_TABLE):
-        conditions.append(f"NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id)")
-    if table_exists(conn, KEPT_TABLE):
-        conditions.append(f"f.fact_id NOT IN (SELECT fact_id FROM {KEPT_TABLE})")
-    # As bytes: a content that is not UTF-8 is fact_links' finding, not a reason to stop here.
-    rows = conn.execute(
-        f"SELECT f.fact_id, f.category, CAST(f.content AS BLOB) FROM facts f WHERE {' AND '.join(conditions)} ORDER BY f.fact_id"
-    )
-    found = []
-    for fact_id, category, raw in rows:
-        try:
-            found.append(MirrorRow(fact_id, _SOURCE_OF_CATEGORY[category], bytes(raw or b"").decode("utf-8")))
-        except UnicodeDecodeError:
-            continue
-    return found
-
-
-def known_entry_hashes(conn: sqlite3.Connection, owner: LedgerOwner = SOLE_OWNER) -> set[str]:
-    """Every entry hash the owner's ledger ever recorded (active or retired; full or short form)."""
-    if not table_exists(conn, LEDGER_TABLE):
-        return set()
-    scope, params = owner.rows_sql(profile_sql(conn))
-    return {str(h) for (h,) in conn.execute(f"SELECT DISTINCT entry_sha256 FROM {LEDGER_TABLE} WHERE {scope}", params)}
 
 
 def sharers_entries(sharers: list[Profile]) -> frozenset[tuple[str, str]]:
@@ -180,17 +140,15 @@ def _previous_versions(diff: pd.DataFrame, rows: list[MirrorRow], threshold: flo
     return diff, taken
 
 
-def settle_unexplained(
-    conn: sqlite3.Connection, fact_ids: list[int], readings: list[SourceReading], *, keep: bool, retire_one
-) -> list[int]:
-    """Retire (with `retire_one(conn, fact_id)`) or keep as the agent's own the unexplained mirror
+def settle_unexplained(store: FactStore, fact_ids: list[int], readings: list[SourceReading], *, keep: bool, retire_one) -> list[int]:
+    """Retire (with `retire_one(store, fact_id)`) or keep as the agent's own the unexplained mirror
     rows named, in one transaction; only those still unexplained when the lock is held. Their ids."""
-    with write_transaction(conn):
-        still = set(unexplained_mirrors(mirror_rows(conn), readings))
+    with store.transaction() as writes:
+        still = set(unexplained_mirrors(mirror_rows(store.conn), readings))
         chosen = [i for i in dict.fromkeys(fact_ids) if i in still]
         for fact_id in chosen:
             if keep:
-                conn.execute(f"INSERT OR IGNORE INTO {KEPT_TABLE} (fact_id) VALUES (?)", (fact_id,))
+                writes.keep_as_agents_own(fact_id)
             else:
-                retire_one(conn, fact_id)
+                retire_one(writes, fact_id)
     return chosen

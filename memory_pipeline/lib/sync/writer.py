@@ -4,7 +4,6 @@ the diff asks for, then runs it as named passes (entries, compacted, removed, mi
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -13,19 +12,16 @@ import pandas as pd
 from memory_pipeline.lib.choices import REMOVAL_POLICIES
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.tagging import tag_written
-from memory_pipeline.lib.store.database import write_transaction
+from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.fact_writes import banks_off
+from memory_pipeline.lib.store.ledger import ledger_exists, ledger_fingerprint
 from memory_pipeline.lib.store.ledger_schema import has_profile_column
-from memory_pipeline.lib.store.quarantine import quarantine, releasable_entries, release
-from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.quarantine import releasable_entries
+from memory_pipeline.lib.store.retirement import unbacked_facts_to_retire
+from memory_pipeline.lib.store.store_reads import fact_count
+from memory_pipeline.lib.store.sync_report import StaleDiff, SyncReport
 from memory_pipeline.lib.store.watermark import WatermarkChain
-from memory_pipeline.lib.sync.entry_writes import EntryWrites
-from memory_pipeline.lib.sync.ledger import ledger_exists, ledger_fingerprint
-from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
-from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
-from memory_pipeline.lib.sync.retirement import unbacked_facts_to_retire
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
-from memory_pipeline.lib.sync.sync_report import StaleDiff, SyncReport
 
 
 @dataclass
@@ -52,57 +48,56 @@ class _Plan:
 
 
 def write_sync(
-    conn: sqlite3.Connection,
+    store: FactStore,
     entry_diff: EntryDiff,
     extraction: Extraction,
     *,
-    settings: HolographicSettings,
     removal_policy: str = "retire",
     judge: PrivacyJudge | None = None,
     watermarks: WatermarkChain | None = None,
     run_id: str | None = None,
-    owner: LedgerOwner = SOLE_OWNER,
 ) -> SyncReport:
     """Apply a diff and its extracted facts. Entries without facts (quarantined or left out by the
     extractor) stay pending: their ledger rows are not touched, so the next run retries them.
     The quarantine table moves in the same transaction: failed entries in, written or vanished
     entries out. With `judge` (the keyword list, detectors and policy), every fact written is judged
     in that transaction too, so none is ever visible untagged. `watermarks` hears how the store was
-    found and left. `owner` says whose ledger rows these are (profiles sharing one store)."""
+    found and left. The store's `owner` says whose ledger rows these are (profiles sharing one store)."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
     if removal_policy not in REMOVAL_POLICIES:
         raise ValueError(f"removal policy must be one of {', '.join(REMOVAL_POLICIES)}, not {removal_policy!r}")
+    conn, settings = store.conn, store.settings
     diff = entry_diff.frame
     report = SyncReport(unchanged=int((diff["status"] == "unchanged").sum()))
-    plan = _plan(conn, entry_diff, extraction, settings, removal_policy, report, owner)
+    plan = _plan(store, entry_diff, extraction, removal_policy, report)
     if plan.nothing_to_write(entry_diff) and not banks_off(conn, settings.hrr_dim):
-        report.facts_total = _count_facts(conn)
+        report.facts_total = fact_count(conn)
         watermarks.observe(conn)
         return report  # nothing to write: not even a transaction is opened
 
-    with write_transaction(conn):
+    provenance = extraction.provenance
+    with store.transaction(report, (provenance.extractor, provenance.model, provenance.prompt_version), run_id) as writer:
         watermarks.observe(conn)
         left_behind = banks_off(conn, settings.hrr_dim)  # by a Holographic write racing another
-        _guard(conn, entry_diff)
-        provenance = extraction.provenance
-        writer = EntryWrites(conn, settings, report, (provenance.extractor, provenance.model, provenance.prompt_version), run_id, owner)
-        writer.ledger.claim(plan.claims)
+        _guard(store, entry_diff)
+        writer.claim_entries(plan.claims)
         written = _write_entries(writer, plan, removal_policy)
         _write_compacted(writer, plan)
         _write_removed(writer, plan, removal_policy)
         written += _adopt_and_retire_mirrors(writer, plan, entry_diff, removal_policy)
         _move_quarantine_and_release_kept(writer, plan, removal_policy)
         if judge is not None:
-            report.tagged_private = tag_written(writer, written, judge, settings).tagged
+            report.tagged_private = tag_written(writer, written, judge).tagged
         writer.rebuild_banks_in_full(left_behind)
         report.receipts = len(writer.receipts)
-        report.facts_total = _count_facts(conn)
+        report.facts_total = fact_count(conn)
         report.wrote = True
         watermarks.wrote(conn)
     return report
 
 
-def _plan(conn, entry_diff: EntryDiff, extraction: Extraction, settings, removal_policy: str, report: SyncReport, owner) -> _Plan:
+def _plan(store: FactStore, entry_diff: EntryDiff, extraction: Extraction, removal_policy: str, report: SyncReport) -> _Plan:
+    conn, owner = store.conn, store.owner
     diff, held = entry_diff.frame, entry_diff.held
     facts_by_entry: dict[str, list] = defaultdict(list)
     for fact in extraction.facts.itertuples(index=False):
@@ -115,23 +110,23 @@ def _plan(conn, entry_diff: EntryDiff, extraction: Extraction, settings, removal
     plan.adoptions = [(e, f) for e, f in entry_diff.mirrors.adopted if e in settled]  # an entry still waiting keeps its mirror
     plan.releasable = releasable_entries(conn, set(diff.loc[diff["status"] != "removed", "entry_id"]), held, set(ready["entry_id"]))
     # Facts an older sync kept at full trust under `keep` move to `retire` when it is the policy.
-    plan.to_retire = unbacked_facts_to_retire(conn, settings) if removal_policy == "retire" and ledger_exists(conn) else []
+    plan.to_retire = unbacked_facts_to_retire(conn) if removal_policy == "retire" and ledger_exists(conn) else []
     if owner.profile and ledger_exists(conn) and has_profile_column(conn):
         # A store of one profile's: every row is its own. A shared one: the rows its unchanged entries took.
         unchanged = None if owner.sole else set(diff.loc[diff["status"] == "unchanged", "matched_entry_id"])
-        plan.claims = LedgerWrites(conn, owner=owner).unclaimed(unchanged)
+        plan.claims = store.unclaimed_entries(unchanged)
     return plan
 
 
-def _guard(conn: sqlite3.Connection, entry_diff: EntryDiff) -> None:
+def _guard(store: FactStore, entry_diff: EntryDiff) -> None:
     """Inside the write transaction, where no other writer can slip in: the ledger is the one the
     diff was made on. Whether that ledger is whole is the blocking `ledger_integrity` check's to
     say, between the diff and the write; a ledger changed since is refused here."""
-    if ledger_fingerprint(conn) != entry_diff.ledger_fingerprint:
-        raise StaleDiff(f"{_db_path(conn)}: the ledger changed since the diff was made; run the sync again")
+    if ledger_fingerprint(store.conn) != entry_diff.ledger_fingerprint:
+        raise StaleDiff(f"{store.path}: the ledger changed since the diff was made; run the sync again")
 
 
-def _write_entries(writer: EntryWrites, plan: _Plan, removal_policy: str) -> list[int]:
+def _write_entries(writer: FactStore, plan: _Plan, removal_policy: str) -> list[int]:
     """New and changed entries: each fact updated in place when the extractor matched it to one
     of the entry's facts, else added; the ledger names the version written. Returns the facts."""
     all_written: list[int] = []
@@ -144,40 +139,40 @@ def _write_entries(writer: EntryWrites, plan: _Plan, removal_policy: str) -> lis
             else:
                 written.append(writer.add(fact, entry.source))
         leftover = [i for i in entry.existing_fact_ids if i not in written]
-        previous = writer.identity(entry.matched_entry_id) if entry.matched_entry_id else None
+        previous = writer.ledger_identity(entry.matched_entry_id) if entry.matched_entry_id else None
         if entry.matched_entry_id:
-            writer.ledger.drop_entry(entry.matched_entry_id)
-            writer.ledger.drop_entry(entry.entry_id)
-        writer.ledger.record(entry.entry_id, entry.source, entry.entry_sha256, written)
+            writer.drop_entry(entry.matched_entry_id)
+            writer.drop_entry(entry.entry_id)
+        writer.record_entry(entry.entry_id, entry.source, entry.entry_sha256, written)
         all_written += written
         if leftover and previous is not None:
             # Facts of the old version that the new one did not take over: accounted for as
             # retired rows of the old entry, then handled by the removal policy.
-            writer.ledger.record(entry.matched_entry_id, previous[0], previous[1], leftover, status="retired")
+            writer.record_entry(entry.matched_entry_id, previous[0], previous[1], leftover, status="retired")
             writer.release(leftover, removal_policy, (entry.matched_entry_id, previous[1]))
         elif leftover:  # a mirror row of the old version the new one did not take over
             writer.release_gone(leftover, entry.source, removal_policy)
     return all_written
 
 
-def _write_compacted(writer: EntryWrites, plan: _Plan) -> None:
+def _write_compacted(writer: FactStore, plan: _Plan) -> None:
     """A summary takes over the ledger rows of the entry it compacts; the facts stay as they are."""
     for entry in plan.compacted.itertuples(index=False):
-        writer.ledger.drop_entry(entry.matched_entry_id)
-        writer.ledger.record(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
+        writer.drop_entry(entry.matched_entry_id)
+        writer.record_entry(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
 
 
-def _write_removed(writer: EntryWrites, plan: _Plan, removal_policy: str) -> None:
+def _write_removed(writer: FactStore, plan: _Plan, removal_policy: str) -> None:
     for entry in plan.removed.itertuples(index=False):
-        known = writer.identity(entry.entry_id)  # (source, hash): the receipt names the entry by them
+        known = writer.ledger_identity(entry.entry_id)  # (source, hash): the receipt names the entry by them
         if removal_policy == "delete":
-            writer.ledger.drop_entry(entry.entry_id)
+            writer.drop_entry(entry.entry_id)
         else:
-            writer.ledger.retire_entry(entry.entry_id)
+            writer.retire_entry(entry.entry_id)
         writer.release(list(entry.existing_fact_ids), removal_policy, (entry.entry_id, known[1] if known else None))
 
 
-def _adopt_and_retire_mirrors(writer: EntryWrites, plan: _Plan, entry_diff: EntryDiff, removal_policy: str) -> list[int]:
+def _adopt_and_retire_mirrors(writer: FactStore, plan: _Plan, entry_diff: EntryDiff, removal_policy: str) -> list[int]:
     """Holographic's mirror rows: those of an entry in the files become its facts (returned),
     those of an entry gone are released by the removal policy."""
     adopted = []
@@ -191,18 +186,9 @@ def _adopt_and_retire_mirrors(writer: EntryWrites, plan: _Plan, entry_diff: Entr
     return adopted
 
 
-def _move_quarantine_and_release_kept(writer: EntryWrites, plan: _Plan, removal_policy: str) -> None:
+def _move_quarantine_and_release_kept(writer: FactStore, plan: _Plan, removal_policy: str) -> None:
     """The quarantine moved (written or vanished entries out, failed ones in), and facts kept
     under an older `keep` released by the policy now."""
-    release(writer.conn, plan.releasable)
-    quarantine(writer.conn, plan.failed)
+    writer.release_entries(plan.releasable)
+    writer.quarantine_entries(plan.failed)
     writer.release(plan.to_retire, removal_policy)
-
-
-def _count_facts(conn: sqlite3.Connection) -> int:
-    return conn.execute("SELECT count(*) FROM facts").fetchone()[0]
-
-
-def _db_path(conn: sqlite3.Connection) -> str:
-    row = conn.execute("PRAGMA database_list").fetchone()
-    return row[2] if row else "memory_store.db"

@@ -10,7 +10,7 @@ from memory_pipeline.lib.audit.engine import CHECKS, Audit, AuditInputs, run_aud
 from memory_pipeline.lib.extraction.base import QuarantineRecord
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
 from memory_pipeline.lib.privacy.matching import load_keywords
-from memory_pipeline.lib.store.quarantine import quarantine
+from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
@@ -246,10 +246,8 @@ def test_quarantined_entry(work):
     from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256
 
     record = QuarantineRecord(entry_id("user", entry_sha256(pending.entries[-1])), "user", "m", "0" * 64, "not json", "not JSON")
-    conn = sqlite3.connect(holographic_settings(profile.home).db_path)
-    with conn:
-        quarantine(conn, [record])
-    conn.close()
+    with FactStore.opened(holographic_settings(profile.home)) as store, store.transaction() as writes:
+        writes.quarantine_entries([record])
     assert failing(profile) == {"quarantine_empty"}
 
 

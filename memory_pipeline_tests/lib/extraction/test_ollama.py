@@ -15,9 +15,10 @@ from memory_pipeline.lib.extraction.rule_based import RulesExtractor
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.ledger import active_ledger, ledger_fingerprint
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.diff import diff_entries
-from memory_pipeline.lib.sync.ledger import active_ledger, ledger_fingerprint
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance
 from memory_pipeline.lib.sync.writer import write_sync
 from memory_pipeline_tests.support.fake_ollama import answer, dropped, edit, good, http_error, raw_body, slow
@@ -45,10 +46,9 @@ def _sync(profile: Profile, extractor):
         work = entries_to_extract(diff, conn)
         outcome = extractor.extract(work)
         report = write_sync(
-            conn,
+            FactStore(conn, settings),
             EntryDiff(diff, fingerprint),
             Extraction.of(outcome, Provenance(extractor.name, extractor.model, extractor.prompt_version)),
-            settings=settings,
         )
         return work, outcome, report
 

@@ -6,6 +6,7 @@ import pytest
 from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.privacy.tagging import retag_store
 from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.store_helpers import judge_of, query, sync_json, table_checksums
@@ -34,10 +35,10 @@ def test_detector_tagging_happened_in_the_sync(store):
 def test_hide_policy_and_back(store, tmp_path):
     db, settings = store
     with opened(db) as conn:
-        report = retag_store(conn, _keywords(tmp_path, "restic"), settings)
+        report = retag_store(FactStore(conn, settings), _keywords(tmp_path, "restic"))
         assert (report.tagged, report.hidden) == (1, 1)  # restic fact newly; the contact fact was hidden by the sync (the default)
         assert query(db, "SELECT count(*) FROM facts WHERE trust_score < 0.3") == [(2,)]
-        report = retag_store(conn, _keywords(tmp_path, "# none"), settings)
+        report = retag_store(FactStore(conn, settings), _keywords(tmp_path, "# none"))
         assert (report.untagged, report.unhidden) == (1, 1)
         assert query(db, "SELECT trust_score FROM facts WHERE content LIKE '%restic%'") == [(0.5,)]
 
@@ -47,7 +48,7 @@ def test_variants_are_folded_and_nothing_else_is_written(store, tmp_path):
     with opened(db) as conn:
         conn.execute("UPDATE facts SET tags = tags || ',Private_Person' WHERE fact_id = 21")
         before = table_checksums(db)
-        report = retag_store(conn, _keywords(tmp_path, "# none"), settings)
+        report = retag_store(FactStore(conn, settings), _keywords(tmp_path, "# none"))
         assert report.normalised == 1 and report.tagged == 0
         assert query(db, "SELECT tags FROM facts WHERE fact_id = 21") == [("synced-from-memory,user,private-person",)]
         after = table_checksums(db)
@@ -62,13 +63,13 @@ def test_variants_are_folded_and_nothing_else_is_written(store, tmp_path):
             "memory_pipeline_judge",
         }
         assert {t for t in before if before[t] != after[t]} <= written
-        assert retag_store(conn, _keywords(tmp_path, "# none"), settings).wrote is False
+        assert retag_store(FactStore(conn, settings), _keywords(tmp_path, "# none")).wrote is False
 
 
 def test_vectors_after_tagging_are_what_holographic_computes(store, tmp_path):
     db, settings = store
     with opened(db) as conn:
-        retag_store(conn, _keywords(tmp_path, "atlas", "qwen"), settings)
+        retag_store(FactStore(conn, settings), _keywords(tmp_path, "atlas", "qwen"))
     copy = tmp_path / "copy.db"
     shutil.copyfile(db, copy)
     mine = dict(query(db, "SELECT fact_id, hrr_vector FROM facts"))
@@ -93,7 +94,7 @@ def test_an_entity_left_with_no_fact_after_a_retag_is_removed(store, tmp_path):
     )
     assert linked  # the backups fact's title names its entity
     with opened(db) as conn:
-        retag_store(conn, _keywords(tmp_path, "restic"), settings)
+        retag_store(FactStore(conn, settings), _keywords(tmp_path, "restic"))
     orphans = query(
         db, "SELECT count(*) FROM entities e WHERE NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = e.entity_id)"
     )

@@ -7,8 +7,9 @@ import pandas as pd
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline.lib.hermes.memory_files import read_source
+from memory_pipeline.lib.store.mirror_rows import MirrorRow
 from memory_pipeline.lib.sync.diff import diff_entries
-from memory_pipeline.lib.sync.mirror import MirrorRow, plan_mirrors
+from memory_pipeline.lib.sync.mirror import plan_mirrors
 
 
 def _diff(tmp_path, entries: list[str]) -> pd.DataFrame:

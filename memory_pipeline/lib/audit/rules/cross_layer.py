@@ -11,9 +11,10 @@ from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.store.database import DANGLING_LINK_SQL
+from memory_pipeline.lib.store.ledger import ledger_problems
+from memory_pipeline.lib.store.mirror_rows import MirrorRow, mirror_rows
 from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.sync.ledger import ledger_problems
-from memory_pipeline.lib.sync.mirror import MirrorRow, mirror_rows, unexplained_mirrors
+from memory_pipeline.lib.sync.mirror import unexplained_mirrors
 
 
 def layer_counts(layers: LoadedLayers) -> AuditResult:

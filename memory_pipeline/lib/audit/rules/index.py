@@ -8,7 +8,8 @@ import sqlite3
 from memory_pipeline.lib.audit.checks import ERROR, AuditResult
 from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
-from memory_pipeline.lib.store.search_index import HolographicFtsHealth, holographic_fts_health
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.search_index import HolographicFtsHealth
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.vector_codec import VectorState, false_hrr1_sql
 
@@ -21,7 +22,7 @@ def index_store_side(conn: sqlite3.Connection, settings: HolographicSettings) ->
             f"SELECT category, count(*) FROM facts WHERE {false_hrr1_sql('hrr_vector', settings.hrr_dim)} GROUP BY category"
         ).fetchall()
     )
-    return holographic_fts_health(conn), false_hrr1
+    return FactStore(conn, settings).holographic_fts_health(), false_hrr1
 
 
 def _sql_text(value) -> str:

@@ -13,10 +13,10 @@ from datetime import UTC, datetime
 
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
-from memory_pipeline.lib.store.database import LEDGER_TABLE, write_transaction
+from memory_pipeline.lib.store.database import LEDGER_TABLE
+from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.ledger_schema import profile_sql
-from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
-from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
 
 _HEX = re.compile(r"^[0-9a-f]{16,64}$")
 _SOURCE_ALIASES = {"memory": "memory", "memory.md": "memory", "user": "user", "user.md": "user"}
@@ -85,9 +85,7 @@ def _sql_timestamp(raw: str) -> str | None:
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def import_tsv(
-    conn: sqlite3.Connection, text: str, current: dict[tuple[str, str], tuple[str, str, str]], owner: LedgerOwner = SOLE_OWNER
-) -> ImportReport:
+def import_tsv(store: FactStore, text: str, current: dict[tuple[str, str], tuple[str, str, str]]) -> ImportReport:
     """Bring a TSV ledger (its text) in. `current` maps (source, short hash) of the entries in the
     files now to (entry_id, full sha256, text), so rows of present entries take the pipeline's own
     ids. A row is taken only when the fact it names is that entry's: its text is the entry's, or
@@ -119,9 +117,8 @@ def import_tsv(
         provenance = tuple((parts[i].strip() if len(parts) > i else "") for i in (5, 6, 7))
         latest[entry_id] = (number, source, short.lower()[:SHORT_HASH_CHARS], int(fact_id), stamp, provenance)
 
-    with write_transaction(conn):
-        ledger = LedgerWrites(conn, owner=owner)
-        existing = dict(conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts"))
+    with store.transaction() as ledger:
+        existing = dict(store.conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts"))
         for entry_id, (number, source, short, fact_id, stamp, provenance) in latest.items():
             if fact_id not in existing:
                 report.missing_fact += 1
@@ -133,7 +130,7 @@ def import_tsv(
                 continue
             key, sha = (entry[0], entry[1]) if entry else (entry_id, short)
             report.matched_current += entry is not None
-            ledger.imported(key, source, sha, fact_id, stamp, provenance)
+            ledger.import_row(key, source, sha, fact_id, stamp, provenance)
             report.imported += 1
     report.bad_lines.sort()
     return report

@@ -14,7 +14,7 @@ from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
 from memory_pipeline.lib.store.ledger_schema import profile_sql
-from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
 
 
 @dataclass

@@ -1,5 +1,5 @@
-"""The writes a sync makes for entries: their facts (added, updated in place, adopted from a
-mirror row, released by the removal policy) and their ledger rows, on top of `FactWrites`."""
+"""`FactStore`'s writes a sync makes for entries: their facts added, updated in place, adopted from
+a mirror row and released by the removal policy, with the ledger rows that say so."""
 
 from __future__ import annotations
 
@@ -9,36 +9,24 @@ from memory_pipeline.lib.hermes.hashing import entry_id as entry_id_of
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG
-from memory_pipeline.lib.store.fact_writes import FactWrites
-from memory_pipeline.lib.store.receipts import Receipt, write_receipt
+from memory_pipeline.lib.store.receipts import Receipt
+from memory_pipeline.lib.store.retirement import merge_tags
 from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.sync.ledger_writes import LedgerWrites
-from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
-from memory_pipeline.lib.sync.retirement import merge_tags, retire
-from memory_pipeline.lib.sync.sync_report import SyncReport
+from memory_pipeline.lib.store.sync_report import SyncReport
 
 # Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
 _RESET_TAGS = frozenset(SOURCE_FILES) | {RETIRED_TAG}
 
 
-class EntryWrites(FactWrites):
-    """Every write of a sync to the facts of entries and to their ledger rows, counted in the
-    sync's report; the caller holds the transaction."""
+class EntryWrites:
+    """Part of `FactStore`: every write of a sync to the facts of entries, counted in the
+    transaction's `report`; what its removals took away kept as `receipts`."""
 
-    def __init__(
-        self,
-        conn: sqlite3.Connection,
-        settings: HolographicSettings,
-        report: SyncReport,
-        provenance: tuple[str, str, str],
-        run_id: str | None = None,
-        owner: LedgerOwner = SOLE_OWNER,
-    ):
-        super().__init__(conn, settings)
-        self.report = report
-        self.run_id = run_id
-        self.receipts: list[Receipt] = []  # what this sync's removals took away
-        self.ledger = LedgerWrites(conn, provenance, run_id, owner)  # every ledger row written goes through it
+    conn: sqlite3.Connection
+    settings: HolographicSettings
+    report: SyncReport
+    run_id: str | None
+    receipts: list[Receipt]
 
     # --- facts -------------------------------------------------------------------------------
 
@@ -74,7 +62,7 @@ class EntryWrites(FactWrites):
         if row is None:
             return self.add(fact, source)
         content, category, old_tags, trust, old_blob = row
-        if content != fact.content and self.ledger.is_sharers(fact_id):
+        if content != fact.content and self.backed_by_sharer(fact_id):
             return self.add(fact, source)  # another profile's entry backs this text too: it stays as it is
         if content != fact.content:
             clash = self.conn.execute("SELECT 1 FROM facts WHERE content = ? AND fact_id != ?", (fact.content, fact_id)).fetchone()
@@ -139,7 +127,7 @@ class EntryWrites(FactWrites):
                 action = self._retire(fact_id)
                 self.report.retired_facts += bool(action)
             elif self.delete(fact_id):
-                self.ledger.drop_retired_of(fact_id)
+                self.drop_retired_rows_of(fact_id)
                 self.report.deleted_facts += 1
                 action = "deleted"
             else:
@@ -158,7 +146,7 @@ class EntryWrites(FactWrites):
                 tuple(sorted({f"cat:{c}" for _, c, _ in facts if c})) if moved else (),
                 self.run_id,
             )
-            write_receipt(self.conn, receipt)
+            self.write_receipt(receipt)
             self.receipts.append(receipt)
 
     def _retire(self, fact_id: int) -> str:
@@ -170,7 +158,7 @@ class EntryWrites(FactWrites):
             return ""
         if PIPELINE_TAG in (row[0] or "").split(","):
             return "archived" if self.archive(fact_id) else ""
-        return "retired" if retire(self.conn, fact_id, self.settings) else ""
+        return "retired" if self.retire_in_place(fact_id) else ""
 
     # --- mirror rows and the ledger ---------------------------------------------------------
 
@@ -181,7 +169,7 @@ class EntryWrites(FactWrites):
             return False
         tags = merge_tags(row[0] or "", [PIPELINE_TAG, source])
         self.conn.execute("UPDATE facts SET tags = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (tags, fact_id))
-        self.ledger.record(entry_id, source, sha, [fact_id])
+        self.record_entry(entry_id, source, sha, [fact_id])
         self.report.mirrors_adopted += 1
         return True
 
@@ -193,10 +181,6 @@ class EntryWrites(FactWrites):
             if row is None or not isinstance(row[0], str):
                 continue
             sha = entry_sha256(row[0].strip())
-            self.ledger.record(entry_id_of(source, sha), source, sha, [fact_id], status="retired")
+            self.record_entry(entry_id_of(source, sha), source, sha, [fact_id], status="retired")
             self.release([fact_id], policy, (entry_id_of(source, sha), sha))
             self.report.mirrors_retired += 1
-
-    def identity(self, entry_id: str) -> tuple[str, str] | None:
-        """(source, hash) the ledger holds for an entry id."""
-        return self.ledger.identity(entry_id)

@@ -1,34 +1,39 @@
-"""Every write to the ledger, in one class (as Holographic's `MemoryStore` owns every write to its
-facts): the rows a sync records, retires and drops, the rows an import brings in, and the rows a
-repair deletes or retires. The caller holds the transaction."""
+"""`FactStore`'s writes to the ledger: the rows a sync records, retires and drops, the rows an
+import brings in, and the rows a repair deletes or retires. Inside the store's write transaction."""
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
 from collections.abc import Iterable
+from pathlib import Path
 
-from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, PIPELINE_TAG, RUNS_TABLE, has_tag_sql
-from memory_pipeline.lib.sync.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.hermes.safe_files import private_directory
+from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, PIPELINE_TAG, RUNS_TABLE, has_tag_sql, write_transaction
+from memory_pipeline.lib.store.owner import LedgerOwner
 
 _RETIRE = f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP"
 
 
 class LedgerWrites:
-    def __init__(
-        self,
-        conn: sqlite3.Connection,
-        provenance: tuple[str, str, str] = ("", "", ""),
-        run_id: str | None = None,
-        owner: LedgerOwner = SOLE_OWNER,
-    ):
-        self.conn = conn
-        self.provenance = provenance  # extractor, model, prompt_version: on every row recorded
-        self.run_id = run_id  # the Dagster run writing: kept per entry version, for `why`
-        self.owner = owner  # whose rows are written, and which rows it may change
-        self._scope, self._scope_params = owner.rows_sql()
+    """Part of `FactStore`. Every row is written as `owner`'s and only rows it may take are
+    changed; `provenance` (extractor, model, prompt version) goes on every row recorded and
+    `run_id` (the Dagster run writing) is kept per entry version, for `why`."""
 
-    def record(self, entry_id: str, source: str, sha: str, fact_ids: Iterable[int], status: str = "active") -> None:
+    conn: sqlite3.Connection
+    owner: LedgerOwner
+    provenance: tuple[str, str, str]
+    run_id: str | None
+
+    @property
+    def _scope(self) -> str:
+        return self.owner.rows_sql()[0]
+
+    @property
+    def _scope_params(self) -> tuple[str, ...]:
+        return self.owner.rows_sql()[1]
+
+    def record_entry(self, entry_id: str, source: str, sha: str, fact_ids: Iterable[int], status: str = "active") -> None:
         """The entry's rows for these facts, written or brought up to date."""
         extractor, model, prompt_version = self.provenance
         self.conn.executemany(
@@ -49,7 +54,7 @@ class LedgerWrites:
                 f"INSERT OR REPLACE INTO {RUNS_TABLE} (entry_id, entry_sha256, run_id) VALUES (?, ?, ?)", (entry_id, sha, self.run_id)
             )
 
-    def imported(
+    def import_row(
         self, entry_id: str, source: str, sha: str, fact_id: int, synced_at: str | None, provenance: tuple[str, str, str] = ("", "", "")
     ) -> None:
         """An entry's one row from an imported ledger, replacing what the entry had; its extractor,
@@ -69,13 +74,13 @@ class LedgerWrites:
     def drop_entry(self, entry_id: str) -> None:
         self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ? AND {self._scope}", (entry_id, *self._scope_params))
 
-    def identity(self, entry_id: str) -> tuple[str, str] | None:
+    def ledger_identity(self, entry_id: str) -> tuple[str, str] | None:
         """(source, hash) the owner's ledger holds for an entry id."""
         return self.conn.execute(
             f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? AND {self._scope} LIMIT 1", (entry_id, *self._scope_params)
         ).fetchone()
 
-    def unclaimed(self, entry_ids: Iterable[str] | None = None) -> list[str]:
+    def unclaimed_entries(self, entry_ids: Iterable[str] | None = None) -> list[str]:
         """The entries (of those named; every entry when none are) with rows the owner may take
         that are not yet marked as its own."""
         rows = self.conn.execute(
@@ -84,7 +89,7 @@ class LedgerWrites:
         found = [r[0] for r in rows]
         return found if entry_ids is None else [e for e in found if e in set(entry_ids)]
 
-    def claim(self, entry_ids: Iterable[str]) -> None:
+    def claim_entries(self, entry_ids: Iterable[str]) -> None:
         """Mark the entries' rows as the owner's (a row it already has of the same fact wins)."""
         for entry_id in entry_ids:
             params = (self.owner.profile, entry_id, self.owner.profile, *self._scope_params)
@@ -92,7 +97,7 @@ class LedgerWrites:
             self.conn.execute(f"UPDATE OR IGNORE {LEDGER_TABLE} SET profile = ? WHERE {where}", params)
             self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE {where}", params[1:])
 
-    def is_sharers(self, fact_id: int) -> bool:
+    def backed_by_sharer(self, fact_id: int) -> bool:
         """Another profile sharing the store has an active row naming the fact."""
         if self.owner.sole:
             return False
@@ -104,17 +109,17 @@ class LedgerWrites:
             is not None
         )
 
-    def drop_retired_of(self, fact_id: int) -> None:
+    def drop_retired_rows_of(self, fact_id: int) -> None:
         """The retired rows of a fact that is deleted."""
         self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'retired'", (fact_id,))
 
-    def delete_rows(self, rowids: Iterable[int]) -> None:
+    def delete_ledger_rows(self, rowids: Iterable[int]) -> None:
         self.conn.executemany(f"DELETE FROM {LEDGER_TABLE} WHERE rowid = ?", [(r,) for r in rowids])
 
-    def retire_rows(self, rowids: Iterable[int]) -> None:
+    def retire_ledger_rows(self, rowids: Iterable[int]) -> None:
         self.conn.executemany(f"{_RETIRE} WHERE rowid = ?", [(r,) for r in rowids])
 
-    def delete_naming_anothers_fact(self) -> int:
+    def delete_rows_naming_anothers_fact(self) -> int:
         """Active rows naming a fact the pipeline did not write whose text is not the entry's
         (neither its text nor its hash: a ledger carried from another store); their entries are
         synced afresh. How many."""
@@ -123,13 +128,27 @@ class LedgerWrites:
                 WHERE l.status = 'active' AND NOT {has_tag_sql(PIPELINE_TAG, "f.tags")}"""
         ).fetchall()
         foreign = [rowid for rowid, sha, content in rows if str(sha)[:16] != hashlib.sha256(bytes(content or b"").strip()).hexdigest()[:16]]
-        self.delete_rows(foreign)
+        self.delete_ledger_rows(foreign)
         return len(foreign)
 
-    def delete_naming_no_fact(self) -> int:
+    def delete_rows_naming_no_fact(self) -> int:
         """Rows whose fact is gone (their entries are synced afresh); how many."""
         return self.conn.execute(
             f"""DELETE FROM {LEDGER_TABLE} WHERE fact_id IS NOT NULL
                 AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = {LEDGER_TABLE}.fact_id)
                 AND NOT EXISTS (SELECT 1 FROM {ARCHIVE_TABLE} a WHERE a.fact_id = {LEDGER_TABLE}.fact_id)"""
         ).rowcount
+
+    def save_ledger_rows(self, rowids: list[int], saved_to: Path) -> None:
+        """The rows, copied as they are into a new private SQLite file (table `ledger_rows`),
+        committed before any change: a leaked value may be entry text. Outside a transaction."""
+        private_directory(saved_to.parent)
+        saved_to.touch(mode=0o600, exist_ok=False)
+        self.conn.execute("ATTACH DATABASE ? AS saved", (str(saved_to),))
+        try:
+            with write_transaction(self.conn):
+                marked = ", ".join(str(int(r)) for r in rowids)
+                rows = f"SELECT rowid AS ledger_rowid, * FROM {LEDGER_TABLE} WHERE rowid IN ({marked})"
+                self.conn.execute(f"CREATE TABLE saved.ledger_rows AS {rows}")
+        finally:
+            self.conn.execute("DETACH DATABASE saved")

@@ -4,8 +4,8 @@ from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256, short_hash
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.ledger import LedgerEntry, ledger_problems
 from memory_pipeline.lib.sync.diff import diff_entries
-from memory_pipeline.lib.sync.ledger import LedgerEntry, ledger_problems
 
 
 def frame(memory=(), user=()):

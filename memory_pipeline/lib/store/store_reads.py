@@ -1,0 +1,121 @@
+"""Reads of a store other packages ask for, typed: counts for status and reports, facts' text by
+id, and the facts a repair or the privacy stage works through. Each takes an open connection
+(`FactStore.conn`, or a read-only one) and never writes."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from memory_pipeline.lib.store.archive import ARCHIVE_TABLE
+from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, LEDGER_TABLE, RETIRED_TAG, has_tag_sql, table_exists
+from memory_pipeline.lib.store.vector_codec import decodable_sql
+
+_CHUNK = 500  # ids per query: under SQLite's limit on bound parameters
+
+
+def fact_count(conn: sqlite3.Connection) -> int:
+    return conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+
+
+@dataclass(frozen=True)
+class StoreCounts:
+    """How many facts a store holds, and of what kind (status)."""
+
+    facts: int
+    pipeline_facts: int
+    retired_in_place: int  # Hermes' own facts retired under the removal policy, still in its tables
+    archived: int  # the pipeline's facts taken out of Hermes' tables
+    last_write: str | None  # when the ledger was last written
+
+
+def store_counts(conn: sqlite3.Connection) -> StoreCounts:
+    facts, pipeline, retired = conn.execute(
+        f"SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0), coalesce(sum({has_tag_sql(RETIRED_TAG)}), 0) FROM facts"
+    ).fetchone()
+    archived = conn.execute(f"SELECT count(*) FROM {ARCHIVE_TABLE}").fetchone()[0] if table_exists(conn, ARCHIVE_TABLE) else 0
+    last_write = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0] if table_exists(conn, LEDGER_TABLE) else None
+    return StoreCounts(facts, pipeline, retired, archived, last_write)
+
+
+def existing_fact_ids(conn: sqlite3.Connection, fact_ids) -> set[int]:
+    """Those of the ids that name a fact in Hermes' tables."""
+    ids, found = list(dict.fromkeys(int(i) for i in fact_ids)), set()
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        found.update(r[0] for r in conn.execute(f"SELECT fact_id FROM facts WHERE fact_id IN ({', '.join('?' * len(chunk))})", chunk))
+    return found
+
+
+def fact_contents(conn: sqlite3.Connection, fact_ids) -> dict[int, str]:
+    """The stored text of each of these facts that exists."""
+    ids, contents = list(dict.fromkeys(int(i) for i in fact_ids)), {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        contents.update(conn.execute(f"SELECT fact_id, content FROM facts WHERE fact_id IN ({', '.join('?' * len(chunk))})", chunk))
+    return contents
+
+
+class FactState(NamedTuple):
+    """A fact as the privacy stage judges it: its text as stored (bytes: it may not be UTF-8), tags and trust."""
+
+    fact_id: int
+    raw: bytes
+    tags: str | None
+    trust: float
+
+
+_STATE_SQL = "SELECT fact_id, CAST(content AS BLOB), tags, trust_score FROM facts"
+
+
+def fact_states(conn: sqlite3.Connection):
+    """Every fact's state, streamed in the store's order."""
+    return map(FactState._make, conn.execute(_STATE_SQL))
+
+
+def fact_state(conn: sqlite3.Connection, fact_id: int) -> FactState | None:
+    row = conn.execute(f"{_STATE_SQL} WHERE fact_id = ?", (fact_id,)).fetchone()
+    return FactState(*row) if row else None
+
+
+def entity_id_named(conn: sqlite3.Connection, name: str) -> int | None:
+    """The first entity with exactly this name."""
+    row = conn.execute("SELECT entity_id FROM entities WHERE name = ? ORDER BY entity_id", (name,)).fetchone()
+    return row[0] if row else None
+
+
+def linked_entities(conn: sqlite3.Connection) -> dict[int, str]:
+    """Each linked fact's entity ids, comma-separated as SQLite's group_concat gives them."""
+    return dict(conn.execute("SELECT fact_id, group_concat(entity_id) FROM fact_entities GROUP BY fact_id"))
+
+
+def backed_fact_ids(conn: sqlite3.Connection) -> set[int]:
+    """Facts an active ledger row names: an entry in the files backs them."""
+    if not table_exists(conn, LEDGER_TABLE):
+        return set()
+    return {r[0] for r in conn.execute(f"SELECT DISTINCT fact_id FROM {LEDGER_TABLE} WHERE status = 'active'")}
+
+
+def undecodable_pipeline_facts(conn: sqlite3.Connection, dim: int) -> list[tuple[int, str]]:
+    """(id, text) of the pipeline's own facts whose vector no dialect decodes."""
+    return conn.execute(
+        f"SELECT fact_id, content FROM facts WHERE NOT {decodable_sql('hrr_vector', dim)} AND {IS_PIPELINE_FACT_SQL}"
+    ).fetchall()
+
+
+def linked_entity_names(conn: sqlite3.Connection, fact_id: int) -> list[str]:
+    return [
+        r[0] for r in conn.execute("SELECT e.name FROM fact_entities fe JOIN entities e USING (entity_id) WHERE fe.fact_id = ?", (fact_id,))
+    ]
+
+
+def unbacked_pipeline_facts(conn: sqlite3.Connection) -> list[int]:
+    """The pipeline's facts that no ledger row names (ghosts of entries gone)."""
+    return [
+        r[0]
+        for r in conn.execute(
+            f"""SELECT fact_id FROM facts WHERE {IS_PIPELINE_FACT_SQL}
+                AND NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = facts.fact_id)"""
+        )
+    ]
