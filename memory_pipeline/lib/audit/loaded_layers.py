@@ -14,10 +14,11 @@ import duckdb
 
 from memory_pipeline.lib.audit.checks import AuditResult
 from memory_pipeline.lib.audit.extraction_health import extraction_checks
-from memory_pipeline.lib.audit.layers import AuditInputs, copy_frame, entries_frame, on_own_connection, store_frames
+from memory_pipeline.lib.audit.layers import AuditInputs, copy_frame, entries_frame, on_own_connection
 from memory_pipeline.lib.extraction.history import last_recorded_calls
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.store.quarantine import quarantined_entries
+from memory_pipeline.lib.store.store_frames import FACTS_FRAME, store_frames
 
 
 class LoadedLayers:
@@ -89,7 +90,7 @@ class LoadedLayers:
         # again, and tables are what other threads' cursors see. Derived columns come along.
         derived = {
             "ledger": f", substr(entry_sha256, 1, {SHORT_HASH_CHARS}) AS short_hash",
-            "facts": " REPLACE (try(decode(CAST(content AS BLOB))) AS content, pipeline::BOOLEAN AS pipeline)",
+            FACTS_FRAME: " REPLACE (try(decode(CAST(content AS BLOB))) AS content, pipeline::BOOLEAN AS pipeline)",
         }
         for name in list(store):  # popped: each frame is let go as soon as it is copied
             copy_frame(db, name, store.pop(name), derived.get(name, ""))

@@ -1,5 +1,9 @@
-"""Hermes' `memory_store.db` as the Holographic provider keeps it: the schema and every table name
-(`database`), opening it beside a running Hermes and one write transaction, the provider's
-settings, HRR maths (`hrr`) and the one codec for its two vector dialects (`vector_codec`),
-entities resolved its way, the writes a fact change needs (links, vector, banks), the trigram
-search index and the quarantine table. Imports nothing from sync, extraction, privacy or audit."""
+"""Hermes' `memory_store.db` and everything the pipeline keeps in it. `fact_store.FactStore` is a
+profile's store opened once and the one owner of every write to it, Hermes' tables and the
+pipeline's own; its parts (`fact_writes`, `entry_writes`, `ledger_writes`, `record_writes`,
+`search_index`) each write one group of tables. Around it: the schema and opening beside a
+running Hermes (`database`, `ledger_schema`), the provider's settings, HRR maths (`hrr`) and the
+one codec for its two vector dialects (`vector_codec`), entities resolved its way, and the typed
+reads other packages use (`store_reads`, `store_frames`, `ledger`, `mirror_rows`, `story`,
+`verdicts`, `quarantine`, `receipts`, `fact_search`). No module outside this package holds SQL on
+these tables (the layering test says so). Imports nothing from sync, extraction, privacy or audit."""

@@ -78,9 +78,10 @@ def _aka_pairs(text: str) -> list[tuple[str, str]]:
 
 
 class EntityResolver:
-    """Resolves names to entity rows the way Holographic does (`name LIKE ?`, then aliases, else
-    a new row), without a table scan per name: LIKE without wildcards is ASCII-case-insensitive
-    equality, so an index of folded names answers it; the rare wildcard or alias case asks SQLite."""
+    """Finds the entity row a name resolves to the way Holographic does (`name LIKE ?`, then
+    aliases; `FactStore` adds a new row when none does), without a table scan per name: LIKE
+    without wildcards is ASCII-case-insensitive equality, so an index of folded names answers it;
+    the rare wildcard or alias case asks SQLite."""
 
     def __init__(self, conn: sqlite3.Connection):
         self._conn = conn
@@ -90,8 +91,9 @@ class EntityResolver:
             self._by_folded.setdefault((name or "").translate(_ASCII_FOLD), (entity_id, name))
             self._has_aliases = self._has_aliases or bool(aliases)
 
-    def resolve(self, name: str) -> tuple[int, str]:
-        """(entity_id, stored name) — the stored spelling is what the fact's vector encodes."""
+    def find(self, name: str) -> tuple[int, str] | None:
+        """(entity_id, stored name) — the stored spelling is what the fact's vector encodes; None
+        when no entity answers to the name."""
         if any(w in name for w in _LIKE_WILDCARDS):
             row = self._conn.execute("SELECT entity_id, name FROM entities WHERE name LIKE ? ORDER BY entity_id", (name,)).fetchone()
             if row is not None:
@@ -107,6 +109,9 @@ class EntityResolver:
             ).fetchone()
             if row is not None:
                 return row[0], row[1]
-        entity_id = self._conn.execute("INSERT INTO entities (name) VALUES (?)", (name,)).lastrowid
+        return None
+
+    def added(self, entity_id: int, name: str) -> tuple[int, str]:
+        """A row just added for the name, found from now on."""
         self._by_folded.setdefault(name.translate(_ASCII_FOLD), (entity_id, name))
         return entity_id, name

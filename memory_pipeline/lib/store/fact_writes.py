@@ -32,13 +32,20 @@ class FactWrites:
     def _start_fact_writes(self) -> None:
         """Fresh per transaction: what a rolled-back one noted or cached is forgotten."""
         dim = self.settings.hrr_dim
-        self.resolver = EntityResolver(self.conn)
+        self._resolver: EntityResolver | None = None
         self.atoms = hrr.AtomCache(dim)
         self._decodable = vector_codec.decodable_sql("hrr_vector", dim)
         self._format: VectorFormat | None = None
         self._sum_delta: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(dim, dtype=np.complex128))
         self._count_delta: dict[str, int] = defaultdict(int)
         self._needs_full: set[str] = set()
+
+    @property
+    def resolver(self) -> EntityResolver:
+        """Built on first use (it reads every entity's name): opening a store to read costs nothing."""
+        if self._resolver is None:
+            self._resolver = EntityResolver(self.conn)
+        return self._resolver
 
     @property
     def vector_format(self) -> VectorFormat:
@@ -74,9 +81,16 @@ class FactWrites:
         Holographic's vector query returns a fact's entities."""
         resolved: dict[int, str] = {}
         for name in names:
-            entity_id, stored = self.resolver.resolve(name)
+            entity_id, stored = self.entity(name)
             resolved.setdefault(entity_id, stored)
         return sorted(resolved.items())
+
+    def entity(self, name: str) -> tuple[int, str]:
+        """(entity_id, stored name) the name resolves to, a new entity row when none answers."""
+        found = self.resolver.find(name)
+        if found is None:
+            found = self.resolver.added(self.conn.execute("INSERT INTO entities (name) VALUES (?)", (name,)).lastrowid, name)
+        return found
 
     def links_for(self, content: str, entity: str | None = None) -> list[tuple[int, str]]:
         explicit = [entity] if isinstance(entity, str) and entity.strip() else []

@@ -9,8 +9,16 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from memory_pipeline.lib.store.archive import ARCHIVE_TABLE
-from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, LEDGER_TABLE, RETIRED_TAG, has_tag_sql, table_exists
-from memory_pipeline.lib.store.vector_codec import decodable_sql
+from memory_pipeline.lib.store.database import (
+    DANGLING_LINK_SQL,
+    IS_PIPELINE_FACT_SQL,
+    LEDGER_TABLE,
+    RETIRED_TAG,
+    UNSAFE_TAG,
+    has_tag_sql,
+    table_exists,
+)
+from memory_pipeline.lib.store.vector_codec import decodable_sql, false_hrr1_sql
 
 _CHUNK = 500  # ids per query: under SQLite's limit on bound parameters
 
@@ -119,3 +127,21 @@ def unbacked_pipeline_facts(conn: sqlite3.Connection) -> list[int]:
                 AND NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = facts.fact_id)"""
         )
     ]
+
+
+def unsafe_fact_entries(conn: sqlite3.Connection) -> list[tuple[int, str | None]]:
+    """(fact id, the entry it came from, if any) of every fact withheld as unsafe instructions."""
+    entry = f"(SELECT min(l.entry_id) FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'active')"
+    entry = entry if table_exists(conn, LEDGER_TABLE) else "NULL"
+    return conn.execute(f"SELECT f.fact_id, {entry} FROM facts f WHERE {has_tag_sql(UNSAFE_TAG, 'f.tags')} ORDER BY f.fact_id").fetchall()
+
+
+def dangling_link_count(conn: sqlite3.Connection) -> int:
+    """Entity links whose fact or entity is gone."""
+    return conn.execute(f"SELECT count(*) FROM fact_entities WHERE {DANGLING_LINK_SQL}").fetchone()[0]
+
+
+def false_hrr1_by_category(conn: sqlite3.Connection, dim: int) -> dict[str, int]:
+    """Per category, the HRR1-sized vectors that lack the prefix (they decode in no dialect)."""
+    sql = f"SELECT category, count(*) FROM facts WHERE {false_hrr1_sql('hrr_vector', dim)} GROUP BY category"
+    return dict(conn.execute(sql).fetchall())

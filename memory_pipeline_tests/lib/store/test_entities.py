@@ -6,7 +6,9 @@ import pytest
 from plugins.memory.holographic.store import MemoryStore
 
 from memory_pipeline.lib.store.database import connect
-from memory_pipeline.lib.store.entities import EntityResolver, _aka_pairs, extract_entities
+from memory_pipeline.lib.store.entities import _aka_pairs, extract_entities
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.settings import holographic_settings
 
 TEXTS = [
     "John Doe met Jane Smith at Acme Corp",
@@ -40,9 +42,9 @@ def test_resolution_matches_holographic(tmp_path, holographic):
     conn = connect(tmp_path / "mine.db")
     conn.execute("INSERT INTO entities (name, aliases) VALUES ('Robert', 'Bob,Bobby')")
     holographic._conn.execute("INSERT INTO entities (name, aliases) VALUES ('Robert', 'Bob,Bobby')")
-    resolver = EntityResolver(conn)
+    store = FactStore(conn, holographic_settings(tmp_path))
     for name in names + ["Bobby", "bob"]:
-        mine, _ = resolver.resolve(name)
+        mine, _ = store.entity(name)
         assert mine == holographic._resolve_entity(name), name
     mine_rows = conn.execute("SELECT entity_id, name FROM entities ORDER BY entity_id").fetchall()
     oracle_rows = [tuple(r) for r in holographic._conn.execute("SELECT entity_id, name FROM entities ORDER BY entity_id")]

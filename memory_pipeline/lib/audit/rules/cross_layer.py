@@ -10,10 +10,10 @@ from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.store.database import DANGLING_LINK_SQL
 from memory_pipeline.lib.store.ledger import ledger_problems
 from memory_pipeline.lib.store.mirror_rows import MirrorRow, mirror_rows
 from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.store_reads import dangling_link_count
 from memory_pipeline.lib.sync.mirror import unexplained_mirrors
 
 
@@ -21,7 +21,7 @@ def layer_counts(layers: LoadedLayers) -> AuditResult:
     db = layers.db_with_entries
     entries = count(db, "SELECT count(*) FROM entries")
     active = count(db, "SELECT count(DISTINCT entry_id) FROM active")
-    facts = count(db, "SELECT count(*) FROM facts WHERE pipeline")
+    facts = count(db, "SELECT count(*) FROM loaded_facts WHERE pipeline")
     without_rows = count(
         db,
         """SELECT count(*) FROM entries e WHERE NOT EXISTS
@@ -83,7 +83,7 @@ def _without_white_space(column: str) -> str:
 
 def dangling_links(conn: sqlite3.Connection, settings: HolographicSettings) -> int:
     """Entity links whose fact or entity is gone."""
-    return conn.execute(f"SELECT count(*) FROM fact_entities WHERE {DANGLING_LINK_SQL}").fetchone()[0]
+    return dangling_link_count(conn)
 
 
 def _ids_of(named: list[str]) -> str:
@@ -96,12 +96,12 @@ def fact_links(layers: LoadedLayers) -> AuditResult:
     orphans = count(
         db,
         """SELECT count(*) FROM ledger l WHERE l.fact_id IS NOT NULL
-                           AND l.fact_id NOT IN (SELECT fact_id FROM facts)
+                           AND l.fact_id NOT IN (SELECT fact_id FROM loaded_facts)
                            AND l.fact_id NOT IN (SELECT CAST(fact_id AS BIGINT) FROM archived)""",
     )
     ghosts = count(
         db,
-        """SELECT count(*) FROM facts f WHERE pipeline AND f.fact_id NOT IN
+        """SELECT count(*) FROM loaded_facts f WHERE pipeline AND f.fact_id NOT IN
                           (SELECT fact_id FROM ledger WHERE fact_id IS NOT NULL)""",
     )
     # Contents are UNIQUE, so a duplicate is a near-copy: equal once case and runs of
@@ -109,19 +109,19 @@ def fact_links(layers: LoadedLayers) -> AuditResult:
     # only they get the exact folding.
     coarse_key = f"lower({_without_white_space('content')})"
     groups: list[list[int]] = []
-    if count(db, f"SELECT count(*) FROM (SELECT {coarse_key} AS k FROM facts GROUP BY k HAVING count(*) > 1)"):
+    if count(db, f"SELECT count(*) FROM (SELECT {coarse_key} AS k FROM loaded_facts GROUP BY k HAVING count(*) > 1)"):
         groups = [
             sorted(ids)
             for (ids,) in db.execute(
-                f"""WITH candidates AS (SELECT fact_id, content FROM facts WHERE {coarse_key} IN
-                                           (SELECT {coarse_key} FROM facts GROUP BY 1 HAVING count(*) > 1))
+                f"""WITH candidates AS (SELECT fact_id, content FROM loaded_facts WHERE {coarse_key} IN
+                                           (SELECT {coarse_key} FROM loaded_facts GROUP BY 1 HAVING count(*) > 1))
                     SELECT list(fact_id) FROM candidates GROUP BY lower(regexp_replace(trim(content), '\\s+', ' ', 'g'))
                     HAVING count(*) > 1 ORDER BY min(fact_id)"""
             ).fetchall()
         ]
     duplicates = len(groups)
     foreign = _rows_naming_anothers_fact(db)
-    undecodable_ids = [r[0] for r in db.execute("SELECT fact_id FROM facts WHERE content IS NULL ORDER BY fact_id").fetchall()]
+    undecodable_ids = [r[0] for r in db.execute("SELECT fact_id FROM loaded_facts WHERE content IS NULL ORDER BY fact_id").fetchall()]
     undecodable = len(undecodable_ids)
     dangling = layers.store_side("fact_links") if layers.inputs.conn is not None else 0
     passed = not (orphans or ghosts or foreign or duplicates or undecodable or dangling)
@@ -152,7 +152,7 @@ def _rows_naming_anothers_fact(db) -> list[int]:
     pipeline, and neither the entry's text nor text of the entry's hash (a ledger carried from
     another store names Hermes' own unrelated facts by the same ids)."""
     rows = db.execute(
-        "SELECT DISTINCT a.fact_id, a.short_hash, f.content FROM active a JOIN facts f ON f.fact_id = a.fact_id WHERE NOT f.pipeline"
+        "SELECT DISTINCT a.fact_id, a.short_hash, f.content FROM active a JOIN loaded_facts f ON f.fact_id = a.fact_id WHERE NOT f.pipeline"
     ).fetchall()
     return sorted(
         fact_id

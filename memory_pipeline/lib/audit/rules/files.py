@@ -55,7 +55,7 @@ def _synced_entries(layers: LoadedLayers) -> dict[tuple[str, str], list[int]]:
     (its loaded `ledger` and `facts`), not from the store again."""
     rows = layers.db.execute(
         f"""SELECT l.source, left(l.entry_sha256, {SHORT_HASH_CHARS}), list(l.fact_id ORDER BY l.fact_id), bool_and(f.fact_id IS NOT NULL)
-            FROM ledger l LEFT JOIN facts f ON f.fact_id = l.fact_id
+            FROM ledger l LEFT JOIN loaded_facts f ON f.fact_id = l.fact_id
             WHERE l.status = 'active' AND l.fact_id IS NOT NULL GROUP BY 1, 2"""
     ).fetchall()
     return {(source, short): [int(i) for i in ids] for source, short, ids, complete in rows if complete}
@@ -94,7 +94,9 @@ def pointers_resolve(layers: LoadedLayers) -> AuditResult:
     if pointers and layers.inputs.conn is not None:
         wanted = sorted(set(pointers))
         layers.db.register("pointers", pd.DataFrame({"fact_id": wanted}))
-        existing = {r[0] for r in layers.db.execute("SELECT fact_id FROM facts WHERE fact_id IN (SELECT fact_id FROM pointers)").fetchall()}
+        existing = {
+            r[0] for r in layers.db.execute("SELECT fact_id FROM loaded_facts WHERE fact_id IN (SELECT fact_id FROM pointers)").fetchall()
+        }
         unfollowable = on_own_connection(layers.inputs.settings.db_path, lambda conn: facts_by_id(conn, wanted)[1])
     dangling = sorted({p for p in pointers if p not in existing})
     withheld = sorted(set(unfollowable) - set(dangling))

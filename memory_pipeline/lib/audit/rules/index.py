@@ -11,17 +11,14 @@ from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.search_index import HolographicFtsHealth
 from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.vector_codec import VectorState, false_hrr1_sql
+from memory_pipeline.lib.store.store_reads import false_hrr1_by_category
+from memory_pipeline.lib.store.vector_codec import VectorState
 
 
 def index_store_side(conn: sqlite3.Connection, settings: HolographicSettings) -> tuple[HolographicFtsHealth, dict[str, int]]:
     """facts_fts's health, and per category the HRR1-sized vectors that lack the prefix (they
     decode in no dialect): reading those blobs is the costly part of classifying vectors."""
-    false_hrr1 = dict(
-        conn.execute(
-            f"SELECT category, count(*) FROM facts WHERE {false_hrr1_sql('hrr_vector', settings.hrr_dim)} GROUP BY category"
-        ).fetchall()
-    )
+    false_hrr1 = false_hrr1_by_category(conn, settings.hrr_dim)
     return FactStore(conn, settings).holographic_fts_health(), false_hrr1
 
 
@@ -35,7 +32,7 @@ def index_consistency(layers: LoadedLayers) -> AuditResult:
         return AuditResult("index_consistency", True, ERROR, "no store yet")
     health, false_hrr1 = layers.store_side("index_consistency")
     dim = inputs.settings.hrr_dim
-    states = dict(db.execute("SELECT vector_state, count(*) FROM facts GROUP BY vector_state").fetchall())
+    states = dict(db.execute("SELECT vector_state, count(*) FROM loaded_facts GROUP BY vector_state").fetchall())
     counts = {kind: int(states.get(int(kind), 0)) for kind in VectorState}
     counts[VectorState.HRR1] -= sum(false_hrr1.values())  # HRR1-sized, but without the prefix
     counts[VectorState.MALFORMED] += sum(false_hrr1.values())
@@ -43,10 +40,10 @@ def index_consistency(layers: LoadedLayers) -> AuditResult:
     # A bank is the bundle of its category's decodable vectors, whichever dialect, at the store's dim.
     false_rows = " UNION ALL ".join(f"SELECT {_sql_text(c)} AS category, {int(n)} AS n" for c, n in false_hrr1.items())
     decodable = (
-        f"""SELECT category, sum(n) AS n FROM (SELECT category, count(*) AS n FROM facts WHERE vector_state > 0
+        f"""SELECT category, sum(n) AS n FROM (SELECT category, count(*) AS n FROM loaded_facts WHERE vector_state > 0
                  GROUP BY category UNION ALL SELECT category, -n FROM ({false_rows})) GROUP BY category HAVING sum(n) > 0"""
         if false_rows
-        else "SELECT category, count(*) AS n FROM facts WHERE vector_state > 0 GROUP BY category"
+        else "SELECT category, count(*) AS n FROM loaded_facts WHERE vector_state > 0 GROUP BY category"
     )
     bank_off = count(
         db,

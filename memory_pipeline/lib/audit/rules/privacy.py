@@ -9,14 +9,14 @@ from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.privacy.matching import DETECTOR_GATE_RE2, PRIVATE_TAG, normalise_tags
-from memory_pipeline.lib.store.database import LEDGER_TABLE, UNSAFE_TAG, has_tag_sql, table_exists
 from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.store_reads import unsafe_fact_entries
 
 
 def _private_tagging(layers: LoadedLayers) -> tuple[dict[int, bool], int, int]:
     """Which facts carry `private-person` (after folding variants), how many variants, how many
     tagged facts prefetch still sees. Only facts whose tags mention `person` can hold either."""
-    rows = layers.db.execute("SELECT fact_id, person_tags, person_trust FROM facts WHERE person_tags IS NOT NULL").fetchall()
+    rows = layers.db.execute("SELECT fact_id, person_tags, person_trust FROM loaded_facts WHERE person_tags IS NOT NULL").fetchall()
     tagged, variants, visible = {}, 0, 0
     for fact_id, tags, trust in rows:
         normal, folded = normalise_tags(tags)
@@ -35,7 +35,7 @@ def _untagged_matches(layers: LoadedLayers, tagged: dict[int, bool]) -> int:
     for prefilter in judge.keywords.re2_prefilters:
         conditions.append("regexp_matches(content, ?, 'i')")
         params.append(prefilter)
-    candidates = db.execute(f"SELECT fact_id, content FROM facts WHERE {' OR '.join(conditions)}", params).fetchall()
+    candidates = db.execute(f"SELECT fact_id, content FROM loaded_facts WHERE {' OR '.join(conditions)}", params).fetchall()
     return sum(1 for fact_id, content in candidates if not tagged.get(fact_id) and judge.reasons(content))
 
 
@@ -64,9 +64,7 @@ def privacy_coverage(layers: LoadedLayers) -> AuditResult:
 
 def unsafe_facts(conn: sqlite3.Connection, settings: HolographicSettings) -> list[tuple[int, str | None]]:
     """(fact id, the entry it came from, if any) of every fact withheld as unsafe instructions."""
-    entry = f"(SELECT min(l.entry_id) FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'active')"
-    entry = entry if table_exists(conn, LEDGER_TABLE) else "NULL"
-    return conn.execute(f"SELECT f.fact_id, {entry} FROM facts f WHERE {has_tag_sql(UNSAFE_TAG, 'f.tags')} ORDER BY f.fact_id").fetchall()
+    return unsafe_fact_entries(conn)
 
 
 def memory_safe(layers: LoadedLayers) -> AuditResult:
