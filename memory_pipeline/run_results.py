@@ -10,6 +10,7 @@ import dagster as dg
 
 from memory_pipeline.defs.checks import BLOCKING
 from memory_pipeline.lib.sync.state import FailingCheck, RunInputs
+from memory_pipeline.run_outputs import EntryChange, RunOutputs, read_outputs
 
 
 @dataclass
@@ -18,12 +19,12 @@ class ProfileRun:
     success: bool
     run_id: str
     duration_s: float
-    metadata: dict[str, dict[str, object]] = field(default_factory=dict)  # asset -> plain metadata
+    metadata: dict[str, dict[str, object]] = field(default_factory=dict)  # asset -> plain metadata, as the UI shows it
+    outputs: RunOutputs = field(default_factory=RunOutputs)  # the same, read once into typed fields
     checks: list[tuple[str, bool, str]] = field(default_factory=list)  # (check, passed, "ERROR"/"WARN")
     error: str | None = None
     details: dict[str, str] = field(default_factory=dict)  # failing check -> its detail (counts, never text)
-    # The entries that were not unchanged (entry_id, source, status, text, matched_entry_id), when asked for.
-    changes: list[dict] = field(default_factory=list)
+    changes: list[EntryChange] = field(default_factory=list)  # the entries that were not unchanged, when asked for
 
     @property
     def failing_errors(self) -> list[str]:
@@ -47,10 +48,10 @@ class ProfileRun:
     def inputs_read(self) -> RunInputs | None:
         """What the run read of the files, the store and the keyword list; None unless it read
         all three and no other writer changed the store while it ran."""
-        parsed, audit, tags = (self.metadata.get(asset, {}) for asset in ("parsed_entries", "audit_report", "privacy_tags"))
-        if not (parsed.get("files_sha256") and audit.get("store_in_step") is True and tags.get("keyword_list_sha256")):
+        read = self.outputs
+        if not (read.files_sha256 and read.store_in_step and read.keyword_list_sha256):
             return None
-        return RunInputs(str(parsed["files_sha256"]), str(audit["store_watermark"]), str(tags["keyword_list_sha256"]))
+        return RunInputs(read.files_sha256, read.store_watermark, read.keyword_list_sha256)
 
 
 def _plain(value: object) -> object:
@@ -85,7 +86,7 @@ def _step_failure(events: list[dg.DagsterEvent]) -> str:
 
 
 def run_result(
-    events: list[dg.DagsterEvent], run_id: str, profile: str, success: bool, duration_s: float, changes: list[dict] | None = None
+    events: list[dg.DagsterEvent], run_id: str, profile: str, success: bool, duration_s: float, changes: list[EntryChange] | None = None
 ) -> ProfileRun:
     """What a finished run of one profile did, from its events: the result's own for a run this
     process executed, the event log's for one the daemon ran (a backfill, a scheduled run)."""
@@ -101,6 +102,7 @@ def run_result(
         run_id=run_id,
         duration_s=duration_s,
         metadata=metadata,
+        outputs=read_outputs(metadata),
         checks=[(e.check_name, e.passed, e.severity.value) for e in evaluations],
         error=None if success else _failure_message(events, evaluations),
         changes=changes or [],

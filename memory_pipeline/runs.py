@@ -22,6 +22,7 @@ import dagster as dg
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.lib.hermes.safe_files import out_of_space
 from memory_pipeline.own_state import OutOfSpace
+from memory_pipeline.run_outputs import EntryChange
 from memory_pipeline.run_results import ProfileRun, run_result
 from memory_pipeline.sync_options import SyncOptions
 
@@ -39,7 +40,7 @@ def sync_job() -> dg.JobDefinition:
     return defs.resolve_job_def(SYNC_JOB)
 
 
-def _changes(instance: dg.DagsterInstance, profile: str) -> list[dict]:
+def _changes(instance: dg.DagsterInstance, profile: str) -> list[EntryChange]:
     """The rows of the profile's diff that are not `unchanged`, read back through the IO manager
     (the run just stored it); its own debug lines are kept off the terminal."""
     from memory_pipeline.definitions import defs
@@ -49,8 +50,15 @@ def _changes(instance: dg.DagsterInstance, profile: str) -> list[dict]:
             diff = defs.load_asset_value("ledger_diff", partition_key=profile, instance=instance).frame
     except (dg.DagsterError, OSError, EOFError):  # the diff step did not run: nothing to name
         return []
-    columns = ["entry_id", "source", "status", "text", "matched_entry_id"]
-    return diff.loc[diff["status"] != "unchanged", columns].to_dict("records")
+    changed = diff.loc[diff["status"] != "unchanged"]
+    return [
+        EntryChange(row.entry_id, row.source, row.status, _text(row.matched_entry_id) or None, _text(row.text))
+        for row in changed.itertuples(index=False)
+    ]
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""  # pandas gives NaN for a missing one
 
 
 def options_config(options: SyncOptions) -> dict[str, dict]:
@@ -66,6 +74,8 @@ def options_config(options: SyncOptions) -> dict[str, dict]:
         "store": store,
         "privacy": {"keywords_path": options.keywords_path} if "keywords_path" in chosen else {},
     }
+    if options.privacy_policy is not None:
+        config["privacy"]["policy"] = options.privacy_policy.name
     return {name: values for name, values in config.items() if values}
 
 

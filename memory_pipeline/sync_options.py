@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from memory_pipeline.lib.choices import ExtractorMode, RemovalPolicy, VectorFormat
+from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,7 @@ class SyncOptions:
     ollama_host: str | None = None  # None: $OLLAMA_HOST, else loopback
     allow_remote_ollama: bool = False  # given where the process starts (`--allow-remote-ollama`), never a run's config
     removal_policy: RemovalPolicy = RemovalPolicy.RETIRE
+    privacy_policy: PrivacyPolicy | None = None  # what a private fact gets (None: each profile's own)
     vector_format: VectorFormat = VectorFormat.AUTO
     cap_target: float | None = None  # None: each profile's own
     keywords_path: str | None = None  # a keyword list this sync judges with (None: each profile's own)

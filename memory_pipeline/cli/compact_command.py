@@ -19,7 +19,7 @@ from memory_pipeline.cli.common import (
 from memory_pipeline.lib.choices import COMPACT_MARGIN, compact_target
 from memory_pipeline.lib.hermes.agent_setup import pointer_reader
 from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.profile_store import profile_store
 
 if TYPE_CHECKING:
     from memory_pipeline.lib.hermes.compaction import Proposal
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.apply and len(profiles) > 1:
         raise CommandError(f"--apply rewrites a memory file: give --profile ({', '.join(p.name for p in profiles)})")
     for profile in profiles:
-        if not holographic_settings(profile.home).db_path.is_file():
+        if not profile_store(profile).exists:
             print(f"{profile.name}: no fact store yet, nothing to point at (run `memory-pipeline sync` first)")
             continue
         code = _compact(args, profile)

@@ -14,7 +14,7 @@ from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.ledger_tsv import section_of, sections
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.services.ledger import export_profile, import_into, synced_profiles
 
 STDIO = "-"
@@ -88,8 +88,7 @@ def _import(args: argparse.Namespace, profiles: list[Profile], home: Path) -> in
             raise CommandError(f"{args.path}: no such ledger file")
     text = _profile_section(text, profile.name, args)
     if not synced_profiles([profile]):
-        store_path = holographic_settings(profile.home).db_path
-        raise CommandError(f"{store_path}: fact store does not exist; the ledger's fact ids must point into it")
+        raise CommandError(f"{profile_store(profile).path}: fact store does not exist; the ledger's fact ids must point into it")
     report = import_into(profile, text, home)
     print(
         f"imported {report.imported} ledger rows into profile {profile.name} "

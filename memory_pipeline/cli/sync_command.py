@@ -20,10 +20,10 @@ from memory_pipeline.cli.common import (
     selected_profiles,
 )
 from memory_pipeline.cli.sync_output import Printer, check_errors
-from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, ExtractorMode, RemovalPolicy, VectorFormat
+from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.privacy.choice import NO_LIST
 from memory_pipeline.lib.privacy.matching import KeywordListError
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.services.summaries import retag_change
 from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, remember_privacy, sync_profiles
 from memory_pipeline.sync_options import SyncOptions
@@ -93,6 +93,7 @@ def sync_options(args: argparse.Namespace) -> SyncOptions:
         ollama_host=args.ollama_host,
         allow_remote_ollama=args.allow_remote_ollama,
         removal_policy=RemovalPolicy(args.removal_policy),
+        privacy_policy=PrivacyPolicy(args.privacy_policy) if args.privacy_policy else None,
         vector_format=VectorFormat(args.vector_format),
         cap_target=args.cap_target or None,
     )
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     home = hermes_home(args)
     text = not (args.json or args.quiet)
     # A profile whose agent reads one store per user was named in a note and is not synced.
-    profiles = {p.name: p for p in selected_profiles(args, home) if not holographic_settings(p.home).per_user}
+    profiles = {p.name: p for p in selected_profiles(args, home) if not profile_store(p).per_user}
     remember_privacy(home, list(profiles), policy=args.privacy_policy, keywords=NO_LIST if args.no_keywords else args.keywords)
     judges = {}
     for name, profile in profiles.items():

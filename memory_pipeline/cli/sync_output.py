@@ -11,6 +11,7 @@ from memory_pipeline.cli.common import shown_path
 from memory_pipeline.lib.audit.checks import ERROR, WARN, fix_command
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
 from memory_pipeline.lib.sync.state import FailingCheck
+from memory_pipeline.run_outputs import EntryChange
 from memory_pipeline.services.summaries import ProfileSummary, RetagChange, retag_change
 
 _TITLE_CHARS = 60
@@ -68,17 +69,17 @@ def entry_title(text: str | None) -> str:
     return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1] + "…"
 
 
-def change_lines(changes: list[dict], judge) -> list[str]:
+def change_lines(changes: list[EntryChange], judge) -> list[str]:
     """`+ MEMORY.md "Title" added`, `→ "Title" moved MEMORY.md → USER.md`, … A private entry is
     named by its id only."""
     lines = []
     for change in changes:
-        status, name = change["status"], SOURCE_FILES[change["source"]]
+        status, name = change.status, SOURCE_FILES[change.source]
         # Without the keyword list (it failed to load) every entry is named by its id only.
-        private = judge is None or (bool(change.get("text")) and bool(judge.reasons(change["text"])))
-        shown = f"{change['entry_id']} (private)" if private else f'"{entry_title(change.get("text"))}"'
-        matched = change.get("matched_entry_id") or ""
-        if status == "changed" and matched and not matched.startswith(change["source"] + ":"):
+        private = judge is None or (bool(change.text) and bool(judge.reasons(change.text)))
+        shown = f"{change.entry_id} (private)" if private else f'"{entry_title(change.text)}"'
+        matched = change.matched_entry_id or ""
+        if status == "changed" and matched and not matched.startswith(change.source + ":"):
             old = SOURCE_FILES.get(matched.split(":")[0], "?")
             lines.append(f"{_MARKS['moved']} {shown} moved {old} → {name}")
         else:

@@ -22,7 +22,8 @@ from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner, ledger_owner
-from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings, per_user_note
+from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.store.settings import HolographicSettings, per_user_note
 from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
 
@@ -78,7 +79,7 @@ class HermesHomeResource(dg.ConfigurableResource):
 
     def _locked(self, name: str, context: dg.InitResourceContext):
         try:
-            store_path = holographic_settings(self.profile(name).home).db_path
+            store_path = profile_store(self.profile(name)).path
         except ProfileNotFound:
             yield self  # the step reading the profile says so, in one line
             return
@@ -124,7 +125,7 @@ class FactStoreResource(dg.ConfigurableResource):
     def settings(self, profile: Profile) -> HolographicSettings:
         """The profile's Holographic settings; a profile whose agent reads one store per user fails
         the step with the note that says so (the pipeline never writes a store the agent does not read)."""
-        settings = holographic_settings(profile.home)
+        settings = profile_store(profile).settings
         if settings.per_user:
             raise dg.Failure(description=per_user_note(profile))
         return replace(settings, vector_format=VectorFormat(self.vector_format))

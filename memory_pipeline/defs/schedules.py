@@ -4,7 +4,7 @@ from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import config_digest
 from memory_pipeline.services.skip_rule import CONFIG_TAG, unchanged_since_last_sync
 
@@ -24,9 +24,7 @@ def memory_sync_schedule(context: dg.ScheduleEvaluationContext, hermes: HermesHo
     if not known:
         return dg.SkipReason("no Hermes profiles discovered yet")
     home = hermes.path()
-    present = {
-        p.name: p for p in discover_profiles(home) if not holographic_settings(p.home).per_user
-    }  # never a store the agent does not read
+    present = {p.name: p for p in discover_profiles(home) if not profile_store(p).per_user}  # never a store the agent does not read
     changed = [name for name in known if name in present and not unchanged_since_last_sync(home, present[name])]
     if not changed:
         return dg.SkipReason("every profile unchanged since its last sync")

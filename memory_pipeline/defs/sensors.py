@@ -10,7 +10,7 @@ from memory_pipeline.defs.privacy import keyword_list_metadata
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles, memory_files_digest
 from memory_pipeline.lib.privacy.choice import lists_digest
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import config_digest
 from memory_pipeline.run_results import run_result
 from memory_pipeline.services.skip_rule import CONFIG_TAG, record_daemon_run
@@ -79,7 +79,7 @@ def memory_files_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeR
     now: dict[str, str] = {}
     requests = []
     # One scan of the home per tick; a profile whose agent reads per-user stores is not synced.
-    present = {p.name: p for p in discover_profiles(hermes.path()) if not holographic_settings(p.home).per_user}
+    present = {p.name: p for p in discover_profiles(hermes.path()) if not profile_store(p).per_user}
     for name in context.instance.get_dynamic_partitions(hermes_profiles.name):
         if name not in present:
             continue  # gone from the home: nothing to sync

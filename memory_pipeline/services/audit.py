@@ -13,10 +13,8 @@ from memory_pipeline.lib.audit.engine import AuditInputs, run_audits
 from memory_pipeline.lib.audit.repairs import repair_indexes, repair_ledger, repair_links, repair_tags
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, read_profile
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
-from memory_pipeline.lib.store.database import opened
-from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.owner import ledger_owner
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.profile_store import profile_store
 
 _LEDGER_CHECKS = {"ledger_integrity"}
 _LINK_CHECKS = {"fact_links"}
@@ -29,13 +27,13 @@ _SYNC_CHECKS = {"hashes_fresh", "layer_counts", *_LEDGER_CHECKS, *_LINK_CHECKS}
 def audit_profile(profile: Profile, home: Path, judge: PrivacyJudge, cap_target: float | None = None) -> list[AuditResult]:
     """Every check of the profile, on its files and store as they are now."""
 
-    settings = holographic_settings(profile.home)
-    with opened(settings.db_path, create=False, missing_ok=True) as conn:
+    where = profile_store(profile)
+    with where.opened(create=False, missing_ok=True) as store:
         return run_audits(
             AuditInputs(
                 read_profile(profile),
-                conn,
-                settings,
+                store.conn if store else None,
+                where.settings,
                 judge,
                 data_dir=environment.data_dir(home),
                 profile=profile.name,
@@ -48,11 +46,11 @@ def audit_profile(profile: Profile, home: Path, judge: PrivacyJudge, cap_target:
 def repair_profile(profile: Profile, home, judge: PrivacyJudge, failing: set[str]) -> tuple[list[str], list[str]]:
     """The failing checks' mechanical repairs, then a sync of the profile where entries are left
     to sync afresh: what was repaired, and what could not be."""
-    settings = holographic_settings(profile.home)
+    where = profile_store(profile)
     done: list[str] = []
     failed: list[str] = []
-    if failing & (_LEDGER_CHECKS | _LINK_CHECKS | _INDEX_CHECKS | _TAG_CHECKS) and settings.db_path.exists():
-        with FactStore.opened(settings) as store:
+    if failing & (_LEDGER_CHECKS | _LINK_CHECKS | _INDEX_CHECKS | _TAG_CHECKS) and where.exists:
+        with where.opened() as store:
             if failing & _LEDGER_CHECKS:
                 stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
                 done += repair_ledger(store, environment.data_dir(home) / "repairs" / f"{profile.name}-ledger-{stamp}.db")

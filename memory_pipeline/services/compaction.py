@@ -12,10 +12,9 @@ from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal, app
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
-from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_search import facts_by_id
 from memory_pipeline.lib.store.ledger import active_ledger, synced_facts
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.sync_report import SyncReport
 
 
@@ -52,10 +51,10 @@ def _read_stable(path: Path, source: str, limit: int) -> tuple[SourceReading, by
 
 def propose_compaction(profile: Profile, target: float) -> list[FileProposal]:
     """Each memory file of the profile, with a proposal for those over `target` (a share of the cap)."""
-    with opened(holographic_settings(profile.home).db_path, create=False) as conn:
-        facts = synced_facts(active_ledger(conn))
+    with profile_store(profile).opened(create=False) as store:
+        facts = synced_facts(active_ledger(store.conn))
         # Never a pointer to a fact the agent is not given (private, unsafe, not judged): such an entry stays whole.
-        _, withheld = facts_by_id(conn, sorted({i for ids in facts.values() for i in ids}))
+        _, withheld = facts_by_id(store.conn, sorted({i for ids in facts.values() for i in ids}))
     facts = {entry: ids for entry, ids in facts.items() if not set(ids) & set(withheld)}
     limits, found = profile.char_limits(), []
     for source in SOURCE_FILES:
@@ -68,8 +67,8 @@ def propose_compaction(profile: Profile, target: float) -> list[FileProposal]:
 def facts_gone(profile: Profile, proposal: Proposal) -> list[int]:
     """The facts the proposal points at that the store no longer holds (nothing may be written then)."""
     wanted = sorted({i for r in proposal.rewrites for i in r.fact_ids})
-    with opened(holographic_settings(profile.home).db_path, create=False) as conn:
-        return facts_by_id(conn, wanted, include_private=True)[1]
+    with profile_store(profile).opened(create=False) as store:
+        return facts_by_id(store.conn, wanted, include_private=True)[1]
 
 
 def apply_compaction(
@@ -84,5 +83,5 @@ def apply_compaction(
 
     outcome = sync_profiles(SyncRequest(home=home, profiles={profile.name: profile}, force=True))
     run = outcome.profiles[profile.name].run
-    report = SyncReport.from_metrics(run.metadata.get("fact_store", {}) if run else {})
+    report = run.outputs.report if run else SyncReport()
     return Applied(run.error if run else "the sync did not run", report.added, report.compacted)

@@ -7,23 +7,21 @@ from pathlib import Path
 
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, read_profile
-from memory_pipeline.lib.store.database import opened
-from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.ledger_tsv import ImportReport, export_rows, import_tsv
 from memory_pipeline.lib.store.owner import ledger_owner
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.profile_store import profile_store
 
 
 def synced_profiles(profiles: list[Profile]) -> list[Profile]:
     """The profiles that have a fact store (and so a ledger) yet."""
-    return [p for p in profiles if holographic_settings(p.home).db_path.is_file()]
+    return [p for p in profiles if profile_store(p).exists]
 
 
 def export_profile(profile: Profile, hermes_home: Path) -> list[str]:
     """The profile's active ledger rows as TSV lines (each ending in a newline); in a store shared
     with other profiles, its own rows only."""
-    with opened(holographic_settings(profile.home).db_path, create=False) as conn:
-        return export_rows(conn, ledger_owner(profile, discover_profiles(hermes_home)))
+    with profile_store(profile).opened(create=False) as store:
+        return export_rows(store.conn, ledger_owner(profile, discover_profiles(hermes_home)))
 
 
 def import_into(profile: Profile, text: str, hermes_home: Path) -> ImportReport:
@@ -35,7 +33,5 @@ def import_into(profile: Profile, text: str, hermes_home: Path) -> ImportReport:
     texts = [text for r in readings for text in r.entries]
     current = {(s, short): (entry, sha, t) for s, short, entry, sha, t in zip(sources, shorts, ids, hashes, texts, strict=True)}
     owner = ledger_owner(profile, discover_profiles(hermes_home))
-    with FactStore.opened(
-        holographic_settings(profile.home), owner=owner
-    ) as store:  # adds the pipeline's tables to a store Holographic made
+    with profile_store(profile).opened(owner=owner) as store:  # adds the pipeline's tables to a store Holographic made
         return import_tsv(store, text, current)

@@ -10,8 +10,8 @@ from pathlib import Path
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.mirror_rows import MirrorRow, mirror_rows
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.receipts import Receipt
-from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.mirror import settle_unexplained, unexplained_mirrors
 
 
@@ -24,12 +24,12 @@ class ProfileMirrors:
 
 def profile_mirrors(profile: Profile, *, apply: bool = False, keep: bool = False) -> ProfileMirrors:
     """The profile's unexplained mirror rows; with `apply`, each retired (or kept, with `keep`)."""
-    settings = holographic_settings(profile.home)
-    found = ProfileMirrors(settings.db_path)
-    if not settings.db_path.is_file():
+    where = profile_store(profile)
+    found = ProfileMirrors(where.path)
+    if not where.exists:
         return found
     current = read_profile(profile)
-    with FactStore.opened(settings, create=apply) as store:
+    with where.opened(create=apply) as store:
         rows = {row.fact_id: row for row in mirror_rows(store.conn)}
         ids = unexplained_mirrors(list(rows.values()), current)
         if apply:

@@ -13,10 +13,9 @@ from pathlib import Path
 
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.database import StoreError, read_only
+from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import facts_by_id, gate, recorded_list, search
-from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.verdicts import judge_in_force
 
 
@@ -39,11 +38,11 @@ def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_
     without (the agent's server) nothing is written."""
     found = Found()
     for profile in profiles:
-        settings = holographic_settings(profile.home)
-        if not settings.db_path.is_file():
+        where = profile_store(profile)
+        if not where.exists:
             found.without_store.append(profile.name)
             continue
-        with FactStore.opened(settings, create=False) if refresh_index else FactStore.read_only(settings) as store:
+        with where.opened(create=False) if refresh_index else where.read_only() as store:
             if refresh_index:
                 store.sync_search_index()
             results = search(store.conn, query, limit=limit, include_private=include_private)
@@ -53,11 +52,10 @@ def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_
 
 def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: bool) -> Found:
     """The facts `fact_store#N` pointers name, from one profile's store, read-only."""
-    db = holographic_settings(profile.home).db_path
-    if not db.is_file():
-        return Found(without_store=[profile.name], unavailable_ids=list(fact_ids))
-    with read_only(db) as conn:
-        facts, unavailable = facts_by_id(conn, fact_ids, include_private=include_private)
+    with profile_store(profile).reading() as store:
+        if store is None:
+            return Found(without_store=[profile.name], unavailable_ids=list(fact_ids))
+        facts, unavailable = facts_by_id(store.conn, fact_ids, include_private=include_private)
     return Found(facts=[{"profile": profile.name, **f} for f in facts], unavailable_ids=unavailable)
 
 
@@ -65,13 +63,12 @@ def list_changed(profile: Profile, home: Path) -> bool:
     """Whether the keyword list the profile's choice names now is not the one its facts were
     judged with, as that list was then (edited, moved, renamed, gone): its agent's surfaces then
     show nothing of it until a re-tag."""
-    db = holographic_settings(profile.home).db_path
-    if not db.is_file():
-        return False
     try:
-        with read_only(db) as conn:
-            judge, recorded = gate(conn), judge_in_force(conn)
-            recorded_path = recorded_list(conn, recorded[0]) if recorded else None
+        with profile_store(profile).reading() as store:
+            if store is None:
+                return False
+            judge, recorded = gate(store.conn), judge_in_force(store.conn)
+            recorded_path = recorded_list(store.conn, recorded[0]) if recorded else None
     except StoreError:
         return True
     if judge is None or recorded is None:

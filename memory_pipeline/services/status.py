@@ -8,9 +8,10 @@ from pathlib import Path
 from memory_pipeline.lib.audit.report import last_report
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.store.database import StoreError, read_only
+from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.quarantine import quarantined_entries
-from memory_pipeline.lib.store.settings import holographic_settings, store_sharers
+from memory_pipeline.lib.store.settings import store_sharers
 from memory_pipeline.lib.store.store_reads import existing_fact_ids, store_counts
 from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 
@@ -18,10 +19,10 @@ from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 def _store_status(profile: Profile, pointers: set[int]) -> dict:
     """The store's facts: all, synced, and of those current, retired (a removed entry's) and
     compacted (full text a `fact_store#N` pointer in the files names)."""
-    settings = holographic_settings(profile.home)
-    db = settings.db_path
+    where = profile_store(profile)
+    settings = where.settings
     status = {
-        "store": str(db),
+        "store": str(where.path),
         "facts": None,
         "pipeline_facts": None,
         "current_facts": None,
@@ -33,10 +34,11 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
         "vectors": None,
         "store_error": None,
     }
-    if not db.exists():
+    if not where.exists:
         return status
     try:
-        with read_only(db) as conn:
+        with where.read_only() as store:
+            conn = store.conn
             counts = store_counts(conn)
             status["facts"], status["pipeline_facts"], status["last_write"] = counts.facts, counts.pipeline_facts, counts.last_write
             # The pipeline's retired facts wait in its archive; a mirror row Hermes wrote is retired in place.

@@ -1,7 +1,6 @@
 """What one profile's sync did, as typed values: the `--json` shape of a run or of a skip, the
-problems of a run a person must look at, and what a re-tag changed. The one place a run's
-metadata is read by name (the names are what the assets write; a test runs a sync and checks
-every name read here is among them)."""
+problems of a run a person must look at, and what a re-tag changed, from the run's typed
+outputs (`run_outputs`, where its metadata is read)."""
 
 from __future__ import annotations
 
@@ -9,34 +8,12 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_search import fact_counts
-from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.store.sync_report import SyncReport
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import FailingCheck
 
 if TYPE_CHECKING:  # Dagster is imported only where a profile runs
     from memory_pipeline.run_results import ProfileRun
-
-# (asset, metadata name) this module reads: checked against a real run's metadata by a test.
-READ_METADATA = {
-    ("extracted_facts", "extractor"),
-    ("extracted_facts", "extractor_reason"),
-    ("extracted_facts", "model"),
-    ("extracted_facts", "llm_calls"),
-    ("privacy_tags", "private_facts"),
-    ("privacy_tags", "tagged"),
-    ("privacy_tags", "untagged"),
-    ("privacy_tags", "newly_private_ids"),
-    ("privacy_tags", "no_longer_private_ids"),
-    ("ledger_diff", "mirror_rows"),
-    ("ledger_diff", "mirror_previous_versions"),
-    ("ledger_diff", "mirror_unexplained"),
-    ("ledger_diff", "held_unreadable_entries"),
-    ("parsed_entries", "unreadable"),
-    ("parsed_entries", "missing"),
-    ("fact_store", "store"),
-}
 
 
 @dataclass
@@ -76,34 +53,29 @@ class ProfileSummary:
         return asdict(self)
 
 
-def _meta(run: ProfileRun, asset: str, name: str, default: object = 0) -> object:
-    assert (asset, name) in READ_METADATA, (asset, name)  # every name read is listed (and tested)
-    return run.metadata.get(asset, {}).get(name, default)
-
-
 def summary_of_run(run: ProfileRun) -> ProfileSummary:
-    report = SyncReport.from_metrics(run.metadata.get("fact_store", {}))
+    report, read = run.outputs.report, run.outputs
     return ProfileSummary(
         profile=run.profile,
         skipped=False,
-        extractor=str(_meta(run, "extracted_facts", "extractor", "")),
-        extractor_reason=str(_meta(run, "extracted_facts", "extractor_reason", "")),
-        model=str(_meta(run, "extracted_facts", "model", "")),
+        extractor=read.extractor,
+        extractor_reason=read.extractor_reason,
+        model=read.model,
         added=report.added,
         updated=report.updated,
         unchanged=report.unchanged,
         removed=report.removed,
         quarantined=report.quarantined,
-        llm_calls=int(_meta(run, "extracted_facts", "llm_calls")),
+        llm_calls=read.llm_calls,
         facts_total=report.facts_total,
-        store=str(_meta(run, "fact_store", "store", "")),
-        private_facts=int(_meta(run, "privacy_tags", "private_facts")),
+        store=read.store,
+        private_facts=read.private_facts,
         mirrors=Mirrors(
-            found=int(_meta(run, "ledger_diff", "mirror_rows")),
+            found=read.mirror_rows,
             adopted=report.mirrors_adopted,
-            updated=int(_meta(run, "ledger_diff", "mirror_previous_versions")),
+            updated=read.mirror_previous_versions,
             retired=report.mirrors_retired,
-            unexplained=int(_meta(run, "ledger_diff", "mirror_unexplained")),
+            unexplained=read.mirror_unexplained,
         ),
         failing_checks=sorted(run.failing_errors + run.failing_warnings),
         error=run.error,
@@ -113,9 +85,8 @@ def summary_of_run(run: ProfileRun) -> ProfileSummary:
 def summary_of_skip(profile: Profile, failing: list[FailingCheck]) -> ProfileSummary:
     """A profile nothing could have changed in since its last sync: every entry unchanged, the
     store's counts as they are, the checks that sync's audit left failing."""
-    store = holographic_settings(profile.home).db_path
-    with opened(store, create=False) as conn:
-        facts, private = fact_counts(conn)
+    with profile_store(profile).read_only() as store:
+        facts, private = fact_counts(store.conn)
     return ProfileSummary(
         profile=profile.name,
         skipped=True,
@@ -142,8 +113,7 @@ def retry_can_fix(run: ProfileRun) -> bool:
     changes them)."""
     if run.stopped_by_a_blocking_check:
         return False
-    quarantined = SyncReport.from_metrics(run.metadata.get("fact_store", {})).quarantined
-    return not run.success or quarantined > 0 or bool(_meta(run, "parsed_entries", "unreadable", ""))
+    return not run.success or run.outputs.report.quarantined > 0 or bool(run.outputs.unreadable)
 
 
 def run_problems(run: ProfileRun) -> list[str]:
@@ -151,10 +121,10 @@ def run_problems(run: ProfileRun) -> list[str]:
     if run.error:
         return [f"sync of profile {run.profile} failed: {run.error}"]
     found = []
-    unreadable, missing = _meta(run, "parsed_entries", "unreadable", ""), _meta(run, "parsed_entries", "missing", "")
+    unreadable, missing = run.outputs.unreadable, run.outputs.missing
     if unreadable:
         found.append(f"profile {run.profile}: skipped, entries held: {unreadable} (see `memory-pipeline entries --profile {run.profile}`)")
-    held = int(_meta(run, "ledger_diff", "held_unreadable_entries"))
+    held = run.outputs.held_unreadable_entries
     if held and missing:
         found.append(
             f"profile {run.profile}: {held} synced entries held because {missing} is missing; create it (even empty) to let them go"
@@ -174,12 +144,5 @@ class RetagChange:
 
 
 def retag_change(run: ProfileRun) -> RetagChange:
-    def ids(name: str) -> list[str]:
-        return [i for i in str(_meta(run, "privacy_tags", name, "")).split(",") if i]
-
-    return RetagChange(
-        int(_meta(run, "privacy_tags", "tagged")),
-        ids("newly_private_ids"),
-        int(_meta(run, "privacy_tags", "untagged")),
-        ids("no_longer_private_ids"),
-    )
+    read = run.outputs
+    return RetagChange(read.tagged, list(read.newly_private_ids), read.untagged, list(read.no_longer_private_ids))

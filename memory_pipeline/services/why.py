@@ -16,9 +16,9 @@ from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
-from memory_pipeline.lib.store.database import RETIRED_TAG, read_only
+from memory_pipeline.lib.store.database import RETIRED_TAG
 from memory_pipeline.lib.store.fact_search import facts_by_id
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.story import FactRecord, fact_record
 from memory_pipeline.lib.sync.journal import journal_lines, journal_path
 
@@ -46,12 +46,12 @@ class FactStory:
 
 def fact_story(profile: Profile, home: Path, fact_id: int) -> FactStory:
     story = FactStory(profile.name, fact_id, False)
-    settings = holographic_settings(profile.home)
-    if not settings.db_path.is_file():
+    where = profile_store(profile)
+    if not where.exists:
         return story
-    with read_only(settings.db_path) as conn:
-        record = fact_record(conn, fact_id)
-        shown = bool(facts_by_id(conn, [fact_id])[0]) if record is not None else False
+    with where.read_only() as store:
+        record = fact_record(store.conn, fact_id)
+        shown = bool(facts_by_id(store.conn, [fact_id])[0]) if record is not None else False
     if record is None:
         return story
     story.found, story.content, story.category, story.trust = True, record.content, record.category, record.trust
@@ -68,8 +68,8 @@ def fact_story(profile: Profile, home: Path, fact_id: int) -> FactStory:
     story.privacy = _privacy(profile, home, record)
     live = not record.archived
     story.surfaces = {
-        "prefetch": live and record.trust is not None and record.trust >= settings.min_trust,
-        "fact_store search": live and record.trust is not None and record.trust >= settings.min_trust,
+        "prefetch": live and record.trust is not None and record.trust >= where.settings.min_trust,
+        "fact_store search": live and record.trust is not None and record.trust >= where.settings.min_trust,
         "fact_store list": live,
         "MCP server and plugin": shown,
     }

@@ -1,10 +1,11 @@
-"""A run's summary reads its metadata by name: every name read is one the assets write, so a
-renamed key fails here instead of printing zeros."""
+"""A run's outputs are read from its metadata by name (`run_outputs`): every name read is one the
+assets write, so a renamed key fails here instead of printing zeros."""
 
 import dagster as dg
 
+from memory_pipeline.run_outputs import READ_METADATA
 from memory_pipeline.runs import run_sync
-from memory_pipeline.services.summaries import READ_METADATA, summary_of_run
+from memory_pipeline.services.summaries import summary_of_run
 
 
 def test_every_metadata_name_read_is_written_by_a_real_run(demo_home):

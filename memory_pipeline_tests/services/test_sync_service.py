@@ -50,3 +50,20 @@ def test_options_reach_the_run(demo_home):
     db = demo_home / "profiles" / "work" / "memory_store.db"
     assert query(db, "SELECT count(*) FROM facts WHERE content = ?", (entries[0].strip(),)) == [(0,)]
     assert query(db, "SELECT count(*) FROM memory_pipeline_archive") == [(0,)]
+
+
+def test_a_chosen_privacy_policy_reaches_the_run(demo_home):
+    """`tag` leaves a private fact at full trust with its tag; the profile's own default (`hide`)
+    would drop its trust below the prefetch threshold. Only the one profile asked is synced."""
+    from memory_pipeline.lib.choices import PrivacyPolicy
+    from memory_pipeline.runs import options_config
+    from memory_pipeline.sync_options import SyncOptions
+    from memory_pipeline_tests.support.store_helpers import query
+
+    chosen = SyncOptions(privacy_policy=PrivacyPolicy.TAG)
+    assert options_config(chosen) == {"privacy": {"policy": "TAG"}}
+    profiles = {p.name: p for p in discover_profiles(demo_home) if p.name == "default"}
+    outcome = sync_profiles(SyncRequest(home=demo_home, profiles=profiles, options=chosen))
+    assert outcome.profiles["default"].run.metadata["privacy_tags"]["policy"] == "tag"
+    trusts = query(demo_home / "memory_store.db", "SELECT DISTINCT trust_score FROM facts WHERE tags LIKE '%private-person%'")
+    assert trusts == [(0.5,)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -156,13 +157,36 @@ def get_profile(hermes_home: Path, name: str) -> Profile:
     raise ProfileNotFound(f"{hermes_home}: no profile named {name!r} (profiles: {', '.join(p.name for p in profiles) or 'none'})")
 
 
+# A config.yaml parsed once while it stays the same file, same size and times: an agent's server
+# answering many queries reads each profile's settings without parsing YAML again. A file changed
+# within the last two seconds is always read (a rewrite inside the clock's tick keeps its times).
+_PARSED: dict[Path, tuple[tuple[int, ...], object]] = {}
+_SETTLED_NS = 2_000_000_000
+
+
+def _parsed_config(config_path: Path) -> object:
+    try:
+        stat = config_path.stat()
+    except OSError:
+        return {}
+    identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    cached = _PARSED.get(config_path)
+    if cached is not None and cached[0] == identity:
+        return cached[1]
+    try:
+        parsed = yaml.safe_load(read_text_file(config_path) or "") or {}
+    except (UnreadableFile, yaml.YAMLError):
+        parsed = {}
+    if time.time_ns() - max(stat.st_mtime_ns, stat.st_ctime_ns) > _SETTLED_NS:
+        _PARSED[config_path] = (identity, parsed)
+    return parsed
+
+
 def config_section(config_path: Path, *keys: str) -> dict:
     """The mapping at `keys` in a profile's config.yaml (`plugins`, `hermes-memory-store`), empty
-    when the file, a key or the YAML is missing or odd: like Hermes, the defaults then apply."""
-    try:
-        section = yaml.safe_load(read_text_file(config_path) or "") or {}
-    except (UnreadableFile, yaml.YAMLError):
-        return {}
+    when the file, a key or the YAML is missing or odd: like Hermes, the defaults then apply.
+    Read-only: the mapping may be shared with the next caller."""
+    section = _parsed_config(config_path)
     for key in keys:
         section = section.get(key) if isinstance(section, dict) else None
     return section if isinstance(section, dict) else {}

@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
 from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
-from memory_pipeline.lib.store.database import StoreError, opened
-from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.database import StoreError, read_only
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.watermark import store_watermark
 
 # Bumped when the pipeline changes what a sync writes, so an upgrade re-syncs every profile once.
@@ -52,7 +52,7 @@ def _store_now(path: Path, watermark: str | None = None) -> list | None:
     if watermark is not None:
         return [st.st_dev, st.st_ino, watermark]
     try:
-        with opened(path, create=False) as conn:
+        with read_only(path) as conn:  # a skipped profile's store is only read
             return [st.st_dev, st.st_ino, store_watermark(conn)]
     except (StoreError, sqlite3.Error):
         return [st.st_dev, st.st_ino, "unusable"]
@@ -74,7 +74,7 @@ def _state(
         "version": STATE_VERSION,
         "files": files,
         "config": config,
-        "store": [str(holographic_settings(profile.home).db_path), store],
+        "store": [str(profile_store(profile).path), store],
         "keywords": [str(keywords), keywords_sha256],
         "settings": settings,
     }
@@ -87,7 +87,7 @@ def config_digest(profile: Profile) -> str:
 
 def current_state(profile: Profile, keywords: Path | None, settings: dict) -> dict | None:
     """Everything a sync of this profile depends on, as it is now; None when it cannot be told."""
-    store = _store_now(holographic_settings(profile.home).db_path)
+    store = _store_now(profile_store(profile).path)
     if store is not None and "unusable" in store:
         return None  # never skip a store that cannot be read: the run says what is wrong with it
     return _state(
@@ -104,7 +104,7 @@ def current_state(profile: Profile, keywords: Path | None, settings: dict) -> di
 def state_of_run(profile: Profile, keywords: Path | None, settings: dict, read: RunInputs, config: str) -> dict | None:
     """The same, as the run saw it (never re-read after it: a change made meanwhile must not be
     taken as synced); `config` is the digest taken before the run started."""
-    store = _store_now(holographic_settings(profile.home).db_path, read.store_watermark)
+    store = _store_now(profile_store(profile).path, read.store_watermark)
     if store is None:
         return None
     return _state(profile, keywords, settings, files=read.files, store=store, keywords_sha256=read.keywords_sha256, config=config)

@@ -1,0 +1,58 @@
+"""A profile's store before it is opened: where it is and how Holographic keeps it (read from the
+profile's config.yaml), whether it exists yet, and the way to open it as a `FactStore`. Every
+command and service asks this one question here, not each its own way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory_pipeline.lib.hermes.profiles import Profile
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
+
+
+@dataclass(frozen=True)
+class ProfileStore:
+    profile: Profile
+    settings: HolographicSettings
+
+    @property
+    def path(self) -> Path:
+        return self.settings.db_path
+
+    @property
+    def exists(self) -> bool:
+        """The profile has a store (a sync, or Holographic, made it)."""
+        return self.path.is_file()
+
+    @property
+    def per_user(self) -> bool:
+        """The agent reads one store per user (the catalog Holographic's `scope: user`), not this one."""
+        return self.settings.per_user
+
+    def opened(
+        self, *, owner: LedgerOwner = SOLE_OWNER, create: bool = True, missing_ok: bool = False
+    ) -> AbstractContextManager[FactStore | None]:
+        """The store opened for writing, its schema made or brought up to date (see `FactStore.opened`)."""
+        return FactStore.opened(self.settings, owner=owner, create=create, missing_ok=missing_ok)
+
+    def read_only(self) -> AbstractContextManager[FactStore]:
+        """The store opened for reading only; a store that does not exist is a `StoreError`."""
+        return FactStore.read_only(self.settings)
+
+    @contextmanager
+    def reading(self) -> Iterator[FactStore | None]:
+        """The store opened read-only, or None when it does not exist yet (reading never creates one)."""
+        if not self.exists:
+            yield None
+            return
+        with self.read_only() as store:
+            yield store
+
+
+def profile_store(profile: Profile) -> ProfileStore:
+    return ProfileStore(profile, holographic_settings(profile.home))
