@@ -78,12 +78,13 @@ def demo_home(tmp_path) -> Path:
 
 @pytest.fixture(scope="session")
 def _synced_demo_template(tmp_path_factory) -> Path:
-    from memory_pipeline.cli import main
+    from memory_pipeline_tests.support.syncing import sync_outcome
 
     home = _copy_demo(tmp_path_factory.mktemp("synced") / "hermes_home")
     with pytest.MonkeyPatch.context() as patch:
         _isolate(patch)
-        assert main(["sync", "--hermes-home", str(home), "--quiet"]) == 0
+        outcome = sync_outcome(home)
+        assert all(p.run is not None and p.run.success for p in outcome.profiles.values()) and not outcome.run_problems
     return home
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from memory_pipeline.cli import main
 from memory_pipeline_tests.support.hermes_oracle import current_hermes_add_fact, current_hermes_decode
-from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, sync_json, write_entries
+from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
+from memory_pipeline_tests.support.syncing import sync_outcome, synced_profile
 
 DIM = 1024
 
@@ -64,9 +65,9 @@ def test_a_store_current_hermes_wrote_syncs_clean_and_in_hrr1(capsys, hermes_wro
     db = _db(home)
     before = _blobs(db)
     _add_entry(home, "**Backups**: restic to the NAS every night at 03:00")
-    payload = sync_json(capsys, home, "--profile", "default")
-    result = profile_result(payload)
-    assert payload["ok"] is True and result["added"] == 1
+    outcome = sync_outcome(home, "default")
+    result = outcome.profiles["default"].summary.as_json()
+    assert not outcome.run_problems and result["added"] == 1
     # The two facts current Hermes added are the agent's own, shaped like mirror rows: named, never touched.
     assert not [c for c in result["failing_checks"] if c not in ("cap_usage", "mirrors_adopted")], result["failing_checks"]
     after = _blobs(db)
@@ -84,7 +85,7 @@ def test_a_store_current_hermes_wrote_syncs_clean_and_in_hrr1(capsys, hermes_wro
 def test_vector_format_can_be_forced(capsys, hermes_wrote_hrr1):
     home, _ = hermes_wrote_hrr1
     _add_entry(home, "**Editor**: Helix, with the Zed keymap")
-    assert profile_result(sync_json(capsys, home, "--profile", "default", "--vector-format", "legacy"))["added"] == 1
+    assert synced_profile(home, vector_format="legacy")["added"] == 1
     newest = query(_db(home), "SELECT hrr_vector FROM facts ORDER BY fact_id DESC LIMIT 1")[0][0]
     assert len(newest) == 8 * DIM
     assert_every_vector_and_bank_decodes(_db(home))
@@ -124,8 +125,7 @@ def test_repair_fixes_only_the_broken_vector_and_reports_what_it_cannot(capsys, 
     out = capsys.readouterr().out
     assert "rebuilt 2 category banks" in out and "2 malformed, 0 missing; 0 banks off" in out
     assert _blobs(db)[hermes_ids[0]] == bytes(1234) and _blobs(db)[hermes_ids[1]] == bytes(4 + 4 * DIM)
-    payload = sync_json(capsys, home, "--profile", "default")
-    assert "index_consistency" in profile_result(payload)["failing_checks"]
+    assert "index_consistency" in synced_profile(home)["failing_checks"]
 
 
 def test_a_mixed_store_syncs_clean_and_repair_changes_no_blob(capsys, hermes_wrote_hrr1):
@@ -133,7 +133,7 @@ def test_a_mixed_store_syncs_clean_and_repair_changes_no_blob(capsys, hermes_wro
     db = _db(home)
     current_hermes_add_fact(db, "Deploys go through Argo CD", "project")
     _add_entry(home, "**Pager**: PagerDuty rota starts Monday")
-    assert sync_json(capsys, home, "--profile", "default")["ok"] is True
+    assert not sync_outcome(home, "default").run_problems
     before = {**_blobs(db), **{n: v for n, v in query(db, "SELECT bank_name, vector FROM memory_banks")}}
     assert {len(b) for b in _blobs(db).values()} == {8 * DIM, 4 + 4 * DIM}
     # An FTS index out of step makes index_consistency fail, so the index repair really runs.
@@ -163,8 +163,7 @@ def test_a_bank_of_another_dim_is_a_finding_then_rebuilt(capsys, synced_home):
 
 def test_dim_one_store_stays_legacy_even_when_hrr1_is_asked_for(capsys, demo_home):
     (demo_home / "config.yaml").write_text("plugins:\n  hermes-memory-store:\n    hrr_dim: 1\n", encoding="utf-8")
-    payload = sync_json(capsys, demo_home, "--profile", "default", "--vector-format", "hrr1")
-    assert payload["ok"] is True
+    assert not sync_outcome(demo_home, "default", vector_format="hrr1").run_problems
     sizes = {len(b) for (b,) in query(_db(demo_home), "SELECT hrr_vector FROM facts")}
     banks = {len(b) for (b,) in query(_db(demo_home), "SELECT vector FROM memory_banks")}
     assert sizes == banks == {8}

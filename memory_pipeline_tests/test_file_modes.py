@@ -9,6 +9,7 @@ import stat
 import pytest
 
 from memory_pipeline.cli import main
+from memory_pipeline_tests.support.syncing import sync_outcome
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def _widened(root) -> list[str]:
 def test_what_a_sync_writes_is_its_owners_alone(capsys, synced_home, tmp_path, monkeypatch, open_umask):
     dagster_home = tmp_path / "elsewhere" / "dagster_home"
     monkeypatch.setenv("DAGSTER_HOME", str(dagster_home))
-    assert main(["sync", "--hermes-home", str(synced_home), "--force", "--quiet"]) == 0
+    assert not sync_outcome(synced_home, force=True).run_problems
     assert (dagster_home / "storage" / "parsed_entries" / "default").is_file()
     assert _widened(dagster_home) == []
     assert _widened(synced_home / "memory-pipeline" / "reports") == []

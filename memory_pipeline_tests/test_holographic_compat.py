@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store
-from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, sync_json, write_entries
+from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
+from memory_pipeline_tests.support.syncing import synced_profile
 
 
 def _vectors(db):
@@ -33,7 +34,7 @@ def synced_copy(capsys, synced_home, tmp_path):
     moved = entries.pop(5)
     write_entries(memory, entries[:-1])
     write_entries(user, read_entries(user) + [moved])
-    result = profile_result(sync_json(capsys, demo_home, "--profile", "default", "--removal-policy", "delete"))
+    result = synced_profile(demo_home, removal_policy="delete")
     assert (result["updated"], result["removed"]) == (2, 1)
     copy = tmp_path / "copy.db"
     shutil.copyfile(demo_home / "memory_store.db", copy)
@@ -120,7 +121,7 @@ def test_holographic_add_mirror_then_sync_gains_no_duplicate(capsys, demo_home):
                 mirrored[entry] = store.add_fact(entry, category=category)
     finally:
         store.close()
-    result = profile_result(sync_json(capsys, demo_home, "--profile", "default"))
+    result = synced_profile(demo_home)
     assert result["facts_total"] == len(mirrored) == 23 and result["added"] == 23
     assert query(db, "SELECT count(*) FROM facts") == [(23,)]
     ledger = dict(query(db, "SELECT f.content, l.fact_id FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)"))

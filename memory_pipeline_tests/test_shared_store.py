@@ -13,7 +13,8 @@ import pytest
 from memory_pipeline.cli import main
 from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_TABLE
 from memory_pipeline_tests.support.primed_sync import PRIMED_SYNC
-from memory_pipeline_tests.support.store_helpers import consistency_problems, profile_result, query, sync_json, write_entries
+from memory_pipeline_tests.support.store_helpers import consistency_problems, query, write_entries
+from memory_pipeline_tests.support.syncing import sync_outcome, synced_profile
 
 DEFAULT_ENTRIES = {
     "memory": ["NAS is reachable over Tailscale at nas.tail", "Deploys go through the staging branch first"],
@@ -59,32 +60,32 @@ def _assert_both_whole(db: Path) -> None:
 def test_each_profile_keeps_its_entries_in_either_order(capsys, tmp_path, order):
     home, db = _shared_home(tmp_path)
     for name in order:
-        result = profile_result(sync_json(capsys, home, "--profile", name), name)
+        result = synced_profile(home, name)
         assert result["removed"] == 0, result
     _assert_both_whole(db)
     # A second round finds nothing to do: no fact flips back and forth between the profiles.
     for name in order:
-        result = profile_result(sync_json(capsys, home, "--profile", name), name)
+        result = synced_profile(home, name)
         assert (result["added"], result["updated"], result["removed"]) == (0, 0, 0), result
     _assert_both_whole(db)
 
 
 def test_an_entry_both_profiles_hold_survives_one_profiles_edit_and_removal(capsys, tmp_path):
     home, db = _shared_home(tmp_path)
-    sync_json(capsys, home, "--all-profiles")
+    sync_outcome(home)
     shared_text = "Shared: the team wiki lives at wiki.example.org"
     (shared_fact,) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (shared_text,))
     # default edits its copy: work's fact keeps its text, default's edit is a fact of its own.
     edited = ["Prefers answers in short bullet lists", "Shared: the team wiki moved to wiki.example.net"]
     write_entries(home / "memories" / "USER.md", edited)
-    sync_json(capsys, home, "--profile", "default")
+    synced_profile(home)
     assert query(db, "SELECT content, tags NOT LIKE '%retired%' FROM facts WHERE fact_id = ?", shared_fact) == [(shared_text, 1)]
     assert _entries_backed(db, "work", WORK_ENTRIES)[shared_text] == "user"
     # default removes it: still work's, still at full trust.
     write_entries(home / "memories" / "USER.md", ["Prefers answers in short bullet lists"])
-    sync_json(capsys, home, "--profile", "default")
+    synced_profile(home)
     assert query(db, "SELECT content, trust_score >= 0.5 FROM facts WHERE fact_id = ?", shared_fact) == [(shared_text, 1)]
-    result = profile_result(sync_json(capsys, home, "--profile", "work"), "work")
+    result = synced_profile(home, "work")
     assert (result["added"], result["updated"], result["removed"]) == (0, 0, 0)
     assert consistency_problems(db) == []
 
@@ -115,7 +116,7 @@ def test_two_profiles_on_one_store_synced_at_once(tmp_path):
 
 def test_status_and_audit_name_the_profiles_sharing_the_store(capsys, tmp_path):
     home, db = _shared_home(tmp_path)
-    sync_json(capsys, home, "--all-profiles")
+    sync_outcome(home)
     assert main(["status", "--hermes-home", str(home)]) == 0
     out = capsys.readouterr().out
     assert f"store {db} (shared with profile work:" in out and f"store {db} (shared with profile default:" in out
@@ -144,7 +145,7 @@ def test_a_ledger_from_before_profiles_is_kept_and_taken_over(capsys, synced_hom
         conn.execute("DROP TABLE old_ledger")
         conn.execute(f"CREATE INDEX {LEDGER_INDEX} ON {LEDGER_TABLE}(fact_id)")
     conn.close()
-    result = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    result = synced_profile(synced_home)
     assert (result["added"], result["updated"], result["removed"]) == (0, 0, 0), result
     after = query(db, f"SELECT entry_id, source, entry_sha256, fact_id, status FROM {LEDGER_TABLE} ORDER BY entry_id, fact_id")
     assert after == before

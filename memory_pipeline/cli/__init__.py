@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from memory_pipeline.cli import (
@@ -24,7 +23,7 @@ from memory_pipeline.cli import (
     why_command,
 )
 from memory_pipeline.cli.common import CommandError, installed_version
-from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
+from memory_pipeline.lib.hermes.safe_files import private_umask
 from memory_pipeline.own_state import OwnStateDamaged
 
 COMMANDS = [
@@ -62,7 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Whatever this process and the ones it starts (a Dagster run, the UI) create holds entry
     # text or is beside it: its owner's alone, whatever umask the shell or cron left.
-    umask = os.umask(PRIVATE_UMASK)
+    with private_umask():
+        return _run(args)
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
     except (CommandError, OwnStateDamaged) as exc:
@@ -74,5 +77,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    finally:
-        os.umask(umask)

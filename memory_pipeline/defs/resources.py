@@ -1,4 +1,3 @@
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -16,7 +15,7 @@ from memory_pipeline.lib.extraction.ollama import OllamaSettings
 from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles, get_profile, read_profile
-from memory_pipeline.lib.hermes.safe_files import PRIVATE_UMASK
+from memory_pipeline.lib.hermes.safe_files import private_umask
 from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError
@@ -71,11 +70,8 @@ class HermesHomeResource(dg.ConfigurableResource):
             yield self
             return
         # A run launched from the UI writes stage values (entry text) in its own process: private.
-        umask = os.umask(PRIVATE_UMASK)
-        try:
+        with private_umask():
             yield from self._locked(name, context)
-        finally:
-            os.umask(umask)
 
     def _locked(self, name: str, context: dg.InitResourceContext):
         try:

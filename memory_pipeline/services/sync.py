@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
+from memory_pipeline.lib.hermes.safe_files import private_umask
 from memory_pipeline.lib.privacy.choice import lists_digest
 from memory_pipeline.lib.sync.state import (
     FailingCheck,
@@ -98,7 +99,13 @@ def _privacy_inputs(request: SyncRequest) -> dict[str, tuple[Path | None, dict]]
 
 
 def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncOutcome:
-    hooks = hooks or SyncHooks()
+    """Each profile skipped, run or re-tagged as the request asks. What it writes (stage values,
+    reports, skip state, history) holds entry text or is beside it: its owner's alone, whoever calls."""
+    with private_umask():
+        return _sync_profiles(request, hooks or SyncHooks())
+
+
+def _sync_profiles(request: SyncRequest, hooks: SyncHooks) -> SyncOutcome:
     data_dir = environment.data_dir(request.home)
     inputs = _privacy_inputs(request)
     # Nothing to do where the files, the store, the keyword list and the settings are exactly as

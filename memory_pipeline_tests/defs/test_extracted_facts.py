@@ -13,13 +13,12 @@ from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.support.fake_ollama import FakeOllama, answer, slow
 from memory_pipeline_tests.support.store_helpers import (
     consistency_problems,
-    profile_result,
     query,
     read_entries,
     said,
-    sync_json,
     write_entries,
 )
+from memory_pipeline_tests.support.syncing import sync_outcome, synced_profile
 
 MALFORMED = answer("Sure! Here are the facts: {facts: [")
 
@@ -39,8 +38,8 @@ def _history(home) -> list[tuple]:
 
 
 def test_auto_uses_ollama_in_batches_and_records_every_call(capsys, demo_home, server):
-    payload = sync_json(capsys, demo_home, "--batch-size", "5")
-    default, work = profile_result(payload, "default"), profile_result(payload, "work")
+    outcome = sync_outcome(demo_home, batch_size=5)
+    default, work = (outcome.profiles[name].summary.as_json() for name in ("default", "work"))
     assert (default["extractor"], default["model"], default["llm_calls"], default["added"]) == ("ollama", "qwen3.6-nothink", 5, 23)
     assert (work["llm_calls"], work["added"]) == (2, 8)  # ceil(23 / 5) and ceil(8 / 5) calls
     assert default["extractor_reason"] == f"Ollama 0.12.6 at {server.url} has qwen3.6-nothink"
@@ -53,7 +52,7 @@ def test_auto_uses_ollama_in_batches_and_records_every_call(capsys, demo_home, s
         ("ollama", "qwen3.6-nothink")
     ]
     # A second run on unchanged files asks the model nothing.
-    again = profile_result(sync_json(capsys, demo_home, "--profile", "default"), "default")
+    again = synced_profile(demo_home)
     assert (again["llm_calls"], again["added"], again["unchanged"]) == (0, 0, 23)
     assert len(server.chat_requests) == 7
 
@@ -83,17 +82,17 @@ def test_metadata_and_checks_of_a_run(demo_home, server):
 
 def test_a_failed_batch_is_quarantined_whole_and_retried_alone(capsys, demo_home, server):
     server.queue(lambda r: server.default(r), MALFORMED, MALFORMED)  # batch 1 good, batch 2 garbage twice
-    payload = sync_json(capsys, demo_home, "--profile", "default", "--extractor", "ollama")
-    result = profile_result(payload, "default")
+    outcome = sync_outcome(demo_home, "default", extractor="ollama")
+    result = outcome.profiles["default"].summary.as_json()
     assert (result["added"], result["quarantined"], result["facts_total"]) == (13, 10, 13)
     assert "quarantine_empty" in result["failing_checks"] and "extraction_json_valid" in result["failing_checks"]
-    assert "hashes_fresh" not in result["failing_checks"] and payload["ok"] is True  # pending, but accounted for
+    assert "hashes_fresh" not in result["failing_checks"] and not outcome.run_problems  # pending, but accounted for
     db = demo_home / "memory_store.db"
     quarantined = {r[0] for r in query(db, "SELECT entry_id FROM memory_pipeline_quarantine")}
     ledgered = {r[0] for r in query(db, "SELECT entry_id FROM memory_pipeline_ledger")}
     assert len(quarantined) == 10 and not quarantined & ledgered and len(ledgered) == 13
     assert consistency_problems(db) == []
-    again = profile_result(sync_json(capsys, demo_home, "--profile", "default", "--extractor", "ollama"), "default")
+    again = synced_profile(demo_home, extractor="ollama")
     assert (again["added"], again["quarantined"], again["llm_calls"], again["failing_checks"]) == (10, 0, 10, ["cap_usage"])
     assert query(db, "SELECT count(*) FROM memory_pipeline_quarantine") == [(0,)]
 
@@ -103,7 +102,7 @@ def test_an_edit_is_one_update_and_the_fact_count_stays(capsys, synced_home, ser
     entries = read_entries(path)
     entries[0] += " 例外：hotfix 分支可以直接 cherry-pick。"
     write_entries(path, entries)
-    result = profile_result(sync_json(capsys, synced_home, "--profile", "default", "--extractor", "ollama"), "default")
+    result = synced_profile(synced_home, extractor="ollama")
     assert (result["added"], result["updated"], result["facts_total"], result["llm_calls"]) == (0, 1, 23, 1)
     assert main(["sync", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
     assert capsys.readouterr().out.startswith("default: 0 added, 0 updated, 23 unchanged")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # Memory files are a few KB and keyword lists a few hundred lines: 32 MB is far beyond any real one
@@ -18,6 +20,17 @@ from pathlib import Path
 MAX_FILE_BYTES = 32 * 1024 * 1024
 # Files 0600, directories 0700: what the pipeline's processes create while they run.
 PRIVATE_UMASK = 0o077
+
+
+@contextmanager
+def private_umask() -> Iterator[None]:
+    """Inside the block, what this process (and any it starts) creates is its owner's alone,
+    whatever umask the shell or cron left; the umask is given back after."""
+    umask = os.umask(PRIVATE_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(umask)
 
 
 # How a full disk shows: the OS's ENOSPC, SQLite's SQLITE_FULL, and SQLite's I/O error when its

@@ -14,7 +14,8 @@ from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
-from memory_pipeline_tests.support.store_helpers import judge_of, read_entries, said, sync_json, write_entries
+from memory_pipeline_tests.support.store_helpers import judge_of, read_entries, said, write_entries
+from memory_pipeline_tests.support.syncing import synced_profile
 
 
 @pytest.fixture
@@ -48,7 +49,7 @@ def sql(profile, statement, params=()):
 
 
 def heal_by_sync(capsys, home, profile):
-    sync_json(capsys, home, "--profile", profile.name)
+    synced_profile(home, profile.name)
     assert failing(profile) == set()
 
 
@@ -192,7 +193,7 @@ def test_file_over_cap_is_an_error(capsys, work):
     home, profile = work
     path = profile.memory_file("memory")
     write_entries(path, read_entries(path) + [f"**Long note {i}**: " + "细节" * 200 for i in range(5)])
-    sync_json(capsys, home, "--profile", "work")
+    synced_profile(home, "work")
     assert failing(profile) == {"cap_usage"}
     code = main(["audit", "--hermes-home", str(home), "--profile", "work"])
     assert code == 1 and "FAIL cap_usage" in capsys.readouterr().out
@@ -202,7 +203,7 @@ def test_dangling_pointer(capsys, work):
     home, profile = work
     path = profile.memory_file("memory")
     write_entries(path, read_entries(path) + ["**Old rule (→ fact_store#9999)**: moved to L2"])
-    sync_json(capsys, home, "--profile", "work")
+    synced_profile(home, "work")
     assert failing(profile) == {"pointers_resolve"}
 
 
@@ -216,7 +217,7 @@ def test_a_pointer_to_a_withheld_fact_is_one_the_agent_cannot_follow(capsys, wor
     )
     path = profile.memory_file("memory")
     write_entries(path, read_entries(path) + [f"**Ops contact (→ fact_store#{private_id})**: see the fact"])
-    sync_json(capsys, home, "--profile", "work")
+    synced_profile(home, "work")
     assert failing(profile) == {"pointers_resolve"}
     main(["audit", "--hermes-home", str(home), "--profile", "work"])
     assert f"1 name a fact the agent is not given (retired, private, unsafe or not judged) (#{private_id})" in capsys.readouterr().out

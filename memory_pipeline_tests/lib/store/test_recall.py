@@ -8,7 +8,8 @@ from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_search import message_facts
 from memory_pipeline_tests.support.recall_questions import NAMED, NAMES_NOTHING, RECALL_ENTRIES
 from memory_pipeline_tests.support.search_queries import title_of
-from memory_pipeline_tests.support.store_helpers import read_entries, sync_json, write_entries
+from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
+from memory_pipeline_tests.support.syncing import synced_profile
 
 
 @pytest.fixture
@@ -16,7 +17,7 @@ def recall_store(capsys, demo_home):
     memory = demo_home / "memories" / "MEMORY.md"
     write_entries(memory, read_entries(memory) + RECALL_ENTRIES)
     (demo_home / "config.yaml").write_text("memory:\n  memory_char_limit: 100000\n", encoding="utf-8")
-    sync_json(capsys, demo_home, "--profile", "default")
+    synced_profile(demo_home)
     return demo_home / "memory_store.db"
 
 

@@ -1,0 +1,27 @@
+"""A sync through the sync service, called as a service: what the command line, Hermes' cron, the
+audit's repair and compaction all call. Tests of what a sync does use it; tests of the command
+line's own words and exit codes run `memory-pipeline sync` itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
+from memory_pipeline.lib.hermes.profiles import discover_profiles
+from memory_pipeline.services.sync import SyncOutcome, SyncRequest, sync_profiles
+from memory_pipeline.sync_options import SyncOptions
+
+_ENUMS = {"extractor": ExtractorMode, "removal_policy": RemovalPolicy, "vector_format": VectorFormat, "privacy_policy": PrivacyPolicy}
+
+
+def sync_outcome(home: Path, *names: str, force: bool = False, **options) -> SyncOutcome:
+    """The profiles named (every profile when none is) synced with these `SyncOptions` (an enum's
+    value may be given as its string)."""
+    profiles = {p.name: p for p in discover_profiles(home) if not names or p.name in names}
+    typed = SyncOptions(**{k: _ENUMS[k](v) if k in _ENUMS and v is not None else v for k, v in options.items()})
+    return sync_profiles(SyncRequest(home=home, profiles=profiles, options=typed, force=force))
+
+
+def synced_profile(home: Path, name: str = "default", **options) -> dict:
+    """One profile synced: its summary, as `sync --json` gives it."""
+    return sync_outcome(home, name, **options).profiles[name].summary.as_json()
