@@ -9,7 +9,7 @@ import dagster as dg
 
 from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
-from memory_pipeline.lib.hermes.safe_files import out_of_space, private_directory
+from memory_pipeline.lib.files.writing import out_of_space, private_directory
 from memory_pipeline.lib.history import history_path
 from memory_pipeline.own_state import RESET_HINT, OutOfSpace, OwnStateDamaged, damaged_state, move_aside
 

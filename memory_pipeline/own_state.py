@@ -12,7 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, out_of_space, read_text_file
+from memory_pipeline.lib.files.reading import UnreadableFile, read_text_file
+from memory_pipeline.lib.files.writing import out_of_space
 
 RESET_HINT = "`memory-pipeline sync --reset-state` moves it aside and starts it afresh"
 # The local instance's SQLite storages (Dagster's default layout under DAGSTER_HOME).

@@ -20,7 +20,7 @@ from pathlib import Path
 import dagster as dg
 
 from memory_pipeline.defs.partitions import hermes_profiles
-from memory_pipeline.lib.hermes.safe_files import out_of_space
+from memory_pipeline.lib.files.writing import out_of_space
 from memory_pipeline.own_state import OutOfSpace
 from memory_pipeline.run_outputs import EntryChange
 from memory_pipeline.run_results import ProfileRun, run_result

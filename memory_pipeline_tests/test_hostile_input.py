@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.cli import main
+from memory_pipeline.lib.files.reading import MAX_FILE_BYTES
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
-from memory_pipeline.lib.hermes.safe_files import MAX_FILE_BYTES
 from memory_pipeline_tests.support.store_helpers import profile_result, query, said, sync_json, table_checksums, write_entries
 
 HOSTILE = {"a FIFO": lambda path: os.mkfifo(path), "a link to /dev/zero": lambda path: path.symlink_to("/dev/zero")}

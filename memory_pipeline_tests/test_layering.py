@@ -1,6 +1,6 @@
 """The package's layering, read from the source (every import, top-level or inside a function):
-`lib/` never imports dagster, each `lib/` package imports only from the packages below it (the
-Hermes files, then the store, then extraction and privacy side by side, then the sync, then the
+`lib/` never imports dagster, each `lib/` package imports only from the packages below it (files,
+then the Hermes files, then the store, then extraction and privacy side by side, then the sync, then the
 audit), and no module's imports cycle back to it. Each rule is also shown catching a synthetic
 module that breaks it."""
 
@@ -12,7 +12,7 @@ from memory_pipeline_tests.support.repository import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "memory_pipeline"
 # Lowest first; a package may import its own modules and those of lower ranks only.
-LAYERS = {"hermes": 0, "store": 1, "extraction": 2, "privacy": 2, "sync": 3, "audit": 4}
+LAYERS = {"files": 0, "hermes": 1, "store": 2, "extraction": 3, "privacy": 3, "sync": 4, "audit": 5}
 
 
 def _module(path: Path, root: Path) -> str:

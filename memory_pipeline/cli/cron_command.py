@@ -18,8 +18,8 @@ import subprocess
 import sys
 
 from memory_pipeline.cli.common import add_home_argument, hermes_home
+from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.cron_jobs import jobs_named, recurring
-from memory_pipeline.lib.hermes.safe_files import replace_file
 
 SCRIPT_NAME = "memory-pipeline-sync.sh"
 PYTHON_SCRIPT_NAME = "memory-pipeline-sync.py"

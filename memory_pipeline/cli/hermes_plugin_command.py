@@ -20,8 +20,8 @@ from memory_pipeline.cli.common import (
     selected_profiles,
     shown_path,
 )
+from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.agent_setup import PLUGIN_NAME
-from memory_pipeline.lib.hermes.safe_files import replace_file
 from memory_pipeline.lib.sync.journal import journal_path
 
 _PACKAGE = Path(__file__).resolve().parents[1]

@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
+from memory_pipeline.lib.files.reading import UnreadableFile, read_text_file
+from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.ledger_tsv import section_of, sections
 from memory_pipeline.lib.store.profile_store import profile_store

@@ -5,7 +5,8 @@ from pathlib import Path
 import dagster as dg
 
 from memory_pipeline.lib.audit.checks import AuditRun
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
+from memory_pipeline.lib.files.reading import UnreadableFile, read_text_file
+from memory_pipeline.lib.files.writing import replace_file
 
 
 class _AuditRuns(dg.IOManager):

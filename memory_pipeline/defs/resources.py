@@ -13,9 +13,9 @@ from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPol
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
 from memory_pipeline.lib.extraction.ollama import OllamaSettings
 from memory_pipeline.lib.extraction.prompt import FactLimits
+from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles, get_profile, read_profile
-from memory_pipeline.lib.hermes.safe_files import private_umask
 from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError

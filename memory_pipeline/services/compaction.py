@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal, apply, propose
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
 from memory_pipeline.lib.store.fact_search import facts_by_id
 from memory_pipeline.lib.store.ledger import active_ledger, synced_facts
 from memory_pipeline.lib.store.profile_store import profile_store

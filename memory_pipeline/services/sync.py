@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
+from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.hermes.safe_files import private_umask
 from memory_pipeline.lib.privacy.choice import lists_digest
 from memory_pipeline.lib.sync.state import (
     FailingCheck,

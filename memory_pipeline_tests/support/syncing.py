@@ -14,12 +14,12 @@ from memory_pipeline.sync_options import SyncOptions
 _ENUMS = {"extractor": ExtractorMode, "removal_policy": RemovalPolicy, "vector_format": VectorFormat, "privacy_policy": PrivacyPolicy}
 
 
-def sync_outcome(home: Path, *names: str, force: bool = False, **options) -> SyncOutcome:
+def sync_outcome(home: Path, *names: str, force: bool = False, quiet: bool = False, **options) -> SyncOutcome:
     """The profiles named (every profile when none is) synced with these `SyncOptions` (an enum's
-    value may be given as its string)."""
+    value may be given as its string); `quiet` as cron asks (a standing problem noted as said)."""
     profiles = {p.name: p for p in discover_profiles(home) if not names or p.name in names}
     typed = SyncOptions(**{k: _ENUMS[k](v) if k in _ENUMS and v is not None else v for k, v in options.items()})
-    return sync_profiles(SyncRequest(home=home, profiles=profiles, options=typed, force=force))
+    return sync_profiles(SyncRequest(home=home, profiles=profiles, options=typed, force=force, quiet=quiet))
 
 
 def synced_profile(home: Path, name: str = "default", **options) -> dict:

@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from memory_pipeline.lib.audit.checks import CHECK_SPECS, ERROR, WARN, AuditResult
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_text_file, replace_file
+from memory_pipeline.lib.files.reading import UnreadableFile, read_text_file
+from memory_pipeline.lib.files.writing import replace_file
 
 
 def failing_errors(results: list[AuditResult]) -> list[AuditResult]:

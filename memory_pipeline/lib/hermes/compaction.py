@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET, compact_target
+from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
+from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
 from memory_pipeline.lib.hermes.memory_files import (
     ENTRY_DELIMITER,
@@ -30,7 +32,6 @@ from memory_pipeline.lib.hermes.memory_files import (
     parse_entries,
     title_entity,
 )
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
 
 _TITLE_PREFIX = re.compile(r"^(?:\*\*.+?\*\*|[^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s*")
 

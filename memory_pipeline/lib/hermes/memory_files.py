@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
+from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 
 ENTRY_DELIMITER = "\n§\n"
 SOURCE_FILES = {"memory": "MEMORY.md", "user": "USER.md"}

@@ -12,8 +12,8 @@ from pathlib import Path
 import yaml
 
 from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET
+from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file, read_text_file
 from memory_pipeline.lib.hermes.memory_files import DEFAULT_CHAR_LIMITS, SOURCE_FILES, SourceReading, content_digest, read_source
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, read_text_file
 
 DEFAULT_PROFILE = "default"
 # Hermes' own rule for profile ids (hermes_cli/profiles.py); other directory names are not profiles.

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_pipeline.lib.choices import PrivacyPolicy
+from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
+from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, config_section
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
 from memory_pipeline.lib.privacy.detectors import DETECTORS, detectors_key
 from memory_pipeline.lib.privacy.matching import EMPTY_LIST_SHA256, KeywordList, KeywordListError, load_keywords, private_reasons
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memory_pipeline.lib.hermes.safe_files import out_of_space
+from memory_pipeline.lib.files.writing import out_of_space
 from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA, ARCHIVE_TABLE
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, PRIVATE_TAG, RETIRED_TAG, VERDICTS_TABLE, has_tag_sql  # noqa: F401 - the store's tag registry
 from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_SCHEMA, LEDGER_TABLE, add_profile_column, has_profile_column

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from memory_pipeline.lib.hermes.safe_files import private_directory
+from memory_pipeline.lib.files.writing import private_directory
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, PIPELINE_TAG, RUNS_TABLE, has_tag_sql, write_transaction
 from memory_pipeline.lib.store.owner import LedgerOwner
 

@@ -7,7 +7,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from memory_pipeline.lib.hermes.safe_files import out_of_space
+from memory_pipeline.lib.files.writing import out_of_space
 
 
 class StoreError(Exception):

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.hermes.hashing import entry_id
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file
 
 # What the sync reads of a journal: its newest lines (a journal of a long-lived profile grows).
 _LINES_READ = 2_000

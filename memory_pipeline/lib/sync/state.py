@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
+from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
-from memory_pipeline.lib.hermes.safe_files import UnreadableFile, read_regular_file, replace_file
 from memory_pipeline.lib.store.database import StoreError, read_only
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.watermark import store_watermark
