@@ -61,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
         start_new_session=True,
         preexec_fn=_stopped_with_parent,
     )
+    # Its guard stops that group when `ui` dies, even by SIGKILL (see `ui_guard`).
+    guard = subprocess.Popen(
+        [sys.executable, "-m", "memory_pipeline.cli.ui_guard", str(process.pid), str(os.getpid())], start_new_session=True
+    )
     for stopping in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(stopping, _raise_stop)
     try:
@@ -68,11 +72,15 @@ def run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, _Stop):
         _stop_all(process)
         return 0
+    finally:
+        guard.terminate()  # dagster dev's group is stopped or gone: the guard has nothing left to do
+        guard.wait()
 
 
 def _stopped_with_parent() -> None:
-    """In the child, before dagster dev starts: on Linux, the kernel sends it SIGTERM when `ui`
-    dies, even by SIGKILL, which `ui` cannot catch (it then stops what it started itself)."""
+    """In dagster dev, before it starts: on Linux, the kernel sends it SIGTERM when `ui` dies, even
+    by SIGKILL, which `ui` cannot catch (it then stops what it started; the guard stops its whole
+    group, which covers a dagster dev that hangs in its own shutdown)."""
     try:
         import ctypes
 
