@@ -15,7 +15,7 @@ from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import facts_by_id, gate, recorded_list, search
-from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
 from memory_pipeline.lib.store.verdicts import judge_in_force
 
 
@@ -42,20 +42,25 @@ def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_
         if not where.exists:
             found.without_store.append(profile.name)
             continue
-        with where.opened(create=False) if refresh_index else where.read_only() as store:
-            if refresh_index:
-                store.sync_search_index()
-            results = search(store.conn, query, limit=limit, include_private=include_private)
-        found.facts += [{"profile": profile.name, **fact} for fact in results]
+        found.facts += [{"profile": profile.name, **fact} for fact in _search_one(where, query, limit, include_private, refresh_index)]
     return found
+
+
+def _search_one(where: ProfileStore, query: str, limit: int, include_private: bool, refresh_index: bool) -> list[dict]:
+    if refresh_index:  # the writer, only to index what Hermes wrote since the last sync
+        with where.opened(create=False) as store:
+            store.sync_search_index()
+            return search(store.conn, query, limit=limit, include_private=include_private)
+    with where.read_only() as conn:
+        return search(conn, query, limit=limit, include_private=include_private)
 
 
 def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: bool) -> Found:
     """The facts `fact_store#N` pointers name, from one profile's store, read-only."""
-    with profile_store(profile).reading() as store:
-        if store is None:
+    with profile_store(profile).reading() as conn:
+        if conn is None:
             return Found(without_store=[profile.name], unavailable_ids=list(fact_ids))
-        facts, unavailable = facts_by_id(store.conn, fact_ids, include_private=include_private)
+        facts, unavailable = facts_by_id(conn, fact_ids, include_private=include_private)
     return Found(facts=[{"profile": profile.name, **f} for f in facts], unavailable_ids=unavailable)
 
 
@@ -64,11 +69,11 @@ def list_changed(profile: Profile, home: Path) -> bool:
     judged with, as that list was then (edited, moved, renamed, gone): its agent's surfaces then
     show nothing of it until a re-tag."""
     try:
-        with profile_store(profile).reading() as store:
-            if store is None:
+        with profile_store(profile).reading() as conn:
+            if conn is None:
                 return False
-            judge, recorded = gate(store.conn), judge_in_force(store.conn)
-            recorded_path = recorded_list(store.conn, recorded[0]) if recorded else None
+            judge, recorded = gate(conn), judge_in_force(conn)
+            recorded_path = recorded_list(conn, recorded[0]) if recorded else None
     except StoreError:
         return True
     if judge is None or recorded is None:

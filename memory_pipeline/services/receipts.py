@@ -9,5 +9,5 @@ from memory_pipeline.lib.store.receipts import Receipt, read_receipts
 
 def profile_receipts(profile: Profile, *, run_id: str | None = None, limit: int = 1000) -> list[Receipt]:
     """The profile's receipts, newest first (a run's alone when named); none without a store."""
-    with profile_store(profile).reading() as store:
-        return read_receipts(store.conn, run_id=run_id, limit=limit) if store else []
+    with profile_store(profile).reading() as conn:
+        return read_receipts(conn, run_id=run_id, limit=limit) if conn else []

@@ -37,8 +37,7 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
     if not where.exists:
         return status
     try:
-        with where.read_only() as store:
-            conn = store.conn
+        with where.read_only() as conn:
             counts = store_counts(conn)
             status["facts"], status["pipeline_facts"], status["last_write"] = counts.facts, counts.pipeline_facts, counts.last_write
             # The pipeline's retired facts wait in its archive; a mirror row Hermes wrote is retired in place.

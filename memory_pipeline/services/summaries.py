@@ -85,8 +85,9 @@ def summary_of_run(run: ProfileRun) -> ProfileSummary:
 def summary_of_skip(profile: Profile, failing: list[FailingCheck]) -> ProfileSummary:
     """A profile nothing could have changed in since its last sync: every entry unchanged, the
     store's counts as they are, the checks that sync's audit left failing."""
-    with profile_store(profile).read_only() as store:
-        facts, private = fact_counts(store.conn)
+    where = profile_store(profile)
+    with where.read_only() as conn:
+        facts, private = fact_counts(conn)
     return ProfileSummary(
         profile=profile.name,
         skipped=True,
@@ -100,7 +101,7 @@ def summary_of_skip(profile: Profile, failing: list[FailingCheck]) -> ProfileSum
         quarantined=0,
         llm_calls=0,
         facts_total=facts,
-        store=str(store),
+        store=str(where.path),
         private_facts=private,
         failing_checks=sorted(name for name, _, _ in failing),
     )

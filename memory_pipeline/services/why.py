@@ -49,9 +49,9 @@ def fact_story(profile: Profile, home: Path, fact_id: int) -> FactStory:
     where = profile_store(profile)
     if not where.exists:
         return story
-    with where.read_only() as store:
-        record = fact_record(store.conn, fact_id)
-        shown = bool(facts_by_id(store.conn, [fact_id])[0]) if record is not None else False
+    with where.read_only() as conn:
+        record = fact_record(conn, fact_id)
+        shown = bool(facts_by_id(conn, [fact_id])[0]) if record is not None else False
     if record is None:
         return story
     story.found, story.content, story.category, story.trust = True, record.content, record.category, record.trust

@@ -21,6 +21,7 @@ def test_runs_what_changed_skips_what_did_not_and_reports_a_standing_problem_onc
 
     second = sync_profiles(_request(demo_home, quiet=True))
     assert all(p.run is None for p in second.profiles.values())  # nothing changed: no run at all
+    assert second.profiles["default"].summary.store == str(demo_home / "memory_store.db")  # a skip names its store too
     assert second.profiles["default"].failing == default.failing and second.failing_to_report() == {}  # said once
 
     memory = demo_home / "profiles" / "work" / "memories" / "MEMORY.md"

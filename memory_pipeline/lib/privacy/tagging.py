@@ -56,10 +56,6 @@ class RetagReport:
         return bool(self.tagged or self.untagged or self.normalised or self.relinked or self.hidden or self.unhidden or self.verdicts)
 
 
-def hidden_trust(settings: HolographicSettings) -> float:
-    return max(0.0, round(settings.min_trust - 0.1, 6))
-
-
 def _target_tags(normal_tags: str, judgement: Judgement) -> str:
     parts = [t for t in normal_tags.split(",") if t and t not in (PRIVATE_TAG, UNSAFE_TAG)]
     return ",".join(parts + [PRIVATE_TAG] * judgement.private + [UNSAFE_TAG] * bool(judgement.unsafe))
@@ -132,7 +128,7 @@ def _restorable(judgement: Judgement, policy: str, tags: str, trust: float, sett
     return (
         not _withheld_from_prefetch(judgement, policy)
         and (PRIVATE_TAG in parts or UNSAFE_TAG in parts or judgement.private)
-        and trust == hidden_trust(settings)
+        and trust == settings.withheld_trust
         and RETIRED_TAG not in parts
         and (backed or PIPELINE_TAG not in parts)
     )
@@ -208,7 +204,7 @@ def _apply(
 
     new_trust = trust
     if _withheld_from_prefetch(judgement, judge.policy) and trust >= settings.min_trust:
-        new_trust = hidden_trust(settings)
+        new_trust = settings.withheld_trust
         report.hidden += 1
     elif _restorable(judgement, judge.policy, normal, trust, settings, fact_id in backed):
         new_trust = settings.default_trust

@@ -58,13 +58,6 @@ class FactStore(EntryWrites, FactWrites, LedgerWrites, RecordWrites, SearchIndex
         with database.opened(settings.db_path, create=create, missing_ok=missing_ok) as conn:
             yield None if conn is None else cls(conn, settings, owner)
 
-    @classmethod
-    @contextmanager
-    def read_only(cls, settings: HolographicSettings) -> Iterator[FactStore]:
-        """The store opened for reading only: any write through it fails, and no lock is taken."""
-        with database.read_only(settings.db_path) as conn:
-            yield cls(conn, settings)
-
     @contextmanager
     def transaction(
         self, report: SyncReport | None = None, provenance: tuple[str, str, str] = NO_PROVENANCE, run_id: str | None = None

@@ -10,13 +10,16 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import LEDGER_TABLE
-from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.ledger_schema import profile_sql
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+
+if TYPE_CHECKING:  # the command line reads TSV sections without the writer's maths
+    from memory_pipeline.lib.store.fact_store import FactStore
 
 _HEX = re.compile(r"^[0-9a-f]{16,64}$")
 _SOURCE_ALIASES = {"memory": "memory", "memory.md": "memory", "user": "user", "user.md": "user"}

@@ -1,18 +1,24 @@
 """A profile's store before it is opened: where it is and how Holographic keeps it (read from the
-profile's config.yaml), whether it exists yet, and the way to open it as a `FactStore`. Every
+profile's config.yaml), whether it exists yet, and the way to open it: as a `FactStore` to
+write, as a read-only connection to read. Every
 command and service asks this one question here, not each its own way."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store import database
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
+
+if TYPE_CHECKING:  # the writer's maths (numpy) is imported when a store is opened, not at start
+    from memory_pipeline.lib.store.fact_store import FactStore
 
 
 @dataclass(frozen=True)
@@ -38,20 +44,23 @@ class ProfileStore:
         self, *, owner: LedgerOwner = SOLE_OWNER, create: bool = True, missing_ok: bool = False
     ) -> AbstractContextManager[FactStore | None]:
         """The store opened for writing, its schema made or brought up to date (see `FactStore.opened`)."""
+        from memory_pipeline.lib.store.fact_store import FactStore
+
         return FactStore.opened(self.settings, owner=owner, create=create, missing_ok=missing_ok)
 
-    def read_only(self) -> AbstractContextManager[FactStore]:
-        """The store opened for reading only; a store that does not exist is a `StoreError`."""
-        return FactStore.read_only(self.settings)
+    def read_only(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A read-only connection for `lib/store`'s reads (no writer, no lock ever taken); a store
+        that does not exist is a `StoreError`."""
+        return database.read_only(self.path)
 
     @contextmanager
-    def reading(self) -> Iterator[FactStore | None]:
-        """The store opened read-only, or None when it does not exist yet (reading never creates one)."""
+    def reading(self) -> Iterator[sqlite3.Connection | None]:
+        """`read_only`, or None when the store does not exist yet (reading never creates one)."""
         if not self.exists:
             yield None
             return
-        with self.read_only() as store:
-            yield store
+        with self.read_only() as conn:
+            yield conn
 
 
 def profile_store(profile: Profile) -> ProfileStore:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from memory_pipeline.lib.store.database import DANGLING_LINK_SQL, KEPT_TABLE, QUARANTINE_TABLE, RETIRED_TAG
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, VERDICTS_TABLE
 from memory_pipeline.lib.store.receipts import RECEIPTS_TABLE, Receipt
-from memory_pipeline.lib.store.retirement import merge_tags, retired_trust
+from memory_pipeline.lib.store.retirement import merge_tags
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.verdicts import Verdict
 
@@ -34,7 +34,7 @@ class RecordWrites:
         row = self.conn.execute("SELECT tags, trust_score FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
         if row is None:
             return 0
-        tags, trust = merge_tags(row[0] or "", [RETIRED_TAG]), min(row[1], retired_trust(self.settings))
+        tags, trust = merge_tags(row[0] or "", [RETIRED_TAG]), min(row[1], self.settings.withheld_trust)
         if (tags, trust) == (row[0], row[1]):
             return 0
         self.set_tags_and_trust(fact_id, tags, trust)

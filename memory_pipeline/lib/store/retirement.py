@@ -1,6 +1,6 @@
 """Retiring a fact whose entry left the files (the `retire` removal policy), as `FactStore` does it:
 the pipeline's own facts move to the archive; a fact Hermes wrote is tagged `retired`, its trust
-just below Holographic's prefetch threshold, never deleted. Here: that trust, the facts an older
+just below Holographic's prefetch threshold (`HolographicSettings.withheld_trust`), never deleted. Here: the facts an older
 sync left to retire, and the tag merging every rewrite of a fact's tags goes through."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 import sqlite3
 
 from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, LEDGER_TABLE
-from memory_pipeline.lib.store.settings import HolographicSettings
 
 
 def merge_tags(*groups) -> str:
@@ -21,11 +20,6 @@ def merge_tags(*groups) -> str:
             if tag:
                 seen.setdefault(tag, None)
     return ",".join(seen)
-
-
-def retired_trust(settings: HolographicSettings) -> float:
-    """Trust just below the prefetch threshold, so a retired fact stops surfacing on its own."""
-    return max(0.0, round(settings.min_trust - 0.1, 6))
 
 
 def unbacked_facts_to_retire(conn: sqlite3.Connection) -> list[int]:

@@ -26,6 +26,12 @@ class HolographicSettings:
     per_user: bool = False  # the catalog Holographic's `scope: user`: the agent reads one store per user, not `db_path`
 
     @property
+    def withheld_trust(self) -> float:
+        """Trust just below the prefetch threshold: what a retired, hidden or unsafe fact gets, so
+        it stops surfacing on its own."""
+        return max(0.0, round(self.min_trust - 0.1, 6))
+
+    @property
     def per_user_dir(self) -> Path:
         """Where the catalog Holographic keeps the per-user stores: beside the main one."""
         return self.db_path.parent / PER_USER_DIR

@@ -49,11 +49,7 @@ def store_counts(conn: sqlite3.Connection) -> StoreCounts:
 
 def existing_fact_ids(conn: sqlite3.Connection, fact_ids) -> set[int]:
     """Those of the ids that name a fact in Hermes' tables."""
-    ids, found = list(dict.fromkeys(int(i) for i in fact_ids)), set()
-    for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start : start + _CHUNK]
-        found.update(r[0] for r in conn.execute(f"SELECT fact_id FROM facts WHERE fact_id IN ({', '.join('?' * len(chunk))})", chunk))
-    return found
+    return set(fact_contents(conn, fact_ids))
 
 
 def fact_contents(conn: sqlite3.Connection, fact_ids) -> dict[int, str]:

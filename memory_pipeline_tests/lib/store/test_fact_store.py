@@ -9,6 +9,7 @@ import pytest
 
 from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256
 from memory_pipeline.lib.hermes.profiles import get_profile
+from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline_tests.support.store_helpers import consistency_problems, query
 
@@ -42,9 +43,9 @@ def test_a_failed_transaction_leaves_the_store_and_the_next_transaction_as_they_
 
 def test_a_store_opened_to_read_cannot_be_written_through(synced_home):
     where = profile_store(get_profile(synced_home, "default"))
-    with where.read_only() as store, pytest.raises(sqlite3.OperationalError, match="readonly"):
-        with store.transaction() as writes:
+    with where.read_only() as conn, pytest.raises(sqlite3.OperationalError, match="readonly"):
+        with FactStore(conn, where.settings).transaction() as writes:
             writes.set_tags_and_trust(1, "", 0.5)
-    with where.reading() as store:
-        assert store is not None
+    with where.reading() as conn:
+        assert conn is not None
     assert profile_store(get_profile(synced_home, "work")).exists
