@@ -31,7 +31,7 @@ from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import NOT_SHOWN, UNREADABLE, SearchError
-from memory_pipeline.services.reading import facts_of_profile, list_changed, search_profiles, start_retag
+from memory_pipeline.services.reading import facts_of_profile, list_changed, search_profiles, shown_facts, start_retag
 
 SERVER_NAME = "memory-pipeline"
 _MAX_LIMIT = 50
@@ -49,8 +49,8 @@ fact_store#N pointer, or one the memory hook added). Which entry of MEMORY.md or
 and where that entry stands now, when the entry was added or changed and by which of your sessions
 and turns, the sync that wrote the fact, and the turns it was added to. A fact you may not be shown
 is `unavailable`, like an id no fact has."""
-STATUS_HELP = """Per profile: entries and cap use of MEMORY.md and USER.md, facts current and retired, the
-last sync and the checks not passing. Use it to tell whether memory is in step before relying on it."""
+STATUS_HELP = """Per profile: entries and cap use of MEMORY.md and USER.md, how many facts you may be shown,
+the last sync and the checks not passing. Use it to tell whether memory is in step before relying on it."""
 
 
 class MemoryServer:
@@ -130,12 +130,22 @@ class MemoryServer:
     def memory_status(self) -> dict:
         from memory_pipeline.services.status import profile_status  # numpy and the audit's reader: only when asked
 
-        fields = ("profile", "entries", "cap_usage_pct", "current_facts", "retired_facts", "last_sync", "failing_checks", "store_error")
-        return {
-            "profiles": [
-                {k: status[k] for k in fields} for status in (profile_status(environment.data_dir(self.home), p) for p in self.profiles())
-            ]
-        }
+        # No count of the store's facts: private, unsafe, unjudged and retired ones would be in it.
+        fields = ("profile", "entries", "cap_usage_pct", "last_sync", "failing_checks", "store_error")
+        found = []
+        for profile in self.profiles():
+            status = profile_status(environment.data_dir(self.home), profile)
+            found.append({**{k: status[k] for k in fields}, "shown_facts": self._shown_count(profile)})
+        return {"profiles": found}
+
+    def _shown_count(self, profile: Profile) -> int:
+        """The facts search could hand the agent now (0 while the keyword list is not the one judged with)."""
+        if list_changed(profile, self.home):
+            return 0
+        try:
+            return shown_facts(profile)
+        except StoreError:
+            return 0
 
 
 def build_server(home: Path, profile: str | None = None, retag: Callable[[Profile], None] | None = None) -> FastMCP:

@@ -14,7 +14,7 @@ from pathlib import Path
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.fact_search import facts_by_id, gate, recorded_list, search
+from memory_pipeline.lib.store.fact_search import facts_by_id, gate, recorded_list, search, shown_count
 from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
 from memory_pipeline.lib.store.verdicts import judge_in_force
 
@@ -62,6 +62,12 @@ def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: 
             return Found(without_store=[profile.name], unavailable_ids=list(fact_ids))
         facts, unavailable = facts_by_id(conn, fact_ids, include_private=include_private)
     return Found(facts=[{"profile": profile.name, **f} for f in facts], unavailable_ids=unavailable)
+
+
+def shown_facts(profile: Profile) -> int:
+    """How many of the profile's facts the agent may be shown; 0 without a store."""
+    with profile_store(profile).reading() as conn:
+        return shown_count(conn) if conn is not None else 0
 
 
 def list_changed(profile: Profile, home: Path) -> bool:

@@ -225,6 +225,11 @@ def facts_by_id(conn: sqlite3.Connection, fact_ids: list[int], *, include_privat
     return facts, [i for i in wanted if i not in found]
 
 
+def shown_count(conn: sqlite3.Connection) -> int:
+    """How many facts the agent may be shown: a count of nothing withheld (0 while the list is stale)."""
+    return len(_shown_rows(conn, f"SELECT f.fact_id, CAST(f.content AS BLOB), v.content_sha256 FROM facts f {_SHOWN}", ()))
+
+
 def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max_chars: int = 600, judge: Gate | None = None) -> list[dict]:
     """The facts the agent may see that a message is about: those holding what it names (a name,
     a product, a place, a number: `message_terms`), best first, at most `limit` and `max_chars` of
