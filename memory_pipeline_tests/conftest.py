@@ -97,6 +97,13 @@ def synced_home(_synced_demo_template, tmp_path) -> Path:
     return home
 
 
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: one worker per core and one more. The slowest tests spend much of their time
+    waiting on the servers, daemons and runs they started (about a quarter of the suite's test time),
+    and the extra worker keeps the cores busy meanwhile."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 # The slowest files first: on two workers they then overlap the many quick ones instead of one
 # of them running alone at the end (pytest-xdist hands out files in collection order when told
 # `--no-loadscope-reorder`, as `make test` does; by default it puts the files with most tests first).
