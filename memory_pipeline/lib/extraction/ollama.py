@@ -133,6 +133,9 @@ def server_status(url: str, model: str | None = None, timeout_s: float = PROBE_T
 
     try:
         return within(timeout_s, lambda: _probe(web, client, url, model, unreadable), abandon=close)
+    except (httpx.TimeoutException, DeadlineExceeded):
+        # A client's own per-read timeout may trip at the deadline too: the same problem, said once.
+        return ServerStatus(False, problem=f"no complete answer within {timeout_s:g} s")
     except unreadable as exc:
         return ServerStatus(False, problem=_one_line(exc) or type(exc).__name__)
     finally:
