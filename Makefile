@@ -51,7 +51,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The whole suite, a worker per core, each test file on one worker, in the order conftest gives
+# The whole suite, a worker per core and one more (conftest says why), each test file on one worker, in the order conftest gives
 # (the slowest files first, so they do not end the run alone); pytest's "no tests collected"
 # (exit 5) is not a failure of the suite.
 test: $(VENV)/.installed-dev browser postgres
