@@ -202,9 +202,11 @@ def propose(
     if not reading.readable:
         raise CompactionError(reading.error or f"{reading.path}: unreadable")
     proposal = Proposal(reading.path, reading.limit, target, hashlib.sha256(raw).hexdigest(), list(reading.entries), list(reading.entries))
+    # Kept as entries are rewritten, not recounted: a file of many entries stays linear.
+    chars, present = proposal.chars_after, set(proposal.after)
     order = sorted(range(len(reading.entries)), key=lambda i: (-len(reading.entries[i]), i))
     for position in order:
-        if proposal.fits:
+        if chars <= proposal.budget:
             break
         text = reading.entries[position]
         fact_ids = tuple(sorted(synced.get((reading.source, short_hash(entry_sha256(text))), ())))
@@ -214,9 +216,12 @@ def propose(
         summary = summarise(body)
         shorter = pointer_entry(title, fact_ids, summary)
         lost = [v for v in values(text) if v not in shorter]  # a summary takes out prose, never a value
-        if lost or len(shorter) >= len(text) or shorter in proposal.after:
+        if lost or len(shorter) >= len(text) or shorter in present:
             continue
         proposal.after[position] = shorter
+        present.discard(text)
+        present.add(shorter)
+        chars -= len(text) - len(shorter)
         proposal.rewrites.append(Rewrite(position, text, shorter, fact_ids, lines_left_out(text, summary)))
     return proposal
 
