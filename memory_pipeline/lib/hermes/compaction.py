@@ -187,6 +187,17 @@ def pointer_entry(title: str, fact_ids: tuple[int, ...], summary: str) -> str:
     return f"**{title} (→ fact_store#{'/'.join(map(str, fact_ids))})**" + (f": {summary}" if summary else ":")
 
 
+# The shortest entry `propose` can write: a one-character title pointing at a one-digit fact id.
+_SHORTEST_POINTER = len(pointer_entry("t", (1,), ""))
+
+
+def fewest_chars(entries: list[str]) -> int:
+    """A floor under what any proposal leaves of these entries (each at best the shortest pointer,
+    never longer than it was): when the floor is over the budget, no proposal fits, and the work
+    of making one can be spared."""
+    return sum(min(len(text), _SHORTEST_POINTER) for text in entries) + len(ENTRY_DELIMITER) * max(len(entries) - 1, 0)
+
+
 def propose(
     reading: SourceReading,
     raw: bytes,

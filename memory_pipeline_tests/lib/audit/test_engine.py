@@ -8,6 +8,7 @@ import pytest
 from memory_pipeline.cli import main
 from memory_pipeline.lib.audit.engine import CHECKS, Audit, AuditInputs, run_audits
 from memory_pipeline.lib.extraction.base import QuarantineRecord
+from memory_pipeline.lib.hermes.compaction import fewest_chars
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
 from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.store.fact_store import FactStore
@@ -331,3 +332,17 @@ def test_checks_run_together_agree_with_each_alone(capsys, work):
         inputs.conn.close()
     assert {r.name for r in together if not r.passed} >= {"fact_links", "index_consistency", "hashes_fresh", "pointers_resolve"}
     assert [(r.name, r.passed, r.detail, r.metrics) for r in together] == [(r.name, r.passed, r.detail, r.metrics) for r in alone]
+
+
+def test_a_file_no_proposal_could_fit_is_said_so_without_proposing(demo_home):
+    profile = get_profile(demo_home, "work")
+    memory = profile.memory_file("memory")
+    write_entries(memory, [f"Note {i}: the staging cluster restarts at 0{i % 10}:00" for i in range(300)])
+    reading = next(r for r in read_profile(profile) if r.source == "memory")
+    assert fewest_chars(reading.entries) > reading.limit  # 300 entries cannot fit 2,200 chars, whatever is done
+    settings = holographic_settings(profile.home)
+    inputs = AuditInputs(read_profile(profile), None, settings, None, cap_target=profile.cap_target(0.0))
+    with Audit(inputs, ["cap_usage"]) as audit:
+        result = audit.run("cap_usage")
+    assert not result.passed and result.severity == "ERROR"
+    assert f"too far over for `compact` (300 entries need {fewest_chars(reading.entries)} chars even as pointers)" in result.detail

@@ -4,7 +4,9 @@ are named."""
 
 import pytest
 
-from memory_pipeline.lib.hermes.compaction import lines_left_out, pointer_entry, shorten, title_and_body
+from memory_pipeline.lib.hermes.compaction import fewest_chars, lines_left_out, pointer_entry, propose, shorten, title_and_body
+from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
+from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
 
 
 @pytest.mark.parametrize(
@@ -40,3 +42,13 @@ def test_the_lines_a_summary_leaves_out_are_named():
     assert summary == "每晚两点全量备份。"
     assert lines_left_out(text, summary) == (2, 3)
     assert lines_left_out("**One line**: kept whole", "kept whole") == ()
+
+
+def test_no_proposal_goes_below_the_floor(demo_home):
+    """`fewest_chars` is a floor: a proposal for the tightest target, every entry synced, still
+    leaves at least that many characters."""
+    reading = next(r for r in read_profile(get_profile(demo_home, "default")) if r.source == "memory")
+    synced = {("memory", short_hash(entry_sha256(text))): [i + 1] for i, text in enumerate(reading.entries)}
+    proposal = propose(reading, b"", synced, target=0.0)
+    assert proposal.rewrites  # the floor is tested against rewritten entries, not the file as it was
+    assert fewest_chars(proposal.before) <= proposal.chars_after < proposal.chars_before

@@ -9,9 +9,9 @@ from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import on_own_connection
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.choices import compact_target
-from memory_pipeline.lib.hermes.compaction import propose
+from memory_pipeline.lib.hermes.compaction import fewest_chars, propose
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.hermes.memory_files import fact_pointers
+from memory_pipeline.lib.hermes.memory_files import SourceReading, fact_pointers
 from memory_pipeline.lib.store.fact_search import facts_by_id
 
 
@@ -22,7 +22,10 @@ def cap_usage(layers: LoadedLayers) -> AuditResult:
     readings = layers.inputs.readings
     share = {r.source: r.chars / r.limit if r.limit > 0 else 0.0 for r in readings}
     over = {r.source for r in readings if share[r.source] > target}
-    synced = _synced_entries(layers) if over else {}
+    budget = {r.source: int(compact_target(target) * r.limit) for r in readings}
+    # A file no proposal could fit is said so at once: proposing for it would cost a pass over every entry.
+    floors = {r.source: floor for r in readings if r.source in over and (floor := fewest_chars(r.entries)) > budget[r.source]}
+    synced = _synced_entries(layers) if over - floors.keys() else {}
     parts = []
     for r in readings:
         if r.switched_off:  # Hermes' rule: a file switched off is not in the prompt, so no cap binds it
@@ -30,15 +33,10 @@ def cap_usage(layers: LoadedLayers) -> AuditResult:
             continue
         room = f"{r.limit - r.chars} left" if r.chars <= r.limit else f"{r.chars - r.limit} over"
         part = f"{r.path.name} {r.chars}/{r.limit} chars ({100 * share[r.source]:.0f}%), {room}"
-        if r.source in over:
-            # What `compact` would propose, from this audit's reading (no bytes: nothing is applied).
-            proposal = propose(r, b"", synced, target=compact_target(target)) if r.readable else None
-            freed = proposal.chars_before - proposal.chars_after if proposal else 0
-            part += (
-                f", `compact` would free {freed} (→ {100 * proposal.chars_after / r.limit:.0f}%)"
-                if freed
-                else ", no synced entry for `compact` to shorten"
-            )
+        if r.source in floors:
+            part += f", too far over for `compact` ({len(r.entries)} entries need {floors[r.source]} chars even as pointers)"
+        elif r.source in over:
+            part += _what_compact_frees(r, synced, target)
         parts.append(part)
     return AuditResult(
         "cap_usage",
@@ -47,6 +45,15 @@ def cap_usage(layers: LoadedLayers) -> AuditResult:
         "; ".join(parts) + f"; target ≤ {100 * target:.0f}%",
         {f"{source}_usage_pct": round(100.0 * s, 2) for source, s in share.items()},
     )
+
+
+def _what_compact_frees(reading: SourceReading, synced: dict, target: float) -> str:
+    """What `compact` would propose, from this audit's reading (no bytes: nothing is applied)."""
+    proposal = propose(reading, b"", synced, target=compact_target(target)) if reading.readable else None
+    freed = proposal.chars_before - proposal.chars_after if proposal else 0
+    if not freed:
+        return ", no synced entry for `compact` to shorten"
+    return f", `compact` would free {freed} (→ {100 * proposal.chars_after / reading.limit:.0f}%)"
 
 
 def _synced_entries(layers: LoadedLayers) -> dict[tuple[str, str], list[int]]:
