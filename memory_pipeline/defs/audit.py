@@ -22,9 +22,9 @@ from memory_pipeline.lib.history import history_path
 @contextmanager
 def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource, names=None):
     """One profile's three layers, for the checks named (all when None): only what they need is
-    read. The files as this run read them when it did (what it synced), else as they are now."""
+    read. The files are read as they are now (`moved_since_read` says whether the run read them so)."""
     profile = hermes.profile(profile_name)
-    readings = hermes.run_readings(profile.name) or read_profile(profile)
+    readings = read_profile(profile)
     settings = store.settings(profile)
     # Only privacy_coverage reads the keyword list: a list that cannot be loaded is its failure
     # (and fact_store's), never the ledger check's.
@@ -64,12 +64,15 @@ def audit_report(
     with profile_audit(context.partition_key, hermes, store, privacy) as audit:
         results = audit.run_all()
         loads = audit.loads
+        files_moved = hermes.moved_since_read(context.partition_key, audit.layers.inputs.readings)
     chain = store.watermarks
     if audit.watermark is not None:
         chain.saw(audit.watermark)
-    if chain.broken:  # another writer (Hermes, most often) wrote while the run worked
-        context.log.warning("the store changed during the run; the next sync picks the change up")
-        results = changed_during_run(results)
+    # Another writer (Hermes, most often) wrote while the run worked: what it wrote is the next sync's.
+    moved = [what for what, changed in (("the store", chain.broken), ("a memory file", files_moved)) if changed]
+    if moved:
+        context.log.warning(f"{' and '.join(moved)} changed during the run; the next sync picks the change up")
+        results = changed_during_run(results, " and ".join(moved))
     data_dir = environment.data_dir(hermes.path())
     markdown_path, json_path = write_reports(data_dir, context.partition_key, context.run.run_id, results)
     errors = failing_errors(results)

@@ -15,7 +15,7 @@ from memory_pipeline.lib.extraction.ollama import OllamaSettings
 from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles, get_profile, read_profile
+from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles, get_profile, read_profile, readings_digest
 from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError
@@ -37,9 +37,10 @@ class HermesHomeResource(dg.ConfigurableResource):
     # The share of each file's cap `cap_usage` warns above; 0 means each profile's own setting
     # (`plugins.memory-pipeline.cap_target` in its config.yaml, else 0.85).
     cap_target: float = 0.0
-    # The memory files as this run read them (the in-process executor keeps one resource per run):
-    # the audit judges what the run synced, not a file Hermes rewrote a moment later.
-    _readings: dict[str, list[SourceReading]] = PrivateAttr(default_factory=dict)
+    # What this run read of each profile's files, as a digest (the in-process executor keeps one
+    # resource per run): the audit reads the files again and knows whether they moved meanwhile,
+    # without the run holding their text from its first step to its last.
+    _read_digests: dict[str, str] = PrivateAttr(default_factory=dict)
 
     def path(self) -> Path:
         return environment.hermes_home(self.hermes_home or None)
@@ -51,13 +52,16 @@ class HermesHomeResource(dg.ConfigurableResource):
         return discover_profiles(self.path())
 
     def read(self, name: str) -> list[SourceReading]:
-        """Both memory files of the profile, read now and kept as this run's reading."""
-        readings = self._readings[name] = read_profile(self.profile(name))
+        """Both memory files of the profile, read now; their digest is kept as this run's reading."""
+        readings = read_profile(self.profile(name))
+        self._read_digests[name] = readings_digest(readings)
         return readings
 
-    def run_readings(self, name: str) -> list[SourceReading] | None:
-        """What this run read of the profile's files, when it read them."""
-        return self._readings.get(name)
+    def moved_since_read(self, name: str, readings: list[SourceReading]) -> bool:
+        """Whether these readings of the profile's files differ from what this run read of them
+        (another writer, Hermes most often, changed a file during the run)."""
+        read = self._read_digests.get(name)
+        return read is not None and read != readings_digest(readings)
 
     @contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext):

@@ -3,6 +3,7 @@ the next plain `sync` run: the skip state records what the run itself read. Each
 from a hook at the exact moment (no sleep race), by Hermes' own Holographic store where Hermes
 writes."""
 
+import json
 import sqlite3
 
 import pytest
@@ -74,8 +75,12 @@ def test_an_entry_appended_during_the_run_is_synced_by_the_next_sync(capsys, syn
 
     monkeypatch.setattr(resources.HermesHomeResource, "read", read_then_edit)
     payload = sync_json(capsys, synced_home, "--profile", "default", "--force")
-    # The audit judged the files as the run read them: no false alarm.
+    # The audit read the files again and saw they moved since the run read them: a warning that the
+    # next sync settles, no error to repair.
     assert payload["ok"] is True and profile_result(payload)["added"] == 0
+    report = json.loads((synced_home / "memory-pipeline" / "reports" / "default" / "audit.json").read_text(encoding="utf-8"))
+    fresh = next(c for c in report["checks"] if c["name"] == "hashes_fresh")
+    assert (fresh["passed"], fresh["severity"]) == (False, "WARN") and "a memory file changed during the run" in fresh["detail"]
     later = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
     assert (later["skipped"], later["added"]) == (False, 1)
 

@@ -16,11 +16,11 @@ def failing_errors(results: list[AuditResult]) -> list[AuditResult]:
     return [r for r in results if not r.passed and r.severity == ERROR]
 
 
-def changed_during_run(results: list[AuditResult]) -> list[AuditResult]:
-    """The results of a run during which another writer changed the store: a failure of a check
-    that such a write can cause for a moment is a WARN that the next sync settles, not an ERROR
-    whose repair would repair nothing."""
-    note = "the store changed during the run (another writer, e.g. Hermes); the next sync picks it up"
+def changed_during_run(results: list[AuditResult], what: str = "the store") -> list[AuditResult]:
+    """The results of a run during which another writer changed the store or a memory file (`what`
+    changed): a failure of a check that such a write can cause for a moment is a WARN that the
+    next sync settles, not an ERROR whose repair would repair nothing."""
+    note = f"{what} changed during the run (another writer, e.g. Hermes); the next sync picks it up"
     return [
         replace(r, severity=WARN, detail=f"{r.detail}; {note}")
         if not r.passed and r.severity == ERROR and CHECK_SPECS[r.name].moves_with_writers
