@@ -126,8 +126,8 @@ def read_source(path: Path, source: str, limit: int) -> SourceReading:
     # Universal newlines, as Python's text mode (and so Hermes) reads the file.
     text = decoded.replace("\r\n", "\n").replace("\r", "\n")
     reading.entries = parse_entries(text)
-    # Hermes' readings hold the same entries, mostly: they share the pipeline's strings, so a run
-    # that keeps its reading holds a large file's text once, not three times.
+    # Hermes' readings hold the same entries, mostly: they share the pipeline's strings, so a
+    # reading of a large file holds its text once, not three times.
     same = {entry: entry for entry in reading.entries}
     # Hermes 0.19.0 decodes as utf-8, so it keeps a BOM in its first entry; Hermes' main branch
     # decodes as utf-8-sig, which strips it.
