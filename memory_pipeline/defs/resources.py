@@ -100,10 +100,11 @@ class FactStoreResource(dg.ConfigurableResource):
     """How the pipeline writes each profile's Holographic `memory_store.db`.
 
     `removal_policy` says what happens to the facts of an entry removed from the files: `retire`
-    (default: kept and searchable, tagged `retired`, trust below Holographic's prefetch threshold
-    so the agent no longer sees them; revived if the entry comes back), `keep` (kept as they are)
-    or `delete`. `similarity_threshold` is how alike a new entry and a vanished one must
-    be for the new one to count as an edit of the old (its facts updated in place).
+    (default: the pipeline's own facts move to its archive, out of every Hermes tool; a fact Hermes
+    wrote itself is tagged `retired`, its trust below Holographic's prefetch threshold; either
+    comes back, same id, if the entry does), `keep` (kept as they are) or `delete`.
+    `similarity_threshold` is how alike a new entry and a vanished one must be for the new one to
+    count as an edit of the old (its facts updated in place).
     `vector_format` is the dialect HRR vectors and banks are written in: `auto` (the store's own:
     HRR1 once current Hermes wrote HRR1 vectors there, else legacy float64), `legacy` or `hrr1`.
     """
