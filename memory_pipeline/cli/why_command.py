@@ -28,12 +28,12 @@ def run(args: argparse.Namespace) -> int:
     profiles = selected_profiles(args, home)
     try:
         if args.fact.strip().isdigit():
-            stories = [fact_story(p, home, int(args.fact)) for p in profiles]
+            stories = [fact_story(p, home, int(args.fact), owner=True) for p in profiles]
             stories = [s for s in stories if s.found] or stories[:1]
         else:
             found = search_profiles(profiles, args.fact, limit=_STORIES_FOR_TEXT, include_private=True, refresh_index=False).facts
             by_name = {p.name: p for p in profiles}
-            stories = [fact_story(by_name[f["profile"]], home, f["fact_id"]) for f in found]
+            stories = [fact_story(by_name[f["profile"]], home, f["fact_id"], owner=True) for f in found]
     except (StoreError, SearchError) as exc:
         raise CommandError(str(exc)) from None
     if args.json:

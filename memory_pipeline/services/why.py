@@ -2,8 +2,8 @@
 came from and where that entry stands now, when the entry was added and each time it changed and
 by what (a Hermes session and turn from the journal, or an edit outside Hermes), the sync that
 wrote the fact (when, extractor, model), its privacy verdict (the category, or "on your keyword
-list", never a term), its trust, which of the agent's surfaces may show it, and the turns the
-plugin added it to."""
+list", naming the term only to the list's owner at the command line), its trust, which of the
+agent's surfaces may show it, and the turns the plugin added it to."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from memory_pipeline import environment
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.privacy.folding import folded
 from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
 from memory_pipeline.lib.store.database import RETIRED_TAG
@@ -44,7 +45,9 @@ class FactStory:
         return asdict(self)
 
 
-def fact_story(profile: Profile, home: Path, fact_id: int) -> FactStory:
+def fact_story(profile: Profile, home: Path, fact_id: int, *, owner: bool = False) -> FactStory:
+    """One fact's story; `owner` (the user at the command line, never the agent) also hears which
+    keyword terms make it private."""
     story = FactStory(profile.name, fact_id, False)
     where = profile_store(profile)
     if not where.exists:
@@ -65,7 +68,7 @@ def fact_story(profile: Profile, home: Path, fact_id: int) -> FactStory:
         if hashes & set(w.get("before", []) + w.get("after", []))
     ]
     story.injected = [{k: w.get(k) for k in ("at", "session", "turn")} for w in journal if fact_id in (w.get("facts") or [])]
-    story.privacy = _privacy(profile, home, record)
+    story.privacy = _privacy(profile, home, record, owner)
     live = not record.archived
     story.surfaces = {
         "prefetch": live and record.trust is not None and record.trust >= where.settings.min_trust,
@@ -114,14 +117,15 @@ def _entries(profile: Profile, record: FactRecord) -> list[dict]:
     return found
 
 
-def _privacy(profile: Profile, home: Path, record: FactRecord) -> str:
-    """The verdict in words: kinds, never a term or a match."""
+def _privacy(profile: Profile, home: Path, record: FactRecord, owner: bool) -> str:
+    """The verdict in words: kinds, and for the owner the keyword terms; never a detector's match."""
     try:
         judge = environment.privacy_judge(profile, home)
     except KeywordListError:
         return "the keyword list cannot be read now: withheld from the agent until it can"
-    text = record.content or ""
-    reasons = ["on your keyword list" if r == "keyword" else r for r in judge.reasons(text)]
+    text = folded(record.content or "")
+    listed = f"on your keyword list ({', '.join(judge.keywords.terms_in(text))})" if owner else "on your keyword list"
+    reasons = [listed if r == "keyword" else r for r in judge.reasons(text)]
     unsafe = unsafe_kinds(text)
     said = []
     if reasons:

@@ -295,3 +295,14 @@ def test_the_hook_adds_nothing_while_the_keyword_list_has_vanished(home):
     assert _hook(home, PROBES[1])
     (home / "memory-pipeline" / "privacy_keywords.txt").unlink()
     assert _hook(home, PROBES[1]) == [] and _hook(home, "staging 回滚") == []
+
+
+def test_why_names_the_keyword_term_to_its_owner_and_never_to_the_agent(home, capsys):
+    ((private_id,),) = query(home / "memory_store.db", "SELECT fact_id FROM facts WHERE tags LIKE '%private-person%'")
+    capsys.readouterr()
+    assert main(["why", str(private_id), "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
+    (story,) = json.loads(capsys.readouterr().out)["stories"]
+    assert story["privacy"].startswith("private (on your keyword list (张伟, Zhang Wei), email, phone;")
+    agent = MemoryServer(home, retag=_no_retag).why_fact(private_id, "default")
+    assert agent == MemoryServer(home, retag=_no_retag).why_fact(999_999, "default") | {"fact_id": private_id}
+    assert "张伟" not in json.dumps(agent, ensure_ascii=False) and "keyword" not in json.dumps(agent)

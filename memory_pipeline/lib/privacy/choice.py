@@ -23,6 +23,7 @@ from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, config_section
 from memory_pipeline.lib.privacy.detectors import DETECTORS, detectors_key
+from memory_pipeline.lib.privacy.folding import Folded, folded
 from memory_pipeline.lib.privacy.matching import EMPTY_LIST_SHA256, KeywordList, KeywordListError, load_keywords, private_reasons
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
 from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256
@@ -59,7 +60,7 @@ class PrivacyJudge:
     categories: frozenset[str]
     policy: str
 
-    def reasons(self, text: str) -> list[str]:
+    def reasons(self, text: str | Folded) -> list[str]:
         return private_reasons(text, self.keywords, self.categories)
 
     @property
@@ -74,6 +75,7 @@ class PrivacyJudge:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             return Judgement(digest, (), (), unreadable=True)
+        text = folded(text)  # one fold for every rule
         return Judgement(digest, tuple(self.reasons(text)), tuple(unsafe_kinds(text)))
 
     def outcome_of(self, judgement: Judgement) -> Verdict:

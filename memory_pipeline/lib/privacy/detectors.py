@@ -1,6 +1,11 @@
 """The built-in detectors of personal data, one category each (e-mail, phone numbers, addresses,
 ID and card numbers, secrets, IP addresses), each switchable per profile. Nothing here returns or
-formats what a detector matched: only which categories fired."""
+formats what a detector matched: only which categories fired.
+
+Every detector reads the folded text (`folding.py`: full-width digits and letters are plain ones)
+with ASCII word characters (`re.ASCII`): a Chinese, Japanese or Korean character next to a number,
+an address or a key is a boundary (`腾讯云43.138.221.174`, `手机13800138000`, `密钥sk-…`), as
+a space or a bracket is."""
 
 from __future__ import annotations
 
@@ -9,31 +14,35 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+from memory_pipeline.lib.privacy.folding import Folded, folded
+
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b", re.ASCII)
 # CN mobile: 1[3-9] + 9 digits, optionally as 3-4-4 groups, optionally +86; not inside a longer
 # number or an ASCII identifier (order numbers, `#13800138000`, `ORD13800138000`). Chinese text
 # may touch it directly (`手机13800138000`).
-_CN_MOBILE = re.compile(r"(?<![A-Za-z0-9#])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?![A-Za-z0-9-])")
+_CN_MOBILE = re.compile(r"(?<![A-Za-z0-9#])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?![A-Za-z0-9-])", re.ASCII)
 # International: a leading + and country code, then 6-14 more digits in groups.
-_INTL_PHONE = re.compile(r"(?<![\w+])\+[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,5}(?![\w-])")
-_IPV4 = re.compile(r"(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?![\w.-])")
-_VERSION_CONTEXT = re.compile(r"(?:\b(?:v|version|ver\.?|release|semver)|版本)\s*$", re.IGNORECASE)
-_IPV6 = re.compile(r"(?<![\w:])((?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})(?![\w:])")
-_CN_ID = re.compile(r"(?<!\d)(\d{17}[\dXx])(?![\dXx])")
-_CARD = re.compile(r"(?<![\d-])((?:\d[ -]?){12,18}\d)(?![\d-])")
+_INTL_PHONE = re.compile(r"(?<![\w+])\+[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,5}(?![\w-])", re.ASCII)
+_IPV4 = re.compile(r"(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?![\w.-])", re.ASCII)
+_VERSION_CONTEXT = re.compile(r"(?:\b(?:v|version|ver\.?|release|semver)|版本)\s*$", re.IGNORECASE | re.ASCII)
+_IPV6 = re.compile(r"(?<![\w:])((?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})(?![\w:])", re.ASCII)
+_CN_ID = re.compile(r"(?<!\d)(\d{17}[\dXx])(?![\dXx])", re.ASCII)
+_CARD = re.compile(r"(?<![\d-])((?:\d[ -]?){12,18}\d)(?![\d-])", re.ASCII)
 _CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|6(?:011|5|2)|35)")
 _ADDRESS = re.compile(
-    r"(?:[\u4e00-\u9fff]{1,8}(?:省|市|区|县)[\u4e00-\u9fff\d]{0,12}(?:路|街|道|巷|弄)\d{1,5}号)"
-    r"|(?:\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Parkway|Pkwy|Way|Place|Pl)\b)"
+    r"(?:[\u4e00-\u9fff]{1,8}(?:省|市|区|县)[\u4e00-\u9fff\d]{0,12}(?:路|街|道|巷|弄)\s?\d{1,5}\s?号)"
+    r"|(?:\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Parkway|Pkwy|Way|Place|Pl)\b)",
+    re.ASCII,
 )
 _SECRET = re.compile(
     r"(?:\bsk-[A-Za-z0-9_-]{20,}|\bghp_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{40,}|\bAKIA[0-9A-Z]{16}\b"
     r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----"
     r"|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
-    r"|(?i:\b(?:api[_-]?key|access[_-]?token|secret|password|passwd)\b\s*[:=]\s*['\"]?[^\s'\"]{8,}))"
+    r"|(?i:(?:\b(?:api[_-]?key|access[_-]?token|secret|password|passwd)\b|密码)\s*[:=]\s*['\"]?[^\s'\"]{8,}))",
+    re.ASCII,
 )
 # Every secret pattern contains one of these (lower-cased); text without any skips the scan.
-_SECRET_MARKERS = ("sk-", "ghp_", "github_pat_", "akia", "xox", "-----begin", "eyj", "key", "token", "secret", "passw")
+_SECRET_MARKERS = ("sk-", "ghp_", "github_pat_", "akia", "xox", "-----begin", "eyj", "key", "token", "secret", "passw", "密码")
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
 
@@ -107,8 +116,8 @@ def _cn_id_found(text: str) -> bool:
 # Cheap gates: a phone, ID or card number needs eleven digits in a row (single separators aside:
 # a CN mobile has 11, a card 13, an ID 18; an international number also starts with `+`), an IP
 # address a digit-dot-digit or a double colon; most facts have neither, and skip those scans.
-_LONG_NUMBER = re.compile(r"\d(?:[\s-]?\d){10,}")
-_IP_HINT = re.compile(r"\d\.\d|:[0-9A-Fa-f]*:")
+_LONG_NUMBER = re.compile(r"\d(?:[\s-]?\d){10,}", re.ASCII)
+_IP_HINT = re.compile(r"\d\.\d|:[0-9A-Fa-f]*:", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -140,7 +149,7 @@ DETECTORS: dict[str, Detector] = {
 # Which detectors a profile runs unless its settings say otherwise.
 DEFAULT_CATEGORIES = frozenset(name for name, detector in DETECTORS.items() if detector.default)
 # Bumped whenever a detector finds something it did not before (or stops): every fact is judged again.
-DETECTORS_VERSION = "2"
+DETECTORS_VERSION = "3"
 
 
 def detectors_key(categories: frozenset[str]) -> str:
@@ -153,22 +162,26 @@ def detectors_key(categories: frozenset[str]) -> str:
 # marker. A text with none of these cannot match any detector (most facts).
 _ANY_DETECTOR = re.compile(
     r"@|\d(?:[\s-]?\d){10}|\+[1-9]|\d\.\d|:[0-9A-Fa-f]*:|号|\d\s+[A-Z]|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ"
-    r"|(?i:api[_-]?key|access[_-]?token|secret|passw)"
+    r"|(?i:api[_-]?key|access[_-]?token|secret|passw)|密码",
+    re.ASCII,
 )
 
 
-# The same gate in RE2 syntax (DuckDB's regexp_matches), for filtering many facts at once; a
-# superset of every detector, so facts it rejects need no further look. Python's `\\d` and `\\s`
-# are Unicode-wide, so they become RE2's `\\pN` and the Unicode spaces here.
+# The same gate in RE2 syntax (DuckDB's regexp_matches), for filtering many texts at once before
+# they are folded; a superset of every detector on a text the fold leaves as it is (a text holding
+# a character the fold changes needs its own look: `folding.foldable_class_re2`). `\\pN` and the
+# Unicode spaces, so that it stays a superset whatever digits and spaces the text has.
 _RE2_SPACE = r"[\s\x{0b}\pZ\x{1c}-\x{1f}\x{85}]"
 DETECTOR_GATE_RE2 = (
     rf"@|\pN(?:(?:{_RE2_SPACE}|-)?\pN){{10}}|\+[1-9]|\pN\.\pN|:[0-9A-Fa-f]*:|号|\pN{_RE2_SPACE}+[A-Z]"
-    r"|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ|(?i:api[_-]?key|access[_-]?token|secret|passw)"
+    r"|sk-|ghp_|github_pat_|AKIA|xox|-----BEGIN|eyJ|(?i:api[_-]?key|access[_-]?token|secret|passw)|密码"
 )
 
 
-def detect(text: str, categories: frozenset[str] = DEFAULT_CATEGORIES) -> list[str]:
-    """Names of the built-in detectors on (`categories`) that fire on a text (never what they matched)."""
+def detect(text: str | Folded, categories: frozenset[str] = DEFAULT_CATEGORIES) -> list[str]:
+    """Names of the built-in detectors on (`categories`) that fire on a text, folded here unless
+    it is already (never what they matched)."""
+    text = (text if isinstance(text, Folded) else folded(text)).text
     if not _ANY_DETECTOR.search(text):
         return []
     long_number = bool(_LONG_NUMBER.search(text))

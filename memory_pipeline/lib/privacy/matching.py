@@ -1,8 +1,15 @@
 """What counts as personal data in a fact: the user's keyword list and built-in detectors.
 
 Nothing here ever returns or formats a matched term or value: callers learn *that* a text is
-private and *which kinds* of rule matched (`keyword`, `email`, …), nothing else. The keyword
-list's terms are known only by their count and the file's SHA-256.
+private and *which kinds* of rule matched (`keyword`, `email`, …), nothing else; only the owner's
+`why` on the command line asks which term (`KeywordList.terms_in`). The keyword list's terms are
+otherwise known only by their count and the file's SHA-256.
+
+Every rule reads the folded text (`folding.py`). A plain term is folded the same way and matches
+as a word where it starts or ends with a Latin letter, digit or `_` (`Lin` finds `Lin`, `找Lin聊`,
+`Lin's`, never `LinkedIn` or `pipeline`): any other character, a Chinese one included, is a
+boundary. A Chinese, Japanese or Korean term matches anywhere, as such words are written without
+spaces. `re:` lines are RE2 expressions over the folded, case-folded text.
 """
 
 from __future__ import annotations
@@ -16,8 +23,10 @@ import re2
 
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES, DETECTOR_GATE_RE2, detect  # noqa: F401 - re-exported
+from memory_pipeline.lib.privacy.folding import Folded, folded
 from memory_pipeline.lib.privacy.keyword_sets import compiled_sets
 from memory_pipeline.lib.store.database import PRIVATE_TAG
+from memory_pipeline.lib.store.search_query import CJK_CHAR
 
 PRIVATE_ENTITY = "private-person"
 EMPTY_LIST_SHA256 = hashlib.sha256(b"").hexdigest()  # an absent own list: no terms, as an empty file
@@ -31,9 +40,10 @@ class KeywordListError(Exception):
 
 @dataclass(frozen=True)
 class KeywordList:
-    """The user's private terms, each compiled on its own by RE2, which runs in time linear in the
-    text (no pattern can hang a sync) and keeps no state across terms (no group numbering or
-    inline flag of one line can change another's meaning)."""
+    """The user's private terms, compiled by RE2, which runs in time linear in the text (no pattern
+    can hang a sync): each `re:` line on its own, so no group numbering or inline flag of one line
+    can change another's meaning; plain terms in alternations of up to `_GROUP` terms that share
+    their word edges (one expression each, so a list of thousands compiles in a moment)."""
 
     path: Path | None
     sha256: str
@@ -41,22 +51,39 @@ class KeywordList:
     # A list too large for one RE2 set (its memory budget) is several: the same matches, still in
     # linear time. Each set's expressions in `_chunks`, in the same order.
     _sets: tuple[re2.Set, ...]
-    _chunks: tuple[tuple[str, ...], ...]  # the RE2 expression of each term (plain terms escaped)
+    _chunks: tuple[tuple[str, ...], ...]
+    _members: tuple[tuple[str, ...], ...] = ()  # the lines each expression stands for, in order: for the owner alone
 
-    def matches(self, text: str) -> bool:
-        return any(terms.Match(text) for terms in self._sets)
+    def matches(self, text: str | Folded) -> bool:
+        caseless = (text if isinstance(text, Folded) else folded(text)).caseless
+        return any(terms.Match(caseless) for terms in self._sets)
+
+    def terms_in(self, text: str | Folded) -> list[str]:
+        """The terms (as their lines read) that match a text: what `why` tells the list's owner on
+        the command line, and nothing else ever asks."""
+        caseless = (text if isinstance(text, Folded) else folded(text)).caseless
+        found, offset = [], 0
+        for terms, chunk in zip(self._sets, self._chunks, strict=True):
+            for index in sorted(terms.Match(caseless) or ()):
+                lines = self._members[offset + index]
+                found += [line for line in lines if len(lines) == 1 or _line_matches(line, caseless)]
+            offset += len(chunk)
+        return found
 
     @property
     def re2_prefilters(self) -> list[str]:
         """RE2 expressions (DuckDB's `regexp_matches`, flag `i`), one per set, that together match
-        exactly what the list matches, for a vectorised scan; none for an empty list. Never to be
-        shown anywhere."""
+        exactly what the list matches on folded text, for a vectorised scan; none for an empty
+        list. Never to be shown anywhere."""
         return ["|".join(f"(?:{e})" for e in chunk) for chunk in self._chunks]
+
+
+_GROUP = 256  # plain terms per alternation
 
 
 def load_keywords(path: Path) -> KeywordList:
     """One term per line; `#` starts a comment line; `re:` makes the rest a regular expression.
-    Plain terms match case-insensitively anywhere in a fact."""
+    Plain terms match case-insensitively as words (see the module's docstring)."""
     try:
         raw = read_regular_file(path)
     except UnreadableFile as exc:
@@ -67,23 +94,67 @@ def load_keywords(path: Path) -> KeywordList:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise KeywordListError(f"{path}: privacy keyword list is not UTF-8 (byte {exc.start})") from None
-    expressions = []
+    expressions: list[str] = []
+    members: list[tuple[str, ...]] = []
+    plain: dict[tuple[bool, bool], list[tuple[str, str]]] = {}  # by word edges: (line, folded term)
     for number, line in enumerate(text.splitlines(), start=1):
         term = line.strip()
         if not term or term.startswith("#"):
             continue
-        expression = term[3:].strip() if term.startswith("re:") else re2.escape(term)
-        problem = _re2_problem(expression)
+        if not term.startswith("re:"):
+            caseless = folded(term).caseless
+            plain.setdefault(_edges(caseless), []).append((term, caseless))
+            continue
+        problem = _re2_problem(term[3:].strip())
         if problem:
             raise KeywordListError(f"{path}: line {number}: {problem}")
-        expressions.append(expression)
+        expressions.append(term[3:].strip())
+        members.append((term,))
+    for edges, group in plain.items():
+        for start in range(0, len(group), _GROUP):
+            part = group[start : start + _GROUP]
+            expressions.append(_bounded("|".join(re2.escape(caseless) for _, caseless in part), edges))
+            members.append(tuple(line for line, _ in part))
     chunks = compiled_sets(expressions, _re2_options())
     if chunks is None:
         raise KeywordListError(
-            f"{path}: privacy keyword list of {len(expressions)} terms cannot be compiled (RE2 ran out of memory even in small sets); "
+            f"{path}: privacy keyword list of {len(members)} terms cannot be compiled (RE2 ran out of memory even in small sets); "
             "shorten it or simplify its re: lines"
         )
-    return KeywordList(path, hashlib.sha256(raw).hexdigest(), len(expressions), tuple(s for s, _ in chunks), tuple(c for _, c in chunks))
+    sets, chunked = tuple(s for s, _ in chunks), tuple(c for _, c in chunks)
+    return KeywordList(path, hashlib.sha256(raw).hexdigest(), sum(map(len, members)), sets, chunked, tuple(members))
+
+
+# Around a term's Latin edge: the start or end of the text, or a character that is no letter of
+# a spaced script (Latin, Greek, Cyrillic, their accents), digit or `_` (so CJK, spaces and
+# punctuation are). A few ranges, not Unicode's properties: a list of thousands of terms compiles.
+_EDGE = r"[^0-9a-z_\x{c0}-\x{24f}\x{300}-\x{36f}\x{370}-\x{52f}\x{1e00}-\x{1fff}]"
+
+
+def term_expression(term: str) -> str:
+    """A plain term's RE2 expression over folded, case-folded text: the term folded, bounded as a
+    word on each edge that is a letter or digit of a spaced script."""
+    caseless = folded(term).caseless
+    return _bounded(re2.escape(caseless), _edges(caseless))
+
+
+def _edges(caseless: str) -> tuple[bool, bool]:
+    """Whether the term's start and its end must be a word's."""
+    return _spaced_word_char(caseless[0]), _spaced_word_char(caseless[-1])
+
+
+def _bounded(alternatives: str, edges: tuple[bool, bool]) -> str:
+    return f"{f'(?:^|{_EDGE})' if edges[0] else ''}(?:{alternatives}){f'(?:$|{_EDGE})' if edges[1] else ''}"
+
+
+def _spaced_word_char(char: str) -> bool:
+    """A letter or digit of a script written with spaces between words (not CJK), or `_`."""
+    return (char.isalnum() or char == "_") and not CJK_CHAR.match(char)
+
+
+def _line_matches(line: str, caseless: str) -> bool:
+    expression = line[3:].strip() if line.startswith("re:") else term_expression(line)
+    return re2.compile(expression, options=_re2_options()).search(caseless) is not None
 
 
 def _re2_options() -> re2.Options:
@@ -110,8 +181,9 @@ def _re2_problem(expression: str) -> str | None:
     return None
 
 
-def private_reasons(text: str, keywords: KeywordList, categories: frozenset[str] = DEFAULT_CATEGORIES) -> list[str]:
+def private_reasons(text: str | Folded, keywords: KeywordList, categories: frozenset[str] = DEFAULT_CATEGORIES) -> list[str]:
     """Why a text is private: `keyword` when the list matches, and each detector on that fires."""
+    text = text if isinstance(text, Folded) else folded(text)
     reasons = ["keyword"] if keywords.matches(text) else []
     return reasons + detect(text, categories)
 

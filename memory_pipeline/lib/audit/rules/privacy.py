@@ -8,6 +8,7 @@ import sqlite3
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.choices import PrivacyPolicy
+from memory_pipeline.lib.privacy.folding import foldable_class_re2
 from memory_pipeline.lib.privacy.matching import DETECTOR_GATE_RE2, PRIVATE_TAG, normalise_tags
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.store_reads import unsafe_fact_entries
@@ -28,10 +29,12 @@ def _private_tagging(layers: LoadedLayers) -> tuple[dict[int, bool], int, int]:
 
 def _untagged_matches(layers: LoadedLayers, tagged: dict[int, bool]) -> int:
     """How many untagged facts the keyword list or a detector matches. One vectorised RE2 pass in
-    DuckDB (the detectors' gate, and the list itself: its patterns are RE2 already) leaves few
-    candidates; the code that tags confirms them."""
+    DuckDB (the detectors' gate, the list itself, whose patterns are RE2 already, and any text the
+    fold would change) leaves few candidates; the code that tags confirms them."""
     judge, db = layers.inputs.judge, layers.db
-    conditions, params = ["regexp_matches(content, ?)"], [DETECTOR_GATE_RE2]
+    # A text holding a character the fold changes (full-width, look-alike, invisible) is looked at
+    # in Python whatever the gates say: they read it unfolded.
+    conditions, params = ["regexp_matches(content, ?)", "regexp_matches(content, ?)"], [DETECTOR_GATE_RE2, foldable_class_re2()]
     for prefilter in judge.keywords.re2_prefilters:
         conditions.append("regexp_matches(content, ?, 'i')")
         params.append(prefilter)
