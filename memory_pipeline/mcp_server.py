@@ -104,6 +104,8 @@ class MemoryServer:
             found = facts_of_profile(chosen, fact_ids, include_private=False)
             if not self._judged([chosen]):
                 found.facts, found.unavailable_ids = [], list(dict.fromkeys(int(i) for i in fact_ids))
+        except SearchError as exc:
+            raise ToolError(str(exc)) from None
         except StoreError:
             raise ToolError(UNREADABLE) from None
         if found.without_store:

@@ -310,3 +310,30 @@ def test_why_names_the_keyword_term_to_its_owner_and_never_to_the_agent(home, ca
     agent = MemoryServer(home, retag=_no_retag).why_fact(private_id, "default")
     assert agent == MemoryServer(home, retag=_no_retag).why_fact(999_999, "default") | {"fact_id": private_id}
     assert "张伟" not in json.dumps(agent, ensure_ascii=False) and "keyword" not in json.dumps(agent)
+
+
+HUGE_QUERIES = {
+    "25,000 words": " ".join(f"w{i}" for i in range(25_000)),
+    "2 MB": "机柜" * 1_000_000,
+    "deep quoting": '"' * 100_000 + "atlas" + '"' * 100_000,
+    "17 words": " ".join(f"atlas{i}" for i in range(17)),
+    "5,000 ids": "fact_store#" + "/".join(str(i) for i in range(1, 5_001)),
+}
+
+
+@pytest.mark.parametrize("name", HUGE_QUERIES)
+def test_every_agent_query_is_bounded_and_refused_in_words(home, name):
+    """The MCP server's tool and the plugin's reader refuse what no search needs, saying the
+    bounds; the hook reads the first part of a pasted message; a bounded query still answers."""
+    from mcp.server.fastmcp.exceptions import ToolError
+
+    server = MemoryServer(home, retag=_no_retag)
+    with pytest.raises(ToolError, match="at most 1000 characters and 16 words"):
+        server.search_memory(HUGE_QUERIES[name])
+    with sqlite3.connect(f"{(home / 'memory_store.db').as_uri()}?mode=ro", uri=True) as conn:
+        with pytest.raises(ValueError, match="at most 1000 characters"):
+            search(conn, HUGE_QUERIES[name])
+        assert message_facts(conn, "atlas 需求评审 " + HUGE_QUERIES[name]) == message_facts(conn, "atlas 需求评审")
+    with pytest.raises(ToolError, match="at most 100 ids"):
+        server.get_facts(list(range(1, 5_001)), "default")
+    assert server.search_memory(" ".join(["atlas"] * 16 + ["re"]))["results"]  # sixteen words, one repeated: still a search

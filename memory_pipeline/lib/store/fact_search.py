@@ -21,7 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Relative: inside the package and in the plugin's directory alike (`hermes-plugin install` copies both).
-from .search_query import SearchError, match_expression, message_terms, phrase, pointed_ids, query_words, single_characters
+from .search_query import (
+    QUERY_IDS,
+    TOO_LONG,
+    SearchError,
+    match_expression,
+    message_terms,
+    phrase,
+    pointed_ids,
+    query_words,
+    single_characters,
+)
 
 __all__ = ["SearchError"]  # raised by the grammar; the surfaces catch it from here
 
@@ -208,6 +218,8 @@ def facts_by_id(conn: sqlite3.Connection, fact_ids: list[int], *, include_privat
     """(the facts named that may be shown, the other ids): an id no fact has and one withheld
     are alike, so the answer tells nothing of a fact that was not shown."""
     wanted = list(dict.fromkeys(int(i) for i in fact_ids))
+    if len(wanted) > QUERY_IDS:
+        raise SearchError(TOO_LONG)
     if not wanted:
         return [], []
     marks = ",".join("?" * len(wanted))

@@ -18,21 +18,36 @@ _WORD = re.compile(r'"([^"]*)"|(\S+)')
 TOO_SHORT = "a search needs a word of at least 2 characters, or one Chinese, Japanese or Korean character"
 
 
+# Every query the agent can send is bounded, so that no call can hold up another: its length, its
+# words, the ids it names; a message the hook reads is looked at up to `MESSAGE_CHARS`.
+QUERY_CHARS, QUERY_WORDS, QUERY_IDS, MESSAGE_CHARS = 1_000, 16, 100, 4_000
+TOO_LONG = f"a search is at most {QUERY_CHARS} characters and {QUERY_WORDS} words, a lookup at most {QUERY_IDS} ids"
+
+
 class SearchError(ValueError):
-    """A query the index cannot answer (no word long enough)."""
+    """A query the index cannot answer (no word long enough, or too long)."""
+
+
+def bounded(query: str) -> str:
+    """The query, or `SearchError` when it is longer than any search needs."""
+    if len(query) > QUERY_CHARS:
+        raise SearchError(TOO_LONG)
+    return query
 
 
 def query_words(query: str) -> list[str]:
     """The words of a query, in order, each once: quoted phrases whole, the rest split on white
-    space; `SearchError` when none is a word the index can answer."""
-    words: list[str] = []
-    for quoted, bare in _WORD.findall(query):
+    space; `SearchError` when none is a word the index can answer, or there are too many."""
+    words: dict[str, str] = {}  # lower-cased -> as written: each word once, in linear time
+    for quoted, bare in _WORD.findall(bounded(query)):
         word = (quoted if quoted else bare.strip('"')).strip()
-        if word and word.lower() not in (w.lower() for w in words):
-            words.append(word)
-    usable = [w for w in words if len(w) >= 2 or CJK_CHAR.fullmatch(w)]
+        if word:
+            words.setdefault(word.lower(), word)
+    usable = [w for w in words.values() if len(w) >= 2 or CJK_CHAR.fullmatch(w)]
     if not usable:
         raise SearchError(TOO_SHORT)
+    if len(usable) > QUERY_WORDS:
+        raise SearchError(TOO_LONG)
     return usable
 
 
@@ -42,8 +57,13 @@ _POINTER = re.compile(r"\s*(?:→\s*)?fact_store#(\d+(?:/\d+)*)\s*")
 def pointed_ids(query: str) -> list[int] | None:
     """The fact ids of a query that is a compacted entry's pointer (`fact_store#14`, `fact_store#3/9`):
     the surfaces follow it to those facts; None for any other query."""
-    match = _POINTER.fullmatch(query)
-    return [int(n) for n in match.group(1).split("/")] if match else None
+    match = _POINTER.fullmatch(bounded(query))
+    if match is None:
+        return None
+    ids = match.group(1).split("/")
+    if len(ids) > QUERY_IDS:
+        raise SearchError(TOO_LONG)
+    return [int(n) for n in ids]
 
 
 def pair_text(text: str) -> str:
@@ -98,7 +118,9 @@ COMMON_PAIRS = frozenset(
 
 
 def message_terms(message: str) -> list[str]:
-    """The words and character pairs a message may name a fact by, lower-cased, in order, each once."""
+    """The words and character pairs a message may name a fact by, lower-cased, in order, each once
+    (of its first `MESSAGE_CHARS` characters: a pasted file names nothing more to the hook)."""
+    message = message[:MESSAGE_CHARS]
     terms = [w.lower() for w in _LATIN_WORD.findall(message) if w.lower() not in COMMON_LATIN or any(c.isdigit() for c in w)]
     for run in CJK_RUN.findall(message):
         for i in range(len(run) - 1):
