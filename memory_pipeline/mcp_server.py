@@ -31,7 +31,7 @@ from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import NOT_SHOWN, UNREADABLE, SearchError
-from memory_pipeline.services.reading import facts_of_profile, list_changed, search_profiles, shown_facts, start_retag
+from memory_pipeline.services.reading import facts_of_profile, judgement_stale, search_profiles, shown_facts, start_retag
 
 SERVER_NAME = "memory-pipeline"
 _MAX_LIMIT = 50
@@ -73,11 +73,11 @@ class MemoryServer:
         return found
 
     def _judged(self, profiles: list[Profile]) -> list[Profile]:
-        """The profiles whose facts were judged with their keyword list as it is now; for the
-        others (the list edited, moved or gone since) nothing is shown and a re-tag is started."""
+        """The profiles whose facts were judged with their keyword list and detector switches as
+        they are now; for the others nothing is shown and a re-tag is started."""
         current = []
         for profile in profiles:
-            if list_changed(profile, self.home):
+            if judgement_stale(profile, self.home):
                 self.retag(profile)
             else:
                 current.append(profile)
@@ -141,8 +141,8 @@ class MemoryServer:
         return {"profiles": found}
 
     def _shown_count(self, profile: Profile) -> int:
-        """The facts search could hand the agent now (0 while the keyword list is not the one judged with)."""
-        if list_changed(profile, self.home):
+        """The facts search could hand the agent now (0 while the judgement is stale)."""
+        if judgement_stale(profile, self.home):
             return 0
         try:
             return shown_facts(profile)

@@ -75,7 +75,7 @@ def _compact(args: argparse.Namespace, profile) -> int:
 
     target = args.target if args.target is not None else compact_target(profile.cap_target())
     try:
-        files = propose_compaction(profile, target)
+        files = propose_compaction(profile, hermes_home(args), target)
         proposals = []
         for found in files:
             if found.proposal is None:

@@ -19,7 +19,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate, message_facts, search
+from .fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate, message_facts, search, settings_digest
 from .live_sync import LiveSync, entry_hashes, journal, now, reached_the_file, write_lines
 
 logger = logging.getLogger(__name__)
@@ -90,6 +90,12 @@ def _store_path() -> Path:
     return Path(os.path.expanduser(path.replace("${HERMES_HOME}", str(home)).replace("$HERMES_HOME", str(home))))
 
 
+def _switches() -> str:
+    """The profile's detector switches now (`plugins.memory-pipeline.private_data`): facts judged
+    under others are withheld until the re-tag this starts."""
+    return settings_digest(_plugin_setting("memory-pipeline", "private_data"))
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise FileNotFoundError("no fact store yet")
@@ -109,8 +115,8 @@ def _pipeline(key: str):
 
 
 def _retag_if_stale(judge) -> None:
-    """The keyword list changed since the facts were judged: start the pipeline's re-tag (at most
-    once a minute)."""
+    """The keyword list or the detector switches changed since the facts were judged: start the
+    pipeline's re-tag (at most once a minute)."""
     if judge is None or not judge.stale or time.monotonic() - _retag_started[0] < _RETAG_AGAIN_S:
         return
     _retag_started[0] = time.monotonic()
@@ -119,7 +125,7 @@ def _retag_if_stale(judge) -> None:
             _pipeline("retag"), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        _once(f"cannot start the re-tag after a keyword-list edit ({type(exc).__name__}); run `memory-pipeline sync --retag`")
+        _once(f"cannot start the re-tag after a privacy setting changed ({type(exc).__name__}); run `memory-pipeline sync --retag`")
 
 
 def memory_search(args: dict, **_: object) -> str:
@@ -131,7 +137,7 @@ def memory_search(args: dict, **_: object) -> str:
     try:
         conn = _connect(_store_path())
         try:
-            judge = gate(conn)
+            judge = gate(conn, _switches())
             found = search(conn, query, limit=limit, judge=judge)
             _retag_if_stale(judge)
         finally:
@@ -151,7 +157,7 @@ def recall(user_message: str | None = None, session_id: str = "", turn_id: str =
     try:
         conn = _connect(_store_path())
         try:
-            judge = gate(conn)
+            judge = gate(conn, _switches())
             facts = message_facts(conn, user_message or "", limit=HOOK_FACTS, max_chars=HOOK_CHARS, judge=judge) if judge else []
             _retag_if_stale(judge)
         finally:

@@ -8,11 +8,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memory_pipeline import environment
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal, apply, propose
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.fact_search import facts_by_id
+from memory_pipeline.lib.privacy.choice import PrivacyJudge
+from memory_pipeline.lib.privacy.matching import KeywordListError
+from memory_pipeline.lib.store.fact_search import SHOWN, facts_by_id
 from memory_pipeline.lib.store.ledger import active_ledger, synced_facts
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.sync_report import SyncReport
@@ -49,19 +52,32 @@ def _read_stable(path: Path, source: str, limit: int) -> tuple[SourceReading, by
     raise CompactionError(f"{path}: keeps changing while being read; try again when the agent is idle")
 
 
-def propose_compaction(profile: Profile, target: float) -> list[FileProposal]:
+def propose_compaction(profile: Profile, home: Path, target: float) -> list[FileProposal]:
     """Each memory file of the profile, with a proposal for those over `target` (a share of the cap)."""
     with profile_store(profile).opened(create=False) as store:
         facts = synced_facts(active_ledger(store.conn))
-        # Never a pointer to a fact the agent is not given (private, unsafe, not judged): such an entry stays whole.
-        _, withheld = facts_by_id(store.conn, sorted({i for ids in facts.values() for i in ids}))
-    facts = {entry: ids for entry, ids in facts.items() if not set(ids) & set(withheld)}
+        pointed = sorted({i for ids in facts.values() for i in ids})
+        shown = facts_by_id(store.conn, pointed)[0] if pointed else []
+    # Never a pointer to a fact the agent is not given (private, unsafe, not judged), nor to one the
+    # profile's settings now withhold though the store's verdicts are older: such an entry stays whole.
+    judge = _judge_now(profile, home)
+    given = {f["fact_id"] for f in shown if judge is not None and judge.judge(f["content"].encode("utf-8")).outcome == SHOWN}
+    facts = {entry: ids for entry, ids in facts.items() if set(ids) <= given}
     limits, found = profile.char_limits(), []
     for source in SOURCE_FILES:
         reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
         within = not reading.exists or reading.cap_usage <= target
         found.append(FileProposal(reading, None if within else propose(reading, raw, facts, target=target)))
     return found
+
+
+def _judge_now(profile: Profile, home: Path) -> PrivacyJudge | None:
+    """The profile's keyword list and detector switches as they are now (None: a list that cannot
+    be read, which shows nothing)."""
+    try:
+        return environment.privacy_judge(profile, home)
+    except KeywordListError:
+        return None
 
 
 def facts_gone(profile: Profile, proposal: Proposal) -> list[int]:

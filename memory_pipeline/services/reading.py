@@ -70,21 +70,23 @@ def shown_facts(profile: Profile) -> int:
         return shown_count(conn) if conn is not None else 0
 
 
-def list_changed(profile: Profile, home: Path) -> bool:
-    """Whether the keyword list the profile's choice names now is not the one its facts were
-    judged with, as that list was then (edited, moved, renamed, gone): its agent's surfaces then
-    show nothing of it until a re-tag."""
+def judgement_stale(profile: Profile, home: Path) -> bool:
+    """Whether the profile's facts were judged with something other than what its choice names now:
+    another keyword list, or the list as it was then (edited, moved, renamed, gone), or other
+    detector switches in its config.yaml. Its agent's surfaces then show nothing of it until a
+    re-tag."""
+    choice = environment.privacy_choice(profile, home)
     try:
         with profile_store(profile).reading() as conn:
             if conn is None:
                 return False
-            judge, recorded = gate(conn), judge_in_force(conn)
+            judge, recorded = gate(conn, choice.settings_sha256), judge_in_force(conn)
             recorded_path = recorded_list(conn, recorded[0]) if recorded else None
     except StoreError:
         return True
     if judge is None or recorded is None:
         return False  # never judged: nothing is shown anyway, and the first sync judges it
-    named = environment.privacy_choice(profile, home).keywords_path
+    named = choice.keywords_path
     return judge.stale or (os.path.normpath(named) if named else None) != recorded_path
 
 

@@ -337,3 +337,38 @@ def test_every_agent_query_is_bounded_and_refused_in_words(home, name):
     with pytest.raises(ToolError, match="at most 100 ids"):
         server.get_facts(list(range(1, 5_001)), "default")
     assert server.search_memory(" ".join(["atlas"] * 16 + ["re"]))["results"]  # sixteen words, one repeated: still a search
+
+
+NAS = (
+    "**NAS**：照片每周日凌晨两点自动备份到192.168.1.20的共享目录，保留最近十二周的快照；atlas 项目的月度归档和数据库转储也放在上面，"
+    "恢复时先挂载只读副本，核对校验和之后再覆盖，千万不要直接在原目录上操作，出问题先找运维值班同学确认再动手"
+)
+
+
+def test_switching_a_detector_on_withholds_at_once_on_every_surface_and_compact_points_at_none_of_it(home, capsys):
+    from memory_pipeline.lib.store.fact_search import gate, settings_digest
+    from memory_pipeline.services.compaction import propose_compaction
+
+    memory = home / "memories" / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8") + f"\n§\n{NAS}", encoding="utf-8")
+    config, room = home / "config.yaml", "memory:\n  memory_char_limit: 3000\n"
+    config.write_text(room, encoding="utf-8")
+    assert _sync(home) == 0
+    assert NAS in _surfaces(home, "192.168.1.20")  # a home network's address: shown while private_network is off
+    config.write_text(room + "plugins:\n  memory-pipeline:\n    private_data:\n      private_network: true\n", encoding="utf-8")
+    retagged = []
+    server = MemoryServer(home, retag=retagged.append)
+    # Before any sync: nothing of the profile is shown (fail closed), and the surface started the re-tag.
+    assert server.search_memory("192.168.1.20")["results"] == [] and server.search_memory("atlas", "default")["results"] == []
+    statuses = {s["profile"]: s["shown_facts"] for s in server.memory_status()["profiles"]}
+    assert statuses["default"] == 0 and statuses["work"] > 0 and {p.name for p in retagged} == {"default"}
+    with sqlite3.connect(f"{(home / 'memory_store.db').as_uri()}?mode=ro", uri=True) as conn:  # the plugin's reader, as it calls it
+        switched = gate(conn, settings_digest({"private_network": True}))
+        assert switched.stale and search(conn, "192.168.1.20", judge=switched) == []
+        assert not gate(conn, settings_digest({})).stale  # the switches the facts were judged under
+    # compact, meanwhile, points at no fact the new switch withholds: the NAS entry stays whole.
+    (nas_id,) = [i for (i,) in query(home / "memory_store.db", "SELECT fact_id FROM facts WHERE content = ?", (NAS,))]
+    proposals = [f.proposal for f in propose_compaction(Profile("default", home), home, 0.3) if f.proposal]
+    assert proposals and all(nas_id not in r.fact_ids for p in proposals for r in p.rewrites)
+    assert main(["sync", "--hermes-home", str(home), "--profile", "default", "--retag", "--quiet"]) == 0
+    assert NAS not in _surfaces(home, "192.168.1.20") and "atlas" in _surfaces(home, "atlas")

@@ -32,7 +32,7 @@ def test_audit_finds_dangling_links_and_the_repair_deletes_them(synced_home):
 
 def test_compaction_proposes_then_applies_and_the_sync_adds_no_fact(synced_home):
     profile = get_profile(synced_home, "default")
-    proposals = [p.proposal for p in propose_compaction(profile, 0.8) if p.proposal is not None]
+    proposals = [p.proposal for p in propose_compaction(profile, synced_home, 0.8) if p.proposal is not None]
     assert [p.path.name for p in proposals] == ["MEMORY.md"] and proposals[0].rewrites
     assert facts_gone(profile, proposals[0]) == []
     written = []

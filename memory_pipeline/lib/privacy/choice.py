@@ -26,11 +26,12 @@ from memory_pipeline.lib.privacy.detectors import DETECTORS, detectors_key
 from memory_pipeline.lib.privacy.folding import Folded, folded
 from memory_pipeline.lib.privacy.matching import EMPTY_LIST_SHA256, KeywordList, KeywordListError, load_keywords, private_reasons
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
-from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256
+from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256, settings_digest
 from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
 
 DEFAULT_POLICY = PrivacyPolicy.HIDE.value
 NO_LIST = "none"  # remembered for `--no-keywords`: the built-in detectors alone
+NO_SWITCHES = settings_digest({})  # a config.yaml that switches no detector
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class PrivacyChoice:
     keywords_path: Path | None  # None: no list (the built-in detectors alone)
     keywords_named: bool  # named by a flag, the variable or a remembered flag: it must be there
     categories: frozenset[str]
+    settings_sha256: str = NO_SWITCHES  # the detector switches read from config.yaml (`settings_digest`)
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class PrivacyJudge:
     keywords: KeywordList
     categories: frozenset[str]
     policy: str
+    settings_sha256: str = NO_SWITCHES  # the detector switches the categories came from
 
     def reasons(self, text: str | Folded) -> list[str]:
         return private_reasons(text, self.keywords, self.categories)
@@ -112,9 +115,10 @@ class Judgement:
         )
 
 
-def configured(profile: Profile) -> tuple[str | None, frozenset[str]]:
-    """The profile's own settings: `privacy_policy` (None when unset or odd) and the detectors on
-    (`private_data: {category: true|false}` over the defaults; unknown names are ignored)."""
+def configured(profile: Profile) -> tuple[str | None, frozenset[str], str]:
+    """The profile's own settings: `privacy_policy` (None when unset or odd), the detectors on
+    (`private_data: {category: true|false}` over the defaults; unknown names are ignored), and the
+    switches' digest, which the judge records and the agent's surfaces compare."""
     section = config_section(profile.home / "config.yaml", "plugins", "memory-pipeline")
     policy = section.get("privacy_policy")
     policy = policy if policy in (p.value for p in PrivacyPolicy) else None
@@ -123,7 +127,7 @@ def configured(profile: Profile) -> tuple[str | None, frozenset[str]]:
     on = {
         name for name, detector in DETECTORS.items() if (switches.get(name) if isinstance(switches.get(name), bool) else detector.default)
     }
-    return policy, frozenset(on)
+    return policy, frozenset(on), settings_digest(switches)
 
 
 def _remembered_path(data_dir: Path, profile: str) -> Path:
@@ -152,7 +156,7 @@ def remember(data_dir: Path, profile: str, **values) -> None:
 def resolve(profile: Profile, home: Path, data_dir: Path, told: Told, variable: str | None = None) -> PrivacyChoice:
     """The choice for a profile (see the module's docstring); `variable` is
     `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`, which comes after a flag and before what is remembered."""
-    policy_config, categories = configured(profile)
+    policy_config, categories, settings = configured(profile)
     kept = remembered(data_dir, profile.name)
     for source, value in (("flag", told.policy), ("config.yaml", policy_config), ("remembered", kept.get("policy"))):
         if value in (p.value for p in PrivacyPolicy):
@@ -167,13 +171,13 @@ def resolve(profile: Profile, home: Path, data_dir: Path, told: Told, variable: 
         path, is_named = Path(named).expanduser().absolute(), True
     else:
         path, is_named = home / "memory-pipeline" / "privacy_keywords.txt", False
-    return PrivacyChoice(policy, policy_from, path, is_named, categories)
+    return PrivacyChoice(policy, policy_from, path, is_named, categories, settings)
 
 
 def load_judge(choice: PrivacyChoice, profile: str, data_dir: Path) -> PrivacyJudge:
     """The judge for a resolved choice; `KeywordListError` (one line: the file, the problem, the
     way out, never a term) when the list cannot be used, including one that went missing."""
-    return PrivacyJudge(load_list(choice, profile, data_dir), choice.categories, choice.policy)
+    return PrivacyJudge(load_list(choice, profile, data_dir), choice.categories, choice.policy, choice.settings_sha256)
 
 
 def load_list(choice: PrivacyChoice, profile: str, data_dir: Path) -> KeywordList:

@@ -71,7 +71,8 @@ def retag_store(store: FactStore, judge: PrivacyJudge, watermarks: WatermarkChai
     was found and left."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
     conn, settings = store.conn, store.settings
-    judge_row = (store_relative(conn, str(judge.keywords.path) if judge.keywords.path else None), judge.keywords.sha256, judge.detectors)
+    listed = store_relative(conn, str(judge.keywords.path) if judge.keywords.path else None)
+    judge_row = (listed, judge.keywords.sha256, judge.detectors, judge.settings_sha256)
     with read_snapshot(conn):
         watermarks.observe(conn)
         report, candidates, scanned = _scan(conn, judge, settings)

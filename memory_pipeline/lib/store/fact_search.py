@@ -14,6 +14,7 @@ the user (the command line) asks.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import sqlite3
@@ -114,11 +115,19 @@ _LIST_HASHES: dict[str, tuple[tuple, str]] = {}
 @dataclass(frozen=True)
 class Gate:
     """The judge the store's verdicts were reached with; `stale` when the keyword list on disk is
-    no longer that one (edited, gone, unreadable): then nothing is shown until a re-tag."""
+    no longer that one (edited, gone, unreadable) or the profile's detector switches are not the
+    ones it read: then nothing is shown until a re-tag."""
 
     keywords_sha256: str
     detectors: str
     stale: bool
+
+
+def settings_digest(switches: object) -> str:
+    """The detector switches a profile's config.yaml holds (`plugins.memory-pipeline.private_data`),
+    as the judge records them: the SHA-256 of their names and values, whatever else the file says."""
+    chosen = {str(k): v for k, v in switches.items() if isinstance(v, bool)} if isinstance(switches, dict) else {}
+    return hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()
 
 
 def store_relative(conn: sqlite3.Connection, path: str | None) -> str | None:
@@ -139,8 +148,10 @@ def _store_dir(conn: sqlite3.Connection) -> str:
     return os.path.dirname(os.path.abspath(file))
 
 
-def gate(conn: sqlite3.Connection) -> Gate | None:
-    """The store's judge, or None when the privacy stage never judged it (nothing is shown)."""
+def gate(conn: sqlite3.Connection, settings_sha256: str | None = None) -> Gate | None:
+    """The store's judge, or None when the privacy stage never judged it (nothing is shown).
+    `settings_sha256`: the profile's detector switches now (`settings_digest`), when the caller
+    read them; a judge that read others (or none) is stale."""
     try:
         row = conn.execute(f"SELECT keywords_path, keywords_sha256, detectors FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
     except sqlite3.OperationalError:
@@ -148,7 +159,14 @@ def gate(conn: sqlite3.Connection) -> Gate | None:
     if row is None:
         return None
     path, sha256, detectors = row
-    return Gate(sha256, detectors, _list_sha256(recorded_list(conn, path)) != sha256)
+    stale = _list_sha256(recorded_list(conn, path)) != sha256
+    if settings_sha256 is not None and not stale:
+        try:
+            (recorded,) = conn.execute(f"SELECT settings_sha256 FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # judged before the switches were recorded
+            recorded = None
+        stale = recorded != settings_sha256
+    return Gate(sha256, detectors, stale)
 
 
 def _shown_rows(

@@ -54,13 +54,13 @@ class RecordWrites:
         """The verdicts of facts that are gone; how many."""
         return self.conn.execute(f"DELETE FROM {VERDICTS_TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)").rowcount
 
-    def set_judge(self, keywords_path: str | None, keywords_sha256: str, detectors: str) -> None:
-        """The judge every verdict in force was reached with."""
+    def set_judge(self, keywords_path: str | None, keywords_sha256: str, detectors: str, settings_sha256: str) -> None:
+        """The judge every verdict in force was reached with, and the detector switches it read."""
         self.conn.execute(
-            f"""INSERT INTO {JUDGE_TABLE} (id, keywords_path, keywords_sha256, detectors) VALUES (1, ?, ?, ?)
+            f"""INSERT INTO {JUDGE_TABLE} (id, keywords_path, keywords_sha256, detectors, settings_sha256) VALUES (1, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET keywords_path = excluded.keywords_path, keywords_sha256 = excluded.keywords_sha256,
-                    detectors = excluded.detectors, judged_at = CURRENT_TIMESTAMP""",
-            (keywords_path, keywords_sha256, detectors),
+                    detectors = excluded.detectors, settings_sha256 = excluded.settings_sha256, judged_at = CURRENT_TIMESTAMP""",
+            (keywords_path, keywords_sha256, detectors, settings_sha256),
         )
 
     # --- quarantine, receipts, kept mirror rows, dangling links --------------------------------

@@ -28,9 +28,12 @@ SCHEMA = (
     keywords_path   TEXT,
     keywords_sha256 TEXT NOT NULL,
     detectors       TEXT NOT NULL,
-    judged_at       TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+    judged_at       TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    settings_sha256 TEXT
 )""",
 )
+# A store judged before the judge recorded the profile's detector switches gains the column.
+ADD_SETTINGS_COLUMN = f"ALTER TABLE {JUDGE_TABLE} ADD COLUMN settings_sha256 TEXT"
 
 
 @dataclass(frozen=True)
@@ -50,9 +53,14 @@ def verdicts(conn: sqlite3.Connection) -> dict[int, Verdict]:
     return {fact_id: Verdict(*rest) for fact_id, *rest in rows}
 
 
-def judge_in_force(conn: sqlite3.Connection) -> tuple[str | None, str, str] | None:
+def has_settings_column(conn: sqlite3.Connection) -> bool:
+    return any(row[1] == "settings_sha256" for row in conn.execute(f"PRAGMA table_info({JUDGE_TABLE})"))
+
+
+def judge_in_force(conn: sqlite3.Connection) -> tuple[str | None, str, str, str | None] | None:
+    """(keywords path, its SHA-256, detectors, detector switches' digest) of the judge in force."""
     try:
-        return conn.execute(f"SELECT keywords_path, keywords_sha256, detectors FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
+        return conn.execute(f"SELECT keywords_path, keywords_sha256, detectors, settings_sha256 FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
     except sqlite3.OperationalError:
         return None
 
