@@ -156,7 +156,7 @@ _STORE_TABLE = r"(facts|facts_fts\w*|fact_entities|entities|memory_banks|memory_
 STORE_SQL = re.compile(rf"\b(FROM|JOIN|INTO|UPDATE|TABLE)\s+(IF NOT EXISTS\s+)?{_STORE_TABLE}(?![\w.])")
 WRITE_SQL = re.compile(r"\b(INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+(OR\s+\w+\s+)?\S+\s+SET|DELETE\s+FROM|REPLACE\s+INTO)\b")
 # Creating and upgrading the schema is the opening's, before any `FactStore` exists.
-SCHEMA_MODULES = {"database", "ledger_schema"}
+SCHEMA_MODULES = {"database", "ledger_schema", "schema_upgrades"}
 
 
 def _strings(path: Path) -> list[str]:

@@ -31,6 +31,7 @@ PLUGIN_FILES = {
     "__init__.py": _PACKAGE / "hermes_plugin" / "plugin.py",
     "fact_search.py": _PACKAGE / "lib" / "store" / "fact_search.py",
     "search_query.py": _PACKAGE / "lib" / "store" / "search_query.py",
+    "search_gate.py": _PACKAGE / "lib" / "store" / "search_gate.py",
     "live_sync.py": _PACKAGE / "hermes_plugin" / "live_sync.py",
 }
 

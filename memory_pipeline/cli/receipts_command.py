@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.services.receipts import profile_receipts
 
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name}: {len(receipts)} receipt{'s' if len(receipts) != 1 else ''}" + (f" of run {args.run_id}" if args.run_id else ""))
         for r in receipts:
             facts = ", ".join(f"#{i}" for i in r.fact_ids)
-            entry = f"entry {r.entry_id}" if r.entry_id else "no entry named"
+            entry = f"an entry of {SOURCE_FILES.get(r.source, r.source)}" if r.source else "no entry named"
             banks = f", banks rebuilt: {', '.join(r.banks)}" if r.banks else ""
             print(f"  {r.at} {r.action} {facts} ({entry}); {r.links} links, {r.index_rows} index rows{banks}; run {r.run_id or '?'}")
     return 0

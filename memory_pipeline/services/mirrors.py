@@ -42,5 +42,5 @@ def _retired(store: FactStore, fact_id: int) -> int:
     """A mirror row retired in place on request, with its receipt (Hermes' own fact: never moved)."""
     changed = store.retire_in_place(fact_id)
     if changed:
-        store.write_receipt(Receipt("retired", None, None, (fact_id,), 0, 0, ()))
+        store.write_receipt(Receipt("retired", None, (fact_id,), 0, 0, ()))
     return changed

@@ -4,6 +4,7 @@ tools, and the plugin's reader (the very file the plugin runs). No private, unju
 removed fact comes back, nothing answered counts what was withheld, and errors quote no text."""
 
 import json
+import re
 import shutil
 import sqlite3
 
@@ -372,3 +373,33 @@ def test_switching_a_detector_on_withholds_at_once_on_every_surface_and_compact_
     assert proposals and all(nas_id not in r.fact_ids for p in proposals for r in p.rewrites)
     assert main(["sync", "--hermes-home", str(home), "--profile", "default", "--retag", "--quiet"]) == 0
     assert NAS not in _surfaces(home, "192.168.1.20") and "atlas" in _surfaces(home, "atlas")
+
+
+def test_nothing_a_removal_leaves_gives_back_the_removed_entry_by_brute_force(home, capsys):
+    """A short entry removed under `--removal-policy delete`: every text of its shape is hashed and
+    looked for, as the 16-character prefix every longer form holds, in the receipts, the sync's
+    output and every file of the pipeline's data directory but the stage outputs Dagster keeps
+    between steps (`storage/`, private, which hold the entries themselves): the Dagster
+    instance's run metadata and event logs, the reports, the history."""
+    import hashlib
+
+    memory = home / "memories" / "MEMORY.md"
+    before = memory.read_text(encoding="utf-8")
+    memory.write_text(before + "\n§\nDoor PIN: 4821", encoding="utf-8")
+    assert _sync(home) == 0
+    memory.write_text(before, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["sync", "--hermes-home", str(home), "--profile", "default", "--extractor", "rules", "--removal-policy", "delete"]) == 0
+    assert main(["receipts", "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
+    assert main(["receipts", "--hermes-home", str(home), "--profile", "default"]) == 0
+    said = capsys.readouterr()
+    assert '"deleted"' in said.out  # the removal left its receipt
+    surfaces = [said.out.encode(), said.err.encode()]
+    kept = [p for p in environment.data_dir(home).rglob("*") if p.is_file() and "storage" not in p.parts]
+    assert any(p.name == "runs.db" for p in kept) and any(p.parent.name == "runs" for p in kept)  # run metadata, events
+    surfaces += [p.read_bytes() for p in kept]
+    hex_runs = {
+        run.lower()[i : i + 16] for text in surfaces for run in re.findall(rb"[0-9a-fA-F]{16,}", text) for i in range(len(run) - 15)
+    }
+    found = [pin for pin in range(10_000) if hashlib.sha256(f"Door PIN: {pin:04d}".encode()).hexdigest()[:16].encode() in hex_runs]
+    assert found == []

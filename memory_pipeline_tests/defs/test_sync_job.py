@@ -158,12 +158,12 @@ def test_retire_is_the_default_and_takes_removed_facts_out_of_every_hermes_tool(
         searched = hermes.provider.handle_tool_call("fact_store", {"action": "search", "query": word, "min_trust": 0})
     assert gone not in listed and gone not in searched
     assert consistency_problems(db) == []
-    # A receipt, content-free: the entry by id and hash, the fact, what went with it, the run.
+    # A receipt, content-free: the entry's file (no hash of it), the fact, what went with it, the run.
     assert main(["receipts", "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
     out = capsys.readouterr().out
     ((receipt,),) = [p["receipts"] for p in json.loads(out)["profiles"]]
     assert (receipt["action"], receipt["fact_ids"], receipt["index_rows"]) == ("archived", [fact_id], 2)
-    assert receipt["entry_id"].startswith("memory:") and len(receipt["entry_sha256"]) == 64 and receipt["run_id"]
+    assert receipt["source"] == "memory" and "entry_sha256" not in receipt and receipt["run_id"]
     assert receipt["banks"] and receipt["links"] >= 0 and word not in out
     # Coming back restores it, with its own id, at full trust, without the tag.
     write_entries(path, entries + [gone])

@@ -15,12 +15,12 @@ from pathlib import Path
 from memory_pipeline.lib.files.writing import out_of_space
 from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA, ARCHIVE_TABLE
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, PRIVATE_TAG, RETIRED_TAG, VERDICTS_TABLE, has_tag_sql  # noqa: F401 - the store's tag registry
-from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_SCHEMA, LEDGER_TABLE, add_profile_column, has_profile_column
+from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_SCHEMA, LEDGER_TABLE
 from memory_pipeline.lib.store.receipts import RECEIPTS_SCHEMA, RECEIPTS_TABLE
 from memory_pipeline.lib.store.runs_written import RUNS_SCHEMA, RUNS_TABLE
 from memory_pipeline.lib.store.schema_fingerprint import refuse_unwritable_columns
+from memory_pipeline.lib.store.schema_upgrades import needs_upgrade, upgrade
 from memory_pipeline.lib.store.store_file import StoreError, refuse_foreign_file, store_error
-from memory_pipeline.lib.store.verdicts import ADD_SETTINGS_COLUMN, has_settings_column
 from memory_pipeline.lib.store.verdicts import SCHEMA as VERDICT_SCHEMA
 
 BUSY_TIMEOUT_S = 30.0
@@ -198,18 +198,12 @@ def _writable_schema(conn: sqlite3.Connection, path: Path) -> None:
 
 def _ensure_schema(conn: sqlite3.Connection) -> None:
     present = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-    if _REQUIRED_OBJECTS <= present and has_profile_column(conn) and has_settings_column(conn):
+    if _REQUIRED_OBJECTS <= present and not needs_upgrade(conn):
         return  # a no-change run must not write a single byte
     with write_transaction(conn):
         for statement in _statements(HOLOGRAPHIC_SCHEMA + PIPELINE_SCHEMA):
             conn.execute(statement)
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(facts)")}
-        if "hrr_vector" not in columns:
-            conn.execute("ALTER TABLE facts ADD COLUMN hrr_vector BLOB")
-        if not has_profile_column(conn):
-            add_profile_column(conn)
-        if not has_settings_column(conn):
-            conn.execute(ADD_SETTINGS_COLUMN)
+        upgrade(conn)
 
 
 def _statements(script: str) -> list[str]:

@@ -113,7 +113,8 @@ class EntryWrites:
 
     def release(self, fact_ids: list[int], policy: str, entry: tuple[str, str] | None = None) -> None:
         """Apply the removal policy to facts no entry backs any more; what it took away is left
-        as a receipt per action (`entry`: the removed entry's id and hash, when known)."""
+        as a receipt per action (`entry`: the removed entry's id and hash, when known; the receipt
+        keeps its file alone)."""
         taken: dict[str, list[tuple[int, str | None, int]]] = {}
         for fact_id in fact_ids:
             if policy == "keep" or self._backed_elsewhere(fact_id):
@@ -138,8 +139,7 @@ class EntryWrites:
             moved = action != "retired"  # archived or deleted: out of Hermes' tables, links and index rows with them
             receipt = Receipt(
                 action,
-                entry[0] if entry else None,
-                entry[1] if entry else None,
+                entry[0].split(":", 1)[0] if entry and entry[0] else None,  # the file alone: no hash of what was removed
                 tuple(f for f, _, _ in facts),
                 sum(n for _, _, n in facts) if moved else 0,
                 2 * len(facts) if moved else 0,  # facts_fts and the pipeline's trigram index

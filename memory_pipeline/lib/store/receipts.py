@@ -1,7 +1,12 @@
 """Receipts: what each removal took away, content-free. Every fact a removed entry's policy
-retires, archives or deletes leaves one receipt per entry: the entry's id and hash (never its
-text), the fact ids, and the derived rows that went with them (entity links, index rows, the
-category banks rebuilt), the run and the time. Written in the removal's own transaction."""
+retires, archives or deletes leaves one receipt per entry: the file the entry was in, the fact
+ids, and the derived rows that went with them (entity links, index rows, the category banks
+rebuilt), the run and the time. Written in the removal's own transaction.
+
+No hash of the removed entry: a short entry ("Door PIN: 4821") is found from its hash in a moment
+by trying every text of its shape, so a receipt (and the run's metadata that shows it) would give
+back what was removed. Receipts written before keep their file and lose their hashes when the
+store is next opened to write."""
 
 from __future__ import annotations
 
@@ -20,7 +25,8 @@ CREATE TABLE IF NOT EXISTS {RECEIPTS_TABLE} (
     fact_ids     TEXT NOT NULL,
     links        INTEGER NOT NULL,
     index_rows   INTEGER NOT NULL,
-    banks        TEXT NOT NULL
+    banks        TEXT NOT NULL,
+    source       TEXT
 );
 """
 
@@ -28,8 +34,7 @@ CREATE TABLE IF NOT EXISTS {RECEIPTS_TABLE} (
 @dataclass(frozen=True)
 class Receipt:
     action: str  # archived (the pipeline's fact, out of Hermes' tables), retired (Hermes' own, in place), deleted
-    entry_id: str | None
-    entry_sha256: str | None
+    source: str | None  # the file the removed entry was in (`memory`, `user`), when known
     fact_ids: tuple[int, ...]
     links: int  # entity links removed
     index_rows: int  # rows of Hermes' facts_fts and the pipeline's index that went with the facts
@@ -44,8 +49,7 @@ class Receipt:
             "at": self.at,
             "run_id": self.run_id,
             "action": self.action,
-            "entry_id": self.entry_id,
-            "entry_sha256": self.entry_sha256,
+            "source": self.source,
             "fact_ids": list(self.fact_ids),
             "links": self.links,
             "index_rows": self.index_rows,
@@ -58,7 +62,7 @@ def read_receipts(conn: sqlite3.Connection, *, run_id: str | None = None, limit:
     where, params = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
     try:
         rows = conn.execute(
-            f"""SELECT receipt_id, at, run_id, action, entry_id, entry_sha256, fact_ids, links, index_rows, banks
+            f"""SELECT receipt_id, at, run_id, action, source, fact_ids, links, index_rows, banks
                 FROM {RECEIPTS_TABLE} {where} ORDER BY receipt_id DESC LIMIT ?""",
             (*params, limit),
         ).fetchall()
@@ -67,8 +71,7 @@ def read_receipts(conn: sqlite3.Connection, *, run_id: str | None = None, limit:
     return [
         Receipt(
             action,
-            entry_id,
-            sha,
+            source,
             tuple(int(i) for i in fact_ids.split(",") if i),
             links,
             index_rows,
@@ -77,5 +80,5 @@ def read_receipts(conn: sqlite3.Connection, *, run_id: str | None = None, limit:
             at,
             receipt_id,
         )
-        for receipt_id, at, run, action, entry_id, sha, fact_ids, links, index_rows, banks in rows
+        for receipt_id, at, run, action, source, fact_ids, links, index_rows, banks in rows
     ]

@@ -83,13 +83,12 @@ class RecordWrites:
     def write_receipt(self, receipt: Receipt) -> None:
         """In the removal's own transaction."""
         self.conn.execute(
-            f"""INSERT INTO {RECEIPTS_TABLE} (run_id, action, entry_id, entry_sha256, fact_ids, links, index_rows, banks)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+            f"""INSERT INTO {RECEIPTS_TABLE} (run_id, action, source, fact_ids, links, index_rows, banks)
+                VALUES (?, ?, ?, ?, ?, ?, ?)""",
             (
                 receipt.run_id,
                 receipt.action,
-                receipt.entry_id,
-                receipt.entry_sha256,
+                receipt.source,
                 ",".join(map(str, receipt.fact_ids)),
                 receipt.links,
                 receipt.index_rows,

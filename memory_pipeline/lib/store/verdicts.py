@@ -32,8 +32,6 @@ SCHEMA = (
     settings_sha256 TEXT
 )""",
 )
-# A store judged before the judge recorded the profile's detector switches gains the column.
-ADD_SETTINGS_COLUMN = f"ALTER TABLE {JUDGE_TABLE} ADD COLUMN settings_sha256 TEXT"
 
 
 @dataclass(frozen=True)
@@ -51,10 +49,6 @@ def verdicts(conn: sqlite3.Connection) -> dict[int, Verdict]:
     except sqlite3.OperationalError:
         return {}
     return {fact_id: Verdict(*rest) for fact_id, *rest in rows}
-
-
-def has_settings_column(conn: sqlite3.Connection) -> bool:
-    return any(row[1] == "settings_sha256" for row in conn.execute(f"PRAGMA table_info({JUDGE_TABLE})"))
 
 
 def judge_in_force(conn: sqlite3.Connection) -> tuple[str | None, str, str, str | None] | None:

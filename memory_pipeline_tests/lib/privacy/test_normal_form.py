@@ -37,13 +37,13 @@ FORMS = {
 }
 
 
-@pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize("category", VALUES)
+@pytest.mark.parametrize(
+    "category,form",
+    # A street address is not written inside a URL.
+    [(c, f) for c in VALUES for f in FORMS if (c, f) != ("street_address", "in a URL")],
+)
 def test_each_detector_finds_its_value_in_every_form(category, form):
-    text = FORMS[form](VALUES[category])
-    if category == "street_address" and form == "in a URL":
-        pytest.skip("a street address is not written inside a URL")
-    assert category in detect(text, ALL_ON), (category, form)
+    assert category in detect(FORMS[form](VALUES[category]), ALL_ON), (category, form)
 
 
 @pytest.mark.parametrize(

@@ -49,3 +49,19 @@ def test_a_store_opened_to_read_cannot_be_written_through(synced_home):
     with where.reading() as conn:
         assert conn is not None
     assert profile_store(get_profile(synced_home, "work")).exists
+
+
+def test_receipts_written_with_entry_hashes_lose_them_when_the_store_is_next_opened_to_write(synced_home):
+    where = profile_store(get_profile(synced_home, "default"))
+    sha = entry_sha256("Door PIN: 4821")
+    with sqlite3.connect(where.path) as conn:  # as an earlier version wrote a receipt
+        conn.execute(
+            "INSERT INTO memory_pipeline_receipts (action, entry_id, entry_sha256, fact_ids, links, index_rows, banks) "
+            "VALUES ('deleted', ?, ?, '7', 0, 2, '')",
+            (entry_id("memory", sha), sha),
+        )
+    with where.opened():
+        pass
+    assert query(where.path, "SELECT entry_id, entry_sha256, source FROM memory_pipeline_receipts") == [(None, None, "memory")]
+    with where.opened():  # nothing left to scrub: a no-change open writes nothing
+        pass

@@ -1,0 +1,38 @@
+"""What a store written by an earlier version gains when it is next opened to write: the columns
+added since (the HRR vector, the judge's detector switches, a receipt's file) and the receipts'
+entry hashes dropped (`receipts.py` says why). A store already current is not written."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memory_pipeline.lib.store.fact_search import JUDGE_TABLE
+from memory_pipeline.lib.store.ledger_schema import add_profile_column, has_profile_column
+from memory_pipeline.lib.store.receipts import RECEIPTS_TABLE
+
+_ADDED_COLUMNS = (("facts", "hrr_vector", "BLOB"), (JUDGE_TABLE, "settings_sha256", "TEXT"), (RECEIPTS_TABLE, "source", "TEXT"))
+_SCRUB_RECEIPT_HASHES = f"""UPDATE {RECEIPTS_TABLE}
+    SET source = coalesce(source, nullif(substr(entry_id, 1, instr(entry_id, ':') - 1), '')), entry_id = NULL, entry_sha256 = NULL
+    WHERE entry_id IS NOT NULL OR entry_sha256 IS NOT NULL"""
+_RECEIPT_HASHES = f"SELECT 1 FROM {RECEIPTS_TABLE} WHERE entry_id IS NOT NULL OR entry_sha256 IS NOT NULL LIMIT 1"
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def needs_upgrade(conn: sqlite3.Connection) -> bool:
+    """Whether a store holding every table lacks a column added since, or a receipt keeps a hash."""
+    if not has_profile_column(conn) or any(column not in _columns(conn, table) for table, column, _ in _ADDED_COLUMNS):
+        return True
+    return conn.execute(_RECEIPT_HASHES).fetchone() is not None
+
+
+def upgrade(conn: sqlite3.Connection) -> None:
+    """Inside the caller's write transaction, once every table exists."""
+    for table, column, kind in _ADDED_COLUMNS:
+        if column not in _columns(conn, table):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    if not has_profile_column(conn):
+        add_profile_column(conn)
+    conn.execute(_SCRUB_RECEIPT_HASHES)

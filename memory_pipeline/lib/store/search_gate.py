@@ -1,0 +1,98 @@
+"""The gate every agent-facing read passes: the judge the store's verdicts were reached with (the
+keyword list by path and SHA-256, the detectors, the detector switches read from config.yaml), and
+whether it is still the one in force. Standard library only: the Hermes plugin runs this very
+file beside `fact_search.py`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+JUDGE_TABLE = "memory_pipeline_judge"
+EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+
+
+def _list_sha256(path: str | None) -> str | None:
+    """The keyword list's SHA-256 now (an absent list: that of no terms); None when it cannot be read."""
+    if not path:
+        return EMPTY_SHA256
+    try:
+        file = Path(path)
+        if not file.exists() and not file.is_symlink():
+            return EMPTY_SHA256
+        if not file.is_file():
+            return None
+        seen = file.stat()
+        stamp = (seen.st_dev, seen.st_ino, seen.st_size, seen.st_mtime_ns, seen.st_ctime_ns)
+        known = _LIST_HASHES.get(path)
+        if known is None or known[0] != stamp:  # read again whenever the file may have changed
+            known = _LIST_HASHES[path] = (stamp, hashlib.sha256(file.read_bytes()).hexdigest())
+        return known[1]
+    except OSError:
+        return None
+
+
+# The keyword list's hash by its path, kept while its inode, size and times stay the same: a query
+# then reads the list's metadata, not its bytes.
+_LIST_HASHES: dict[str, tuple[tuple, str]] = {}
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The judge the store's verdicts were reached with; `stale` when the keyword list on disk is
+    no longer that one (edited, gone, unreadable) or the profile's detector switches are not the
+    ones it read: then nothing is shown until a re-tag."""
+
+    keywords_sha256: str
+    detectors: str
+    stale: bool
+
+
+def settings_digest(switches: object) -> str:
+    """The detector switches a profile's config.yaml holds (`plugins.memory-pipeline.private_data`),
+    as the judge records them: the SHA-256 of their names and values, whatever else the file says."""
+    chosen = {str(k): v for k, v in switches.items() if isinstance(v, bool)} if isinstance(switches, dict) else {}
+    return hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()
+
+
+def store_relative(conn: sqlite3.Connection, path: str | None) -> str | None:
+    """A keyword list's path as the judge records it: relative to the store's directory, so a
+    Hermes home moved or copied whole keeps its judgement."""
+    if path is None:
+        return None
+    return os.path.relpath(path, _store_dir(conn))
+
+
+def recorded_list(conn: sqlite3.Connection, recorded: str | None) -> str | None:
+    """The path the judge recorded, made absolute again."""
+    return None if recorded is None else os.path.normpath(os.path.join(_store_dir(conn), recorded))
+
+
+def _store_dir(conn: sqlite3.Connection) -> str:
+    file = next(row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main")
+    return os.path.dirname(os.path.abspath(file))
+
+
+def gate(conn: sqlite3.Connection, settings_sha256: str | None = None) -> Gate | None:
+    """The store's judge, or None when the privacy stage never judged it (nothing is shown).
+    `settings_sha256`: the profile's detector switches now (`settings_digest`), when the caller
+    read them; a judge that read others (or none) is stale."""
+    try:
+        row = conn.execute(f"SELECT keywords_path, keywords_sha256, detectors FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    if row is None:
+        return None
+    path, sha256, detectors = row
+    stale = _list_sha256(recorded_list(conn, path)) != sha256
+    if settings_sha256 is not None and not stale:
+        try:
+            (recorded,) = conn.execute(f"SELECT settings_sha256 FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # judged before the switches were recorded
+            recorded = None
+        stale = recorded != settings_sha256
+    return Gate(sha256, detectors, stale)
