@@ -31,9 +31,14 @@ from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import NOT_SHOWN, UNREADABLE, SearchError
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.services.reading import facts_of_profile, judgement_stale, search_profiles, shown_facts, start_retag
 
 SERVER_NAME = "memory-pipeline"
+NOT_SERVED = (
+    "its Holographic keeps one store per user (plugins.hermes-memory-store.scope: user), which memory-pipeline does not "
+    "sync, so it serves none of that profile's facts (the user can remove `scope: user` to sync it)"
+)
 _MAX_LIMIT = 50
 
 SEARCH_HELP = """Search what this user's Hermes memory keeps (every fact synced from MEMORY.md and USER.md,
@@ -93,7 +98,8 @@ class MemoryServer:
             raise ToolError(str(exc)) from None
         except StoreError:
             raise ToolError(UNREADABLE) from None
-        return {"results": found.facts, "note": NOT_SHOWN, "profiles_never_synced": found.without_store}
+        answer = {"results": found.facts, "note": NOT_SHOWN, "profiles_never_synced": found.without_store}
+        return answer | ({"profiles_not_served": found.not_served, "why_not_served": NOT_SERVED} if found.not_served else {})
 
     def get_facts(self, fact_ids: list[int], profile: str | None = None) -> dict:
         profiles = self.profiles(profile)
@@ -108,6 +114,8 @@ class MemoryServer:
             raise ToolError(str(exc)) from None
         except StoreError:
             raise ToolError(UNREADABLE) from None
+        if found.not_served:
+            raise ToolError(f"profile {chosen.name}: {NOT_SERVED}")
         if found.without_store:
             raise ToolError(f"profile {chosen.name} has no fact store yet (run `memory-pipeline sync`)")
         return {"profile": chosen.name, "facts": found.facts, "unavailable": found.unavailable_ids, "note": NOT_SHOWN}
@@ -119,6 +127,8 @@ class MemoryServer:
         if len(profiles) > 1:
             raise ToolError(f"fact ids are per profile: name one of {', '.join(p.name for p in profiles)}")
         (chosen,) = profiles
+        if profile_store(chosen).per_user:
+            raise ToolError(f"profile {chosen.name}: {NOT_SERVED}")
         try:
             story = fact_story(chosen, self.home, int(fact_id)) if self._judged([chosen]) else None
         except StoreError:

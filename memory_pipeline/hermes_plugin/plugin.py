@@ -80,9 +80,22 @@ def _plugin_setting(plugin: str, key: str):
         return None
 
 
+class NotServed(Exception):
+    """The profile's Holographic keeps one store per user (`scope: user`): the main store is not
+    what the agent reads, nor synced, so nothing of it is served."""
+
+
+NOT_SERVED = (
+    "this profile's Holographic keeps one store per user (plugins.hermes-memory-store.scope: user), which memory-pipeline "
+    "does not sync, so it serves none of its facts (the user can remove `scope: user` to sync it)"
+)
+
+
 def _store_path() -> Path:
     """The profile's store as Holographic finds it: `plugins.hermes-memory-store.db_path`, else
-    `memory_store.db` in the profile's home."""
+    `memory_store.db` in the profile's home; `NotServed` under `scope: user`."""
+    if str(_plugin_setting("hermes-memory-store", "scope") or "").strip().lower() == "user":
+        raise NotServed()
     home = _hermes_home()
     path = _plugin_setting("hermes-memory-store", "db_path")
     if not isinstance(path, str) or not path.strip():
@@ -144,6 +157,8 @@ def memory_search(args: dict, **_: object) -> str:
             conn.close()
     except SearchError as exc:
         return json.dumps({"error": str(exc)})
+    except NotServed:
+        return json.dumps({"error": NOT_SERVED})
     except FileNotFoundError:
         return json.dumps({"error": "no fact store yet (the user can run `memory-pipeline sync`)"})
     except (OSError, sqlite3.Error):
@@ -155,7 +170,11 @@ def recall(user_message: str | None = None, session_id: str = "", turn_id: str =
     """`pre_llm_call`: the facts a Chinese, Japanese or Korean message names, for this turn only,
     fenced as quoted memory."""
     try:
-        conn = _connect(_store_path())
+        path = _store_path()
+    except NotServed:
+        return None  # nothing of this profile is served: the hook stays silent
+    try:
+        conn = _connect(path)
         try:
             judge = gate(conn, _switches())
             facts = message_facts(conn, user_message or "", limit=HOOK_FACTS, max_chars=HOOK_CHARS, judge=judge) if judge else []

@@ -28,10 +28,13 @@ class Found:
     # that nothing answered tells of a fact that was not shown).
     unavailable_ids: list[int] = field(default_factory=list)
     without_store: list[str] = field(default_factory=list)  # profiles never synced
+    # Profiles whose Holographic keeps one store per user (`scope: user`): their main store is not
+    # what their agent reads, nor synced, so nothing of it is served.
+    not_served: list[str] = field(default_factory=list)
 
 
 def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_private: bool, refresh_index: bool) -> Found:
-    """`query` as a substring in every profile's facts, at most `limit` per profile: only facts
+    """`query` as a substring in every served profile's facts, at most `limit` per profile: only facts
     with a "shown" verdict for their current text unless `include_private` (the user at the
     command line). With `refresh_index` (the CLI) facts Hermes wrote since the last sync are
     indexed first (the index judges nothing: they are shown once the next sync judged them);
@@ -39,6 +42,9 @@ def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_
     found = Found()
     for profile in profiles:
         where = profile_store(profile)
+        if where.per_user:
+            found.not_served.append(profile.name)
+            continue
         if not where.exists:
             found.without_store.append(profile.name)
             continue
@@ -57,7 +63,10 @@ def _search_one(where: ProfileStore, query: str, limit: int, include_private: bo
 
 def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: bool) -> Found:
     """The facts `fact_store#N` pointers name, from one profile's store, read-only."""
-    with profile_store(profile).reading() as conn:
+    where = profile_store(profile)
+    if where.per_user:
+        return Found(not_served=[profile.name], unavailable_ids=list(fact_ids))
+    with where.reading() as conn:
         if conn is None:
             return Found(without_store=[profile.name], unavailable_ids=list(fact_ids))
         facts, unavailable = facts_by_id(conn, fact_ids, include_private=include_private)
@@ -65,8 +74,11 @@ def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: 
 
 
 def shown_facts(profile: Profile) -> int:
-    """How many of the profile's facts the agent may be shown; 0 without a store."""
-    with profile_store(profile).reading() as conn:
+    """How many of the profile's facts the agent may be shown; 0 without a store or one it does not read."""
+    where = profile_store(profile)
+    if where.per_user:
+        return 0
+    with where.reading() as conn:
         return shown_count(conn) if conn is not None else 0
 
 

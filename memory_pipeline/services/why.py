@@ -74,7 +74,7 @@ def fact_story(profile: Profile, home: Path, fact_id: int, *, owner: bool = Fals
         "prefetch": live and record.trust is not None and record.trust >= where.settings.min_trust,
         "fact_store search": live and record.trust is not None and record.trust >= where.settings.min_trust,
         "fact_store list": live,
-        "MCP server and plugin": shown,
+        "MCP server and plugin": shown and not where.per_user,  # under `scope: user` they serve nothing of it
     }
     return story
 

@@ -173,3 +173,17 @@ def test_the_printed_mcp_line_of_a_profile_reports_that_profiles_status(capsys, 
     (expected,) = json.loads(capsys.readouterr().out)["profiles"]
     assert work["profile"] == "work" and work["last_sync"] is not None
     assert (work["last_sync"], work["failing_checks"]) == (expected["last_sync"], expected["failing_checks"])
+
+
+def test_under_scope_user_the_plugin_serves_nothing_of_the_main_store_and_says_why(capsys, agent_home, tmp_path):
+    """With `scope: user` the agent's Holographic reads one store per user; the main store is no
+    longer synced, so a removed entry would still be in it: the tool says the profile is not served
+    and the hook stays silent."""
+    home = tmp_path / "hermes_home"
+    shutil.copytree(agent_home, home)
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
+    config = "plugins:\n  enabled: [memory-pipeline]\n  hermes-memory-store:\n    scope: user\n"
+    (home / "config.yaml").write_text(config, encoding="utf-8")
+    probe = _probe(home)
+    assert "scope: user" in json.loads(probe["search"])["error"] and "机柜" not in probe["search"]
+    assert probe["chinese"] == [] and probe["english"] == []

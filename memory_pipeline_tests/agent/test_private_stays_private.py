@@ -403,3 +403,23 @@ def test_nothing_a_removal_leaves_gives_back_the_removed_entry_by_brute_force(ho
     }
     found = [pin for pin in range(10_000) if hashlib.sha256(f"Door PIN: {pin:04d}".encode()).hexdigest()[:16].encode() in hex_runs]
     assert found == []
+
+
+def test_under_scope_user_the_mcp_server_serves_nothing_of_the_unsynced_main_store(home):
+    from mcp.server.fastmcp.exceptions import ToolError
+
+    memory = home / "memories" / "MEMORY.md"
+    entries = memory.read_text(encoding="utf-8").split("\n§\n")
+    gone = next(e for e in entries if "atlas" not in e and "Ollama" in e)
+    (home / "config.yaml").write_text("plugins:\n  hermes-memory-store:\n    scope: user\n", encoding="utf-8")
+    memory.write_text("\n§\n".join(e for e in entries if e != gone), encoding="utf-8")  # removed, never synced now
+    server = MemoryServer(home, retag=_no_retag)
+    answer = server.search_memory("Ollama")
+    assert gone not in json.dumps(answer, ensure_ascii=False) and answer["profiles_not_served"] == ["default"]
+    assert "scope: user" in answer["why_not_served"]
+    ((gone_id,),) = query(home / "memory_store.db", "SELECT fact_id FROM facts WHERE content = ?", (gone,))
+    for ask in (lambda: server.get_facts([gone_id], "default"), lambda: server.why_fact(gone_id, "default")):
+        with pytest.raises(ToolError, match="scope: user"):
+            ask()
+    statuses = {s["profile"]: s["shown_facts"] for s in server.memory_status()["profiles"]}
+    assert statuses["default"] == 0 and statuses["work"] > 0
