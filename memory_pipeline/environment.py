@@ -61,10 +61,23 @@ def privacy_choice(profile: Profile, home: Path, told: Told | None = None) -> Pr
 
 
 def privacy_judge(profile: Profile, home: Path, told: Told | None = None) -> PrivacyJudge:
-    """The judge for that choice; `KeywordListError` (one line) when its list cannot be used."""
-    from memory_pipeline.lib.privacy.choice import load_judge
+    """The judge for that choice, united with those of the profiles sharing its store (each with
+    its own choice); `KeywordListError` (one line) when a list cannot be used."""
+    from memory_pipeline.lib.privacy.choice import load_judge, united_judge
 
-    return load_judge(privacy_choice(profile, home, told), profile.name, data_dir(home))
+    own = load_judge(privacy_choice(profile, home, told), profile.name, data_dir(home))
+    others = [load_judge(privacy_choice(p, home), p.name, data_dir(home)) for p in store_sharing_profiles(profile, home)]
+    return united_judge([own, *others])
+
+
+def store_sharing_profiles(profile: Profile, home: Path) -> list[Profile]:
+    """The home's other profiles whose Holographic names the same store file."""
+    from memory_pipeline.lib.hermes.profiles import discover_profiles
+    from memory_pipeline.lib.store.settings import store_sharers
+
+    profiles = discover_profiles(home)
+    sharers = set(store_sharers(profile, profiles))
+    return [p for p in profiles if p.name in sharers]
 
 
 def ollama_host(flag: str | None = None) -> str:

@@ -150,3 +150,34 @@ def test_a_ledger_from_before_profiles_is_kept_and_taken_over(capsys, synced_hom
     after = query(db, f"SELECT entry_id, source, entry_sha256, fact_id, status FROM {LEDGER_TABLE} ORDER BY entry_id, fact_id")
     assert after == before
     assert query(db, f"SELECT DISTINCT profile FROM {LEDGER_TABLE}") == [("default",)]
+
+
+def test_profiles_sharing_a_store_are_judged_with_the_union_of_their_lists(capsys, tmp_path):
+    """Each profile names its own keyword list; whichever syncs last, a fact either list makes
+    private is withheld from every surface of both profiles, and status says how they are judged."""
+    from memory_pipeline.lib.store.fact_search import gate, settings_digest
+    from memory_pipeline.mcp_server import MemoryServer
+
+    home, db = _shared_home(tmp_path)
+    (home / "memory-pipeline").mkdir()
+    (home / "memory-pipeline" / "privacy_keywords.txt").write_text("Jenkins\n", encoding="utf-8")  # the home's own list
+    work_list = tmp_path / "work-keywords.txt"
+    work_list.write_text("Tailscale\n", encoding="utf-8")
+    assert main(["sync", "--hermes-home", str(home), "--profile", "default", "--quiet", "--extractor", "rules"]) == 0
+    assert (
+        main(["sync", "--hermes-home", str(home), "--profile", "work", "--quiet", "--extractor", "rules", "--keywords", str(work_list)])
+        == 0
+    )
+    private = {c for (c,) in query(db, "SELECT content FROM facts WHERE tags LIKE '%private-person%'")}
+    assert private == {DEFAULT_ENTRIES["memory"][0], WORK_ENTRIES["memory"][0]}
+    server = MemoryServer(home, retag=lambda profile: None)
+    for word in ("Jenkins", "Tailscale"):
+        assert server.search_memory(word)["results"] == []
+    assert [r["content"] for r in server.search_memory("wiki")["results"]] == [WORK_ENTRIES["user"][0]] * 2  # shown to both
+    with sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True) as conn:  # the plugin's gate, either profile's
+        assert not gate(conn, settings_digest({})).stale
+    work_list.write_text("Tailscale\nwiki\n", encoding="utf-8")  # one list edited: both profiles withhold until the re-tag
+    assert server.search_memory("wiki")["results"] == []
+    capsys.readouterr()
+    assert main(["status", "--hermes-home", str(home)]) == 0
+    assert "judged with the union of their keyword lists and detectors" in capsys.readouterr().out

@@ -70,7 +70,10 @@ def run(args: argparse.Namespace) -> int:
             profiles.append((profile.name, results))
             sharers = store_sharers(profile, discover_profiles(home))
             if sharers and not args.json:
-                print(f"{profile.name}: store shared with profile {', '.join(sharers)}; only {profile.name}'s entries are checked here")
+                print(
+                    f"{profile.name}: store shared with profile {', '.join(sharers)}; only {profile.name}'s entries are checked here, "
+                    "and its facts are judged with the union of their keyword lists and detectors (the strictest verdict wins)"
+                )
     except StoreError as exc:
         raise CommandError(str(exc)) from None
     ok = not any(failing_errors(results) for _, results in profiles)

@@ -64,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
             f"checks not passing: {', '.join(s['failing_checks']) or 'none'}"
         )
         if s["store_shared_with"]:
-            print(f"  store {s['store']} (shared with profile {', '.join(s['store_shared_with'])}: each profile's entries stay its own)")
+            print(
+                f"  store {s['store']} (shared with profile {', '.join(s['store_shared_with'])}: each profile's entries stay its own; "
+                "its facts are judged with the union of their keyword lists and detectors, the strictest verdict wins)"
+            )
         if s["vectors"] is not None:
             print(f"  {_vector_line(s['vectors'], s['vector_dialect'])}")
         for problem in [*(f"unreadable: {p}" for p in s["unreadable"]), *([s["store_error"]] if s["store_error"] else [])]:

@@ -16,6 +16,7 @@ from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import facts_by_id, gate, recorded_list, search, shown_count
 from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
+from memory_pipeline.lib.store.search_gate import recorded_many
 from memory_pipeline.lib.store.verdicts import judge_in_force
 
 
@@ -83,23 +84,24 @@ def shown_facts(profile: Profile) -> int:
 
 
 def judgement_stale(profile: Profile, home: Path) -> bool:
-    """Whether the profile's facts were judged with something other than what its choice names now:
-    another keyword list, or the list as it was then (edited, moved, renamed, gone), or other
-    detector switches in its config.yaml. Its agent's surfaces then show nothing of it until a
-    re-tag."""
-    choice = environment.privacy_choice(profile, home)
+    """Whether the profile's facts were judged with something other than what its choice names now
+    (with the choices of the profiles sharing its store): other keyword lists, or the lists as they
+    were then (edited, moved, renamed, gone), or other detector switches in a config.yaml. Its
+    agent's surfaces then show nothing of it until a re-tag."""
+    choices = [environment.privacy_choice(p, home) for p in [profile, *environment.store_sharing_profiles(profile, home)]]
     try:
         with profile_store(profile).reading() as conn:
             if conn is None:
                 return False
-            judge, recorded = gate(conn, choice.settings_sha256), judge_in_force(conn)
-            recorded_path = recorded_list(conn, recorded[0]) if recorded else None
+            judge, recorded = gate(conn, choices[0].settings_sha256), judge_in_force(conn)
+            if judge is None or recorded is None:
+                return False  # never judged: nothing is shown anyway, and the first sync judges it
+            recorded_paths = {recorded_list(conn, p) for p in recorded_many(recorded[0])}
     except StoreError:
         return True
-    if judge is None or recorded is None:
-        return False  # never judged: nothing is shown anyway, and the first sync judges it
-    named = choice.keywords_path
-    return judge.stale or (os.path.normpath(named) if named else None) != recorded_path
+    named = {os.path.normpath(c.keywords_path) if c.keywords_path else None for c in choices}
+    switches = {c.settings_sha256 for c in choices}
+    return judge.stale or named != recorded_paths or switches != set(recorded_many(recorded[3]))
 
 
 _RETAG_AGAIN_S = 60.0  # one re-tag started per profile per minute at most

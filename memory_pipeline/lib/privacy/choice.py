@@ -24,9 +24,10 @@ from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, config_section
 from memory_pipeline.lib.privacy.detectors import DETECTORS, detectors_key
 from memory_pipeline.lib.privacy.folding import Folded, folded
-from memory_pipeline.lib.privacy.matching import EMPTY_LIST_SHA256, KeywordList, KeywordListError, load_keywords, private_reasons
+from memory_pipeline.lib.privacy.matching import EMPTY_LIST_SHA256, KeywordList, KeywordListError, load_keywords, private_reasons, united
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
 from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256, settings_digest
+from memory_pipeline.lib.store.search_gate import recorded_many
 from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
 
 DEFAULT_POLICY = PrivacyPolicy.HIDE.value
@@ -113,6 +114,22 @@ class Judgement:
         return cls(
             verdict.content_sha256, ("recorded",) if PRIVATE in parts else (), ("recorded",) if UNSAFE in parts else (), UNREADABLE in parts
         )
+
+
+def united_judge(judges: list[PrivacyJudge]) -> PrivacyJudge:
+    """The judge of profiles that share one store: the union of their lists and of the detectors
+    each switched on, `hide` when any hides, every profile's switches recorded. The strictest
+    verdict wins, so no profile's private fact is served because another profile synced last."""
+    if len(judges) == 1:
+        return judges[0]
+    policy = PrivacyPolicy.HIDE.value if any(j.policy == PrivacyPolicy.HIDE.value for j in judges) else judges[0].policy
+    switches = sorted({d for j in judges for d in recorded_many(j.settings_sha256)})
+    return PrivacyJudge(
+        united([j.keywords for j in judges]),
+        frozenset().union(*(j.categories for j in judges)),
+        policy,
+        switches[0] if len(switches) == 1 else json.dumps(switches),
+    )
 
 
 def configured(profile: Profile) -> tuple[str | None, frozenset[str], str]:

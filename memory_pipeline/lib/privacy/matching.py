@@ -26,6 +26,7 @@ from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES, DETECTOR_G
 from memory_pipeline.lib.privacy.folding import Folded, folded
 from memory_pipeline.lib.privacy.keyword_sets import compiled_sets
 from memory_pipeline.lib.store.database import PRIVATE_TAG
+from memory_pipeline.lib.store.search_gate import united_sha256
 from memory_pipeline.lib.store.search_query import CJK_CHAR
 
 PRIVATE_ENTITY = "private-person"
@@ -53,6 +54,8 @@ class KeywordList:
     _sets: tuple[re2.Set, ...]
     _chunks: tuple[tuple[str, ...], ...]
     _members: tuple[tuple[str, ...], ...] = ()  # the lines each expression stands for, in order: for the owner alone
+    # The lists a shared store's union was made of, each (path, SHA-256); empty for one list.
+    sources: tuple[tuple[Path | None, str], ...] = ()
 
     def matches(self, text: str | Folded) -> bool:
         caseless = (text if isinstance(text, Folded) else folded(text)).caseless
@@ -76,6 +79,24 @@ class KeywordList:
         exactly what the list matches on folded text, for a vectorised scan; none for an empty
         list. Never to be shown anywhere."""
         return ["|".join(f"(?:{e})" for e in chunk) for chunk in self._chunks]
+
+
+def united(lists: list[KeywordList]) -> KeywordList:
+    """Several profiles' lists as one (the profiles share a store): a text any of them matches is
+    private. Known by the hash of their hashes (`united_sha256`); the first list's path stays the
+    one its profile remembers."""
+    distinct = list({(lst.path, lst.sha256): lst for lst in lists}.values())
+    if len(distinct) == 1:
+        return distinct[0]
+    return KeywordList(
+        distinct[0].path,
+        united_sha256([lst.sha256 for lst in distinct]),
+        sum(lst.terms for lst in distinct),
+        tuple(s for lst in distinct for s in lst._sets),
+        tuple(c for lst in distinct for c in lst._chunks),
+        tuple(m for lst in distinct for m in lst._members),
+        tuple((lst.path, lst.sha256) for lst in distinct),
+    )
 
 
 _GROUP = 256  # plain terms per alternation

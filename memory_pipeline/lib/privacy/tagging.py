@@ -12,6 +12,7 @@ current is not judged again; only facts whose state changes are written.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.hermes.memory_files import title_entity
 from memory_pipeline.lib.privacy.choice import Judgement, PrivacyJudge
-from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, normalise_tags
+from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, KeywordList, normalise_tags
 from memory_pipeline.lib.store import verdicts
 from memory_pipeline.lib.store.database import PIPELINE_TAG, RETIRED_TAG, UNSAFE_TAG, read_snapshot
 from memory_pipeline.lib.store.fact_search import content_sha256, store_relative
@@ -71,7 +72,7 @@ def retag_store(store: FactStore, judge: PrivacyJudge, watermarks: WatermarkChai
     was found and left."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
     conn, settings = store.conn, store.settings
-    listed = store_relative(conn, str(judge.keywords.path) if judge.keywords.path else None)
+    listed = _recorded_lists(conn, judge.keywords)
     judge_row = (listed, judge.keywords.sha256, judge.detectors, judge.settings_sha256)
     with read_snapshot(conn):
         watermarks.observe(conn)
@@ -91,6 +92,13 @@ def retag_store(store: FactStore, judge: PrivacyJudge, watermarks: WatermarkChai
         writes.set_judge(*judge_row)
         watermarks.wrote(conn)
     return report
+
+
+def _recorded_lists(conn: sqlite3.Connection, keywords: KeywordList) -> str | None:
+    """The list (or a shared store's lists, as a JSON array) as the judge records it."""
+    paths = [path for path, _ in keywords.sources] or [keywords.path]
+    listed = [store_relative(conn, str(path) if path else None) for path in paths]
+    return listed[0] if len(listed) == 1 else json.dumps(listed)
 
 
 def _scan(conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSettings) -> tuple[RetagReport, list[int], dict]:

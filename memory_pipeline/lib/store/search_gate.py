@@ -1,7 +1,12 @@
 """The gate every agent-facing read passes: the judge the store's verdicts were reached with (the
 keyword list by path and SHA-256, the detectors, the detector switches read from config.yaml), and
 whether it is still the one in force. Standard library only: the Hermes plugin runs this very
-file beside `fact_search.py`."""
+file beside `fact_search.py`.
+
+Profiles that share one store are judged together, by the union of their keyword lists and
+detectors: the judge then records every list (a JSON array of paths, the SHA-256 of their hashes)
+and every profile's switches (a JSON array of digests), and a surface finds it current while each
+list is as it was and its own profile's switches are among those read."""
 
 from __future__ import annotations
 
@@ -52,6 +57,22 @@ class Gate:
     stale: bool
 
 
+def united_sha256(hashes: list[str]) -> str:
+    """The hash of several keyword lists judged as one: of their SHA-256s, in order."""
+    return hashlib.sha256("\n".join(sorted(hashes)).encode()).hexdigest()
+
+
+def recorded_many(recorded: str | None) -> list[str | None]:
+    """What the judge recorded in one column, as a list: a JSON array (a shared store's union) or one value."""
+    if recorded is not None and recorded.startswith("["):
+        try:
+            found = json.loads(recorded)
+        except ValueError:
+            return [recorded]
+        return [v if v is None else str(v) for v in found] if isinstance(found, list) else [recorded]
+    return [recorded]
+
+
 def settings_digest(switches: object) -> str:
     """The detector switches a profile's config.yaml holds (`plugins.memory-pipeline.private_data`),
     as the judge records them: the SHA-256 of their names and values, whatever else the file says."""
@@ -88,11 +109,20 @@ def gate(conn: sqlite3.Connection, settings_sha256: str | None = None) -> Gate |
     if row is None:
         return None
     path, sha256, detectors = row
-    stale = _list_sha256(recorded_list(conn, path)) != sha256
+    stale = _lists_sha256(conn, path) != sha256
     if settings_sha256 is not None and not stale:
         try:
             (recorded,) = conn.execute(f"SELECT settings_sha256 FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
         except sqlite3.OperationalError:  # judged before the switches were recorded
             recorded = None
-        stale = recorded != settings_sha256
+        stale = settings_sha256 not in recorded_many(recorded)
     return Gate(sha256, detectors, stale)
+
+
+def _lists_sha256(conn: sqlite3.Connection, recorded: str | None) -> str | None:
+    """The recorded list's (or lists') hash as the files are now; None when one cannot be read."""
+    paths = recorded_many(recorded)
+    hashes = [_list_sha256(recorded_list(conn, p)) for p in paths]
+    if len(hashes) == 1 or None in hashes:
+        return hashes[0] if len(hashes) == 1 else None
+    return united_sha256([h for h in hashes if h is not None])
