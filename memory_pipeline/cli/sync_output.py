@@ -71,13 +71,14 @@ def entry_title(text: str | None) -> str:
 
 def change_lines(changes: list[EntryChange], judge) -> list[str]:
     """`+ MEMORY.md "Title" added`, `→ "Title" moved MEMORY.md → USER.md`, … A private entry is
-    named by its id only."""
+    not named at all."""
     lines = []
     for change in changes:
         status, name = change.status, SOURCE_FILES[change.source]
-        # Without the keyword list (it failed to load) every entry is named by its id only.
+        # Without the keyword list (it failed to load) no entry is named.
         private = judge is None or (bool(change.text) and bool(judge.reasons(change.text)))
-        shown = f"{change.entry_id} (private)" if private else f'"{entry_title(change.text)}"'
+        # Not even its id: the id is a hash of the text, and a short private entry is found from it.
+        shown = "an entry (private)" if private else f'"{entry_title(change.text)}"'
         matched = change.matched_entry_id or ""
         if status == "changed" and matched and not matched.startswith(change.source + ":"):
             old = SOURCE_FILES.get(matched.split(":")[0], "?")

@@ -82,7 +82,8 @@ def test_text_output_names_each_change_and_private_entries_by_id_only(capsys, sy
     assert f'  ~ MEMORY.md "{entries[0].split("**")[1]}" changed' in out
     assert f'  - MEMORY.md "{removed.split("**")[1]}" removed' in out
     assert f'  → "{moved.split("**")[1]}" moved MEMORY.md → USER.md' in out
-    assert "li.na@example.com" not in out and "(private) added" in out
+    assert "li.na@example.com" not in out and "USER.md an entry (private) added" in out
+    assert "user:" not in out  # not even the private entry's id, a hash of its text
 
 
 def test_a_large_first_sync_names_a_few_entries_and_counts_the_rest(capsys, demo_home):
