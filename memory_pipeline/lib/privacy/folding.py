@@ -14,6 +14,7 @@ word characters as words (`re.ASCII`, RE2's ASCII classes).
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -40,9 +41,19 @@ class Folded:
     hidden: bool  # the original held invisible or bidirectional control characters
 
 
+_INVISIBLE_RE = re.compile("[" + "".join(sorted(INVISIBLE)) + "]")
+_LOOK_ALIKE_RE = re.compile("[\u0370-\u052f]")  # the Greek and Cyrillic blocks, where every look-alike is
+
+
 def folded(text: str) -> Folded:
-    hidden = not INVISIBLE.isdisjoint(text)
-    plain = unicodedata.normalize("NFKC", text.translate(_REMOVED) if hidden else text).translate(_LOOK_ALIKES)
+    if text.isascii():  # nothing to fold but case (most facts of English memory files)
+        return Folded(text, text.lower(), False)
+    hidden = _INVISIBLE_RE.search(text) is not None
+    plain = text.translate(_REMOVED) if hidden else text
+    if not unicodedata.is_normalized("NFKC", plain):
+        plain = unicodedata.normalize("NFKC", plain)
+    if _LOOK_ALIKE_RE.search(plain):
+        plain = plain.translate(_LOOK_ALIKES)
     # Case-folding a dotted capital I leaves `i` and a combining dot: the dot would hide the word.
     return Folded(plain, plain.casefold().replace("i\u0307", "i"), hidden)
 

@@ -7,7 +7,8 @@ pipeline keeps its fact away from every surface the agent has.
 
 Like the privacy detectors it names only the kinds that fired, never the text. It reads the
 folded text (`folding.py`), so full-width letters, look-alikes and invisible characters between
-letters cannot slip past; each pattern is bounded, so no text can make a scan slow. Hermes' own
+letters cannot slip past; every pattern runs on RE2, in time linear in the text, all of them in
+one pass (a re-tag judges every fact of a store). Hermes' own
 threat scan (`scan_for_threats`, strict scope) is its floor: what Hermes blocks this withholds,
 on a labelled corpus the tests run both over; so no pattern here asks for a word boundary where
 Hermes' does not (`__ignore…`, `the users`, `.env_production`).
@@ -15,53 +16,78 @@ Hermes' does not (`__ignore…`, `the users`, `.env_production`).
 
 from __future__ import annotations
 
-import re
+import re2
 
 from memory_pipeline.lib.privacy.folding import Folded, folded
 
 _SCAN_CHARS = 65_536
+# RE2 spellings of Python's Unicode `\w` and `\s` (Hermes' patterns are Python's): a letter or
+# number of any script or `_`; any Unicode white space.
+_W = r"[\pL\pN_]"
+_S = r"[\s\x{0b}\pZ\x{1c}-\x{1f}\x{85}]"
+_LINE = r"[^\n]*"  # the rest of a line (Hermes bounds it for its backtracking engine; RE2 needs no bound)
 # A few words of filler between an attack's key words ("ignore all of the previous instructions").
-_GAP = r"(?:[\w'’-]+\s+){0,8}"
+_GAP = rf"(?:[\pL\pN_'’-]+{_S}+){{0,8}}"
 
 _KINDS: dict[str, tuple[str, ...]] = {
     "override": (
-        rf"(?:ignore|forget|disregard|override|bypass)\s+{_GAP}(?:previous|prior|above|earlier|all|any|your|the)\s+{_GAP}"
+        rf"(?:ignore|forget|disregard|override|bypass){_S}+{_GAP}(?:previous|prior|above|earlier|all|any|your|the){_S}+{_GAP}"
         r"(?:instructions?|rules|guidelines|directives|prompts?)",
-        r"system\s+prompt\s+override",
-        rf"act\s+as\s+(?:if|though)\s+{_GAP}(?:you\s+)?{_GAP}(?:have\s+no|don'?t\s+have|without)\s+{_GAP}(?:restrictions|limits|rules)",
-        rf"(?:respond|answer|reply)\s+without\s+{_GAP}(?:restrictions|limitations|filters|safety)",
-        rf"do\s+not\s+{_GAP}tell\s+{_GAP}the\s+user",
-        rf"you\s+are\s+{_GAP}now\s+(?:a|an|the)\s+",
-        rf"pretend\s+{_GAP}(?:you\s+are|to\s+be)\s+",
-        rf"(?:output|print|reveal|show)\s+{_GAP}(?:system|initial|hidden)\s+prompt",
-        rf"you\s+have\s+been\s+{_GAP}(?:updated|upgraded|patched)\s+to",
-        r"\bname\s+yourself\s+\w+",
-        r"<!--[^>]{0,512}(?:ignore|override|system|secret|hidden)[^>]{0,512}-->",
-        r"<\s*div\s+style\s*=\s*[\"'][^>]{0,2048}display\s*:\s*none",
-        r"translate\s+[^\n]{0,512}\sinto\s+[^\n]{0,512}\sand\s+(?:execute|run|eval)",
+        rf"system{_S}+prompt{_S}+override",
+        rf"act{_S}+as{_S}+(?:if|though){_S}+{_GAP}(?:you{_S}+)?{_GAP}(?:have{_S}+no|don'?t{_S}+have|without){_S}+{_GAP}"
+        r"(?:restrictions|limits|rules)",
+        rf"(?:respond|answer|reply){_S}+without{_S}+{_GAP}(?:restrictions|limitations|filters|safety)",
+        rf"do{_S}+not{_S}+{_GAP}tell{_S}+{_GAP}the{_S}+user",
+        rf"you{_S}+are{_S}+{_GAP}now{_S}+(?:a|an|the){_S}",
+        rf"pretend{_S}+{_GAP}(?:you{_S}+are|to{_S}+be){_S}",
+        rf"(?:output|print|reveal|show){_S}+{_GAP}(?:system|initial|hidden){_S}+prompt",
+        rf"you{_S}+have{_S}+been{_S}+{_GAP}(?:updated|upgraded|patched){_S}+to",
+        rf"\bname{_S}+yourself{_S}+{_W}",
+        r"<!--[^>]*(?:ignore|override|system|secret|hidden)[^>]*-->",
+        rf"<{_S}*div{_S}+style{_S}*={_S}*[\"'][^>]*display{_S}*:{_S}*none",
+        rf"translate{_S}+{_LINE}{_S}into{_S}+{_LINE}{_S}and{_S}+(?:execute|run|eval)",
     ),
     "exfiltration": (
-        r"(?:send|post|upload|transmit|forward|exfiltrate)\s+[^\n]{0,2048}?\s(?:to|at)\s+(?:https?|ftp)://",
-        r"(?:curl|wget)\s+[^\n]{0,2048}\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API)",
-        rf"(?:include|output|print|share|dump|leak)\s+{_GAP}(?:conversation|chat\s+history|previous\s+messages|full\s+context|entire\s+context)",
-        r"register\s+(?:as\s+)?a?\s*node|(?:heartbeat|beacon|check[\s-]?in)\s+(?:to|with)\s|pull\s+(?:down\s+)?(?:new\s+)?task(?:ing|s)?\b",
-        r"connect\s+to\s+the\s+network\b|you\s+must\s+(?:\w+\s+){0,3}(?:register|connect|report|beacon)\b",
-        r"\bc2\s+(?:server|channel|infrastructure|beacon)\b|\bcommand\s+and\s+control\b",
-        r"\b(?:cobalt\s*strike|sliver|havoc|mythic|metasploit|brainworm)\b",
-        r"only\s+use\s+one[\s-]?liners?\b",
-        rf"never\s+{_GAP}(?:create|write)\s+{_GAP}(?:script|file)\s+{_GAP}disk",
-        r"unset\s+\w*(?:CLAUDE|CODEX|HERMES|AGENT|OPENAI|ANTHROPIC)\w*",
+        rf"(?:send|post|upload|transmit|forward|exfiltrate){_S}+{_LINE}{_S}(?:to|at){_S}+(?:https?|ftp)://",
+        rf"(?:curl|wget){_S}+{_LINE}\$\{{?{_W}*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API)",
+        rf"(?:include|output|print|share|dump|leak){_S}+{_GAP}"
+        rf"(?:conversation|chat{_S}+history|previous{_S}+messages|full{_S}+context|entire{_S}+context)",
+        rf"register{_S}+(?:as{_S}+)?a?{_S}*node|(?:heartbeat|beacon|check(?:{_S}|-)?in){_S}+(?:to|with){_S}",
+        rf"pull{_S}+(?:down{_S}+)?(?:new{_S}+)?task(?:ing|s)?\b",
+        rf"connect{_S}+to{_S}+the{_S}+network\b|you{_S}+must{_S}+(?:{_W}+{_S}+){{0,3}}(?:register|connect|report|beacon)\b",
+        rf"\bc2{_S}+(?:server|channel|infrastructure|beacon)\b|\bcommand{_S}+and{_S}+control\b",
+        rf"\b(?:cobalt{_S}*strike|sliver|havoc|mythic|metasploit|brainworm)\b",
+        rf"only{_S}+use{_S}+one(?:{_S}|-)?liners?\b",
+        rf"never{_S}+{_GAP}(?:create|write){_S}+{_GAP}(?:script|file){_S}+{_GAP}disk",
+        rf"unset{_S}+{_W}*(?:CLAUDE|CODEX|HERMES|AGENT|OPENAI|ANTHROPIC)",
     ),
     "credentials": (
         r"authorized_keys|id_rsa|id_ed25519|(?:\$HOME|~|\$\{HOME\})/\.ssh",
         r"(?:\$HOME|~|\$\{HOME\})/\.hermes/\.env",
-        r"cat\s+[^\n]{0,2048}(?:\.env|credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc)",
-        r"(?:update|modify|edit|write|change|append|add\s+to)\s+[^\n]{0,2048}"
+        rf"cat{_S}+{_LINE}(?:\.env|credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc)",
+        rf"(?:update|modify|edit|write|change|append|add{_S}+to){_S}+{_LINE}"
         r"(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.clinerules|\.hermes/(?:config\.yaml|SOUL\.md))",
-        r"(?:api[_-]?key|token|secret|password)\s*[=:]\s*[\"'][A-Za-z0-9+/=_-]{20,}",
+        rf"(?:api[_-]?key|token|secret|password){_S}*[=:]{_S}*[\"'][A-Za-z0-9+/=_-]{{20,}}",
     ),
 }
-_COMPILED = {kind: re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE) for kind, patterns in _KINDS.items()}
+
+
+def _compiled() -> tuple[re2.Set, tuple[str, ...]]:
+    """Every pattern in one RE2 set, and the kind of each, in the set's order."""
+    options = re2.Options()
+    options.case_sensitive = False
+    options.max_mem = 64 << 20  # the filler's repetitions over Unicode classes make a large program
+    patterns = re2.Set.SearchSet(options)
+    kinds = []
+    for kind, expressions in _KINDS.items():
+        for expression in expressions:
+            patterns.Add(expression)
+            kinds.append(kind)
+    patterns.Compile()
+    return patterns, tuple(kinds)
+
+
+_PATTERNS, _KIND_OF = _compiled()
 
 
 def unsafe_kinds(text: str | Folded) -> list[str]:
@@ -70,5 +96,5 @@ def unsafe_kinds(text: str | Folded) -> list[str]:
     already; empty when none."""
     text = text if isinstance(text, Folded) else folded(text[:_SCAN_CHARS])
     kinds = ["hidden_characters"] if text.hidden else []
-    scanned = text.caseless[: 4 * _SCAN_CHARS]  # the fold of the scanned characters, which may be longer
-    return kinds + [kind for kind, pattern in _COMPILED.items() if pattern.search(scanned)]
+    found = {_KIND_OF[i] for i in _PATTERNS.Match(text.caseless[: 4 * _SCAN_CHARS]) or ()}
+    return kinds + [kind for kind in _KINDS if kind in found]

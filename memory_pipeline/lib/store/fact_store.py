@@ -67,6 +67,7 @@ class FactStore(EntryWrites, FactWrites, LedgerWrites, RecordWrites, SearchIndex
         self._start(report or SyncReport(), provenance, run_id)
         with database.write_transaction(self.conn):
             yield self
+            self.drop_unlinked_entities()
 
     def _start(self, report: SyncReport, provenance: tuple[str, str, str], run_id: str | None) -> None:
         self.report = report

@@ -38,6 +38,7 @@ class FactWrites:
         self._format: VectorFormat | None = None
         self._sum_delta: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(dim, dtype=np.complex128))
         self._count_delta: dict[str, int] = defaultdict(int)
+        self._unlinked: set[int] = set()  # entities a relink took links from: dropped at commit if left with none
         self._needs_full: set[str] = set()
 
     @property
@@ -113,17 +114,24 @@ class FactWrites:
     def relink(self, fact_id: int, content: str, links: list[tuple[int, str]]) -> None:
         """New entity links and the vector that encodes them (the category's bank follows)."""
         category, old_blob = self.conn.execute("SELECT category, hrr_vector FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
-        before = self.current_links(fact_id)
+        self._unlinked.update(self.current_links(fact_id))
         self.set_links(fact_id, links)
-        # An entity this left with no fact at all (a person's name once its fact became private)
-        # would still answer a probe of that name: it goes.
-        self.conn.executemany(
-            "DELETE FROM entities WHERE entity_id = ? AND NOT EXISTS (SELECT 1 FROM fact_entities WHERE entity_id = ?)",
-            [(entity_id, entity_id) for entity_id in before],
-        )
         blob = self.vector(content, links)
         self.conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?", (blob, fact_id))
         self.vector_changed(category, old_blob, category, blob)
+
+    def drop_unlinked_entities(self) -> None:
+        """An entity a relink left with no fact at all (a person's name once its fact became private)
+        would still answer a probe of that name: it goes, before the transaction commits. One look
+        at the links for every relink of the transaction (fact_entities has no index by entity)."""
+        unlinked, self._unlinked = sorted(self._unlinked), set()
+        for start in range(0, len(unlinked), 500):
+            chunk = unlinked[start : start + 500]
+            self.conn.execute(
+                f"""DELETE FROM entities WHERE entity_id IN ({",".join("?" * len(chunk))})
+                    AND entity_id NOT IN (SELECT entity_id FROM fact_entities)""",
+                chunk,
+            )
 
     def delete(self, fact_id: int) -> bool:
         """The fact and its entity links deleted, its bank noted; False when there is no such fact."""
