@@ -39,6 +39,7 @@ class Folded:
     text: str  # width, compatibility forms and look-alikes folded, invisible characters removed; case kept
     caseless: str  # the same, case-folded (what case-insensitive judges read)
     hidden: bool  # the original held invisible or bidirectional control characters
+    caseless_utf8: bytes  # `caseless` as RE2 reads it, encoded once for every rule that runs on it
 
 
 _INVISIBLE_RE = re.compile("[" + "".join(sorted(INVISIBLE)) + "]")
@@ -47,7 +48,8 @@ _LOOK_ALIKE_RE = re.compile("[\u0370-\u052f]")  # the Greek and Cyrillic blocks,
 
 def folded(text: str) -> Folded:
     if text.isascii():  # nothing to fold but case (most facts of English memory files)
-        return Folded(text, text.lower(), False)
+        lower = text.lower()
+        return Folded(text, lower, False, lower.encode("ascii"))
     hidden = _INVISIBLE_RE.search(text) is not None
     plain = text.translate(_REMOVED) if hidden else text
     if not unicodedata.is_normalized("NFKC", plain):
@@ -55,7 +57,8 @@ def folded(text: str) -> Folded:
     if _LOOK_ALIKE_RE.search(plain):
         plain = plain.translate(_LOOK_ALIKES)
     # Case-folding a dotted capital I leaves `i` and a combining dot: the dot would hide the word.
-    return Folded(plain, plain.casefold().replace("i\u0307", "i"), hidden)
+    caseless = plain.casefold().replace("i\u0307", "i")
+    return Folded(plain, caseless, hidden, caseless.encode("utf-8", "surrogatepass"))
 
 
 @functools.cache

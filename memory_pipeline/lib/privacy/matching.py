@@ -58,7 +58,7 @@ class KeywordList:
     sources: tuple[tuple[Path | None, str], ...] = ()
 
     def matches(self, text: str | Folded) -> bool:
-        caseless = (text if isinstance(text, Folded) else folded(text)).caseless
+        caseless = (text if isinstance(text, Folded) else folded(text)).caseless_utf8
         return any(terms.Match(caseless) for terms in self._sets)
 
     def terms_in(self, text: str | Folded) -> list[str]:
@@ -211,6 +211,8 @@ def private_reasons(text: str | Folded, keywords: KeywordList, categories: froze
 
 def normalise_tags(tags: str) -> tuple[str, bool]:
     """Fold tag variants to `private-person`; (tags, whether a variant was folded)."""
+    if "erson" not in (tags or "").lower():  # no variant to fold (most facts): only blanks and repeats go
+        return ",".join(dict.fromkeys(t for t in (p.strip() for p in (tags or "").split(",")) if t)), False
     parts, folded = [], False
     for tag in (tags or "").split(","):
         tag = tag.strip()

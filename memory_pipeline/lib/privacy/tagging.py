@@ -23,7 +23,7 @@ from memory_pipeline.lib.privacy.choice import Judgement, PrivacyJudge
 from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, KeywordList, normalise_tags
 from memory_pipeline.lib.store import verdicts
 from memory_pipeline.lib.store.database import PIPELINE_TAG, RETIRED_TAG, UNSAFE_TAG, read_snapshot
-from memory_pipeline.lib.store.fact_search import content_sha256, store_relative
+from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256, store_relative
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.store_reads import backed_fact_ids, entity_id_named, fact_state, fact_states, linked_entities
@@ -157,10 +157,14 @@ def _settled(judgement, policy, tags, normal, links_right, trust, settings, back
 def _judged(judge: PrivacyJudge, raw: bytes, verdict) -> tuple[Judgement, bool]:
     """The fact's judgement, and whether its verdict must be written (none yet, or not for this
     text under this judge)."""
-    if verdict is not None and (verdict.keywords_sha256, verdict.detectors) == (judge.keywords.sha256, judge.detectors):
-        judgement = Judgement.of_verdict(verdict)
-        if verdict.content_sha256 == content_sha256(raw):
-            return judgement, False
+    if verdict is None or verdict.detectors != judge.detectors or verdict.content_sha256 != content_sha256(raw):
+        return judge.judge(raw), True
+    if verdict.keywords_sha256 == judge.keywords.sha256:
+        return Judgement.of_verdict(verdict), False
+    if verdict.outcome == SHOWN:
+        # Only the keyword list changed, and the same detectors and scan found nothing in this very
+        # text: the list alone can change its verdict (most facts of a re-tag after a list edit).
+        return judge.judge_list_only(raw, verdict.content_sha256), True
     return judge.judge(raw), True
 
 

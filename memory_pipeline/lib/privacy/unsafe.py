@@ -96,5 +96,6 @@ def unsafe_kinds(text: str | Folded) -> list[str]:
     already; empty when none."""
     text = text if isinstance(text, Folded) else folded(text[:_SCAN_CHARS])
     kinds = ["hidden_characters"] if text.hidden else []
-    found = {_KIND_OF[i] for i in _PATTERNS.Match(text.caseless[: 4 * _SCAN_CHARS]) or ()}
+    scanned = text.caseless_utf8 if len(text.caseless) <= 4 * _SCAN_CHARS else text.caseless[: 4 * _SCAN_CHARS]
+    found = {_KIND_OF[i] for i in _PATTERNS.Match(scanned) or ()}
     return kinds + [kind for kind in _KINDS if kind in found]
