@@ -95,6 +95,7 @@ def test_the_installed_tool_syncs_searches_and_reports_on_the_users_own_home(ins
         "__init__.py",
         "fact_search.py",
         "search_query.py",
+        "search_gate.py",
         "live_sync.py",
         "pipeline.json",
     }
