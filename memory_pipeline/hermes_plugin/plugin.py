@@ -69,14 +69,33 @@ def _hermes_home() -> Path:
         return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
 
 
+# The profile's config.yaml as last parsed, by its path, inode, size and times: every turn asks it
+# for the store, its scope and the detector switches, and reads it again only once it changed.
+_CONFIG: dict[str, tuple[tuple, dict]] = {}
+
+
+def _config() -> dict:
+    """The profile's config.yaml; empty when missing, unreadable or odd (the defaults, as Holographic does)."""
+    path = _hermes_home() / "config.yaml"
+    try:
+        seen = path.stat()
+        stamp = (seen.st_dev, seen.st_ino, seen.st_size, seen.st_mtime_ns, seen.st_ctime_ns)
+        known = _CONFIG.get(str(path))
+        if known is None or known[0] != stamp:
+            import yaml
+
+            parsed = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+            known = _CONFIG[str(path)] = (stamp, parsed if isinstance(parsed, dict) else {})
+        return known[1]
+    except Exception:  # noqa: BLE001 - an unreadable or odd config: the defaults
+        return {}
+
+
 def _plugin_setting(plugin: str, key: str):
     """`plugins.<plugin>.<key>` in the profile's config.yaml; None when unset, unreadable or odd."""
     try:
-        import yaml
-
-        config = yaml.safe_load((_hermes_home() / "config.yaml").read_text(encoding="utf-8-sig")) or {}
-        return ((config.get("plugins") or {}).get(plugin) or {}).get(key)
-    except Exception:  # noqa: BLE001 - an unreadable or odd config: the defaults, as Holographic does
+        return ((_config().get("plugins") or {}).get(plugin) or {}).get(key)
+    except AttributeError:  # a section that is not a mapping
         return None
 
 

@@ -93,7 +93,7 @@ def judgement_stale(profile: Profile, home: Path) -> bool:
         with profile_store(profile).reading() as conn:
             if conn is None:
                 return False
-            judge, recorded = gate(conn, choices[0].settings_sha256), judge_in_force(conn)
+            judge, recorded = gate(conn), judge_in_force(conn)  # the switches: compared below, every profile's
             if judge is None or recorded is None:
                 return False  # never judged: nothing is shown anyway, and the first sync judges it
             recorded_paths = {recorded_list(conn, p) for p in recorded_many(recorded[0])}

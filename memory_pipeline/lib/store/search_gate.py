@@ -102,27 +102,31 @@ def gate(conn: sqlite3.Connection, settings_sha256: str | None = None) -> Gate |
     """The store's judge, or None when the privacy stage never judged it (nothing is shown).
     `settings_sha256`: the profile's detector switches now (`settings_digest`), when the caller
     read them; a judge that read others (or none) is stale."""
-    try:
-        row = conn.execute(f"SELECT keywords_path, keywords_sha256, detectors FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
-    except sqlite3.OperationalError:
-        return None
+    row = _judge_row(conn)
     if row is None:
         return None
-    path, sha256, detectors = row
+    path, sha256, detectors, recorded_switches = row
     stale = _lists_sha256(conn, path) != sha256
-    if settings_sha256 is not None and not stale:
-        try:
-            (recorded,) = conn.execute(f"SELECT settings_sha256 FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
-        except sqlite3.OperationalError:  # judged before the switches were recorded
-            recorded = None
-        stale = settings_sha256 not in recorded_many(recorded)
+    if settings_sha256 is not None:
+        stale = stale or settings_sha256 not in recorded_many(recorded_switches)
     return Gate(sha256, detectors, stale)
+
+
+def _judge_row(conn: sqlite3.Connection) -> tuple | None:
+    """(keywords path, SHA-256, detectors, switches) of the judge; None before any judgement. A
+    store judged before the switches were recorded has none (every caller that reads them then
+    finds the judge stale)."""
+    for columns in ("keywords_path, keywords_sha256, detectors, settings_sha256", "keywords_path, keywords_sha256, detectors, NULL"):
+        try:
+            return conn.execute(f"SELECT {columns} FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:
+            continue
+    return None
 
 
 def _lists_sha256(conn: sqlite3.Connection, recorded: str | None) -> str | None:
     """The recorded list's (or lists') hash as the files are now; None when one cannot be read."""
-    paths = recorded_many(recorded)
-    hashes = [_list_sha256(recorded_list(conn, p)) for p in paths]
-    if len(hashes) == 1 or None in hashes:
-        return hashes[0] if len(hashes) == 1 else None
-    return united_sha256([h for h in hashes if h is not None])
+    hashes = [_list_sha256(recorded_list(conn, p)) for p in recorded_many(recorded)]
+    if None in hashes:
+        return None
+    return hashes[0] if len(hashes) == 1 else united_sha256(hashes)
