@@ -83,10 +83,12 @@ class PrivacyJudge:
         text = folded(text)  # one fold for every rule
         return Judgement(digest, tuple(self.reasons(text)), tuple(unsafe_kinds(text)))
 
-    def judge_list_only(self, raw: bytes, digest: str) -> Judgement:
-        """A text the same detectors and unsafe scan found nothing in (a "shown" verdict for these
-        very bytes), judged again by the keyword list alone."""
-        return Judgement(digest, ("keyword",) if self.keywords.matches(raw.decode("utf-8")) else (), ())
+    def judged_by_list(self, texts: dict[int, tuple[bytes, str]]) -> dict[int, Judgement]:
+        """Texts (id -> stored bytes, their SHA-256) the same detectors and unsafe scan found nothing
+        in (a "shown" verdict for these very bytes), judged again by the keyword list alone: all
+        at once, as a re-tag after a list edit asks of nearly every fact."""
+        hits = self.keywords.matching({key: raw.decode("utf-8") for key, (raw, _) in texts.items()})
+        return {key: Judgement(digest, ("keyword",) if key in hits else (), ()) for key, (_, digest) in texts.items()}
 
     def outcome_of(self, judgement: Judgement) -> Verdict:
         return Verdict(judgement.content_sha256, self.keywords.sha256, self.detectors, judgement.outcome)
@@ -112,14 +114,6 @@ class Judgement:
             return UNREADABLE
         withheld = [name for name, found in ((PRIVATE, self.private), (UNSAFE, bool(self.unsafe))) if found]
         return ",".join(withheld) or SHOWN
-
-    @classmethod
-    def of_verdict(cls, verdict: Verdict) -> Judgement:
-        """The judgement a current verdict recorded (the kinds are not kept, only whether)."""
-        parts = set(verdict.outcome.split(","))
-        return cls(
-            verdict.content_sha256, ("recorded",) if PRIVATE in parts else (), ("recorded",) if UNSAFE in parts else (), UNREADABLE in parts
-        )
 
 
 def united_judge(judges: list[PrivacyJudge]) -> PrivacyJudge:

@@ -14,8 +14,11 @@ spaces. `re:` lines are RE2 expressions over the folded, case-folded text.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +76,42 @@ class KeywordList:
             offset += len(chunk)
         return found
 
+    def matching(self, texts: Mapping[int, str]) -> set[int]:
+        """The keys of the texts the list matches, exactly as `matches` says of each: the texts
+        folded and scanned as one (a re-tag after a list edit asks this of every fact), then each
+        text the scan points at judged alone."""
+        scanners = self._scanners
+        if not texts or not self._sets:
+            return set()
+        keys, values = list(texts), list(texts.values())
+        blob = folded("\x00".join(values)).caseless_utf8 if scanners else b""
+        ends = [m.start() for m in _NUL.finditer(blob)]
+        if not scanners or len(ends) != len(values) - 1:  # a text holding NUL: each on its own
+            return {key for key, text in texts.items() if self.matches(text)}
+        pointed: set[int] = set()
+        for scanner in scanners:
+            found = scanner.search(blob, 0)
+            while found is not None:
+                index = bisect.bisect_right(ends, found.start())
+                pointed.add(index)
+                # On from this text's end (the NUL, the next one's leading edge): a match that ran on
+                # past it must not hide one in the next text.
+                found = scanner.search(blob, ends[index]) if index < len(ends) else None
+        return {keys[i] for i in pointed if self.matches(values[i])}
+
+    @functools.cached_property
+    def _scanners(self) -> tuple[re2._Regexp, ...] | None:
+        """One expression per set for scanning many texts joined by NUL; None when an `re:` line
+        anchors to a text's start or end (`^`, `$`, `\\A`, `\\z`), which a joined text moves.
+        Every expression of ours reads NUL as the word edge a text's end is."""
+        own = [m for m in self._members if len(m) == 1 and m[0].startswith("re:")]
+        if len(self._members) != sum(map(len, self._chunks)) or any(_ANCHOR.search(line[3:]) for (line,) in own):
+            return None
+        try:
+            return tuple(re2.compile(prefilter, options=_re2_options()) for prefilter in self.re2_prefilters)
+        except re2.error:  # too large as one expression: the sets still judge each text
+            return None
+
     @property
     def re2_prefilters(self) -> list[str]:
         """RE2 expressions (DuckDB's `regexp_matches`, flag `i`), one per set, that together match
@@ -100,6 +139,8 @@ def united(lists: list[KeywordList]) -> KeywordList:
 
 
 _GROUP = 256  # plain terms per alternation
+_NUL = re.compile(b"\x00")
+_ANCHOR = re.compile(r"[\^$]|\\[Az]")
 
 
 def load_keywords(path: Path) -> KeywordList:

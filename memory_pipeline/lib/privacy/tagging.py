@@ -12,6 +12,7 @@ current is not judged again; only facts whose state changes are written.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections import Counter
@@ -27,6 +28,7 @@ from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256, store_r
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.store_reads import backed_fact_ids, entity_id_named, fact_state, fact_states, linked_entities
+from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE
 from memory_pipeline.lib.store.watermark import WatermarkChain
 
 
@@ -57,13 +59,13 @@ class RetagReport:
         return bool(self.tagged or self.untagged or self.normalised or self.relinked or self.hidden or self.unhidden or self.verdicts)
 
 
-def _target_tags(normal_tags: str, judgement: Judgement) -> str:
+def _target_tags(normal_tags: str, private: bool, unsafe: bool) -> str:
     parts = [t for t in normal_tags.split(",") if t and t not in (PRIVATE_TAG, UNSAFE_TAG)]
-    return ",".join(parts + [PRIVATE_TAG] * judgement.private + [UNSAFE_TAG] * bool(judgement.unsafe))
+    return ",".join(parts + [PRIVATE_TAG] * private + [UNSAFE_TAG] * unsafe)
 
 
-def _withheld_from_prefetch(judgement: Judgement, policy: str) -> bool:
-    return bool(judgement.unsafe) or (judgement.private and policy == PrivacyPolicy.HIDE.value)
+def _withheld_from_prefetch(private: bool, unsafe: bool, policy: str) -> bool:
+    return unsafe or (private and policy == PrivacyPolicy.HIDE.value)
 
 
 def retag_store(store: FactStore, judge: PrivacyJudge, watermarks: WatermarkChain | None = None) -> RetagReport:
@@ -105,67 +107,102 @@ def _scan(conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSe
     """Every fact judged (from its verdict, when that is current): the counts, the facts whose
     verdict, tags, links or trust must change, and each judgement made."""
     report = RetagReport()
-    private_entity = entity_id_named(conn, PRIVATE_ENTITY)
+    private_entity = str(entity_id_named(conn, PRIVATE_ENTITY))  # as group_concat spells one id
     private_links = linked_entities(conn)
     known = verdicts.verdicts(conn)
     backed = backed_fact_ids(conn)
-    candidates, scanned = [], {}
-    for fact_id, raw, tags, trust in fact_states(conn):
-        report.facts += 1
-        judgement, fresh = _judged(judge, raw, known.get(fact_id))
-        scanned[fact_id] = judgement
-        report.private += judgement.private
-        report.reasons.update(r for r in judgement.reasons if r != "recorded")
-        if judgement.unreadable:
-            if fresh:
+    states = list(fact_states(conn))
+    scanned = _fresh_judgements(judge, states, known)
+    settled = functools.lru_cache(maxsize=4096)(functools.partial(_settled, policy=judge.policy, settings=settings))
+    candidates = []
+    for fact_id, _, tags, trust in states:
+        judgement = scanned.get(fact_id)
+        private, unsafe, unreadable = _found(judgement) if judgement else _recorded(known[fact_id].outcome)
+        report.private += private
+        if unreadable:
+            if judgement:
                 candidates.append(fact_id)
             continue
-        normal = normalise_tags(tags)[0]
-        links_right = not judgement.private or (private_entity is not None and private_links.get(fact_id) == str(private_entity))
-        if not _settled(judgement, judge.policy, tags or "", normal, links_right, trust, settings, fact_id in backed):
+        links_right = not private or private_links.get(fact_id) == private_entity
+        if not settled(private, unsafe, tags or "", links_right, trust, fact_id in backed):
             candidates.append(fact_id)
-        elif fresh:
+        elif judgement:
             # Tags, links and trust already right: only the verdict is new (a keyword-list edit
             # re-judges every fact). It names the text it judged, so a text changed meanwhile is withheld.
             report.verdicts[fact_id] = judge.outcome_of(judgement)
+    report.facts = len(states)
+    for judgement in scanned.values():
+        report.reasons.update(judgement.reasons)
     return report, candidates, scanned
 
 
-def _restorable(judgement: Judgement, policy: str, tags: str, trust: float, settings: HolographicSettings, backed: bool) -> bool:
+def _found(judgement: Judgement) -> tuple[bool, bool, bool]:
+    return judgement.private, bool(judgement.unsafe), judgement.unreadable
+
+
+@functools.cache
+def _recorded(outcome: str) -> tuple[bool, bool, bool]:
+    """Private, unsafe, unreadable: what a current verdict recorded."""
+    parts = set(outcome.split(","))
+    return PRIVATE in parts, UNSAFE in parts, UNREADABLE in parts
+
+
+def _fresh_judgements(judge: PrivacyJudge, states: list, known: dict) -> dict[int, Judgement]:
+    """The facts whose verdict is not for their current text under this judge, judged again: by
+    the keyword list alone where only the list changed (all at once), else whole."""
+    listed, whole = {}, {}
+    for fact_id, raw, *_ in states:
+        need, digest = _needed(judge, raw, known.get(fact_id))
+        if need == _LIST:
+            listed[fact_id] = (raw, digest)
+        elif need == _WHOLE:
+            whole[fact_id] = judge.judge(raw)
+    return judge.judged_by_list(listed) | whole
+
+
+_CURRENT, _LIST, _WHOLE = "current", "list", "whole"
+
+
+def _needed(judge: PrivacyJudge, raw: bytes, verdict) -> tuple[str, str | None]:
+    """What judging a fact takes, and its text's SHA-256 where that was computed: nothing (its
+    verdict is for this text under this judge), the keyword list alone (only the list changed,
+    and the same detectors and scan found nothing in this very text: most facts of a re-tag after
+    a list edit), or the whole judge."""
+    if verdict is None:
+        return _WHOLE, None
+    digest = content_sha256(raw)
+    if verdict.detectors != judge.detectors or verdict.content_sha256 != digest:
+        return _WHOLE, digest
+    if verdict.keywords_sha256 == judge.keywords.sha256:
+        return _CURRENT, digest
+    return (_LIST if verdict.outcome == SHOWN else _WHOLE), digest
+
+
+def _restorable(private: bool, unsafe: bool, policy: str, tags: str, trust: float, settings: HolographicSettings, backed: bool) -> bool:
     """Trust the judge once lowered that goes back now (not a retired fact's, not a stray mirror's)."""
     parts = tags.split(",")
     return (
-        not _withheld_from_prefetch(judgement, policy)
-        and (PRIVATE_TAG in parts or UNSAFE_TAG in parts or judgement.private)
+        not _withheld_from_prefetch(private, unsafe, policy)
+        and (PRIVATE_TAG in parts or UNSAFE_TAG in parts or private)
         and trust == settings.withheld_trust
         and RETIRED_TAG not in parts
         and (backed or PIPELINE_TAG not in parts)
     )
 
 
-def _settled(judgement, policy, tags, normal, links_right, trust, settings, backed) -> bool:
-    """Tags, links and trust already as the judgement wants them."""
-    too_visible = _withheld_from_prefetch(judgement, policy) and trust >= settings.min_trust
+def _settled(
+    private: bool, unsafe: bool, tags: str, links_right: bool, trust: float, backed: bool, *, policy: str, settings: HolographicSettings
+) -> bool:
+    """Tags, links and trust already as the judgement wants them (a pure function of its
+    arguments: the scan asks it once per distinct state)."""
+    normal = normalise_tags(tags)[0]
+    too_visible = _withheld_from_prefetch(private, unsafe, policy) and trust >= settings.min_trust
     return (
-        _target_tags(normal, judgement) == tags
+        _target_tags(normal, private, unsafe) == tags
         and links_right
         and not too_visible
-        and not _restorable(judgement, policy, normal, trust, settings, backed)
+        and not _restorable(private, unsafe, policy, normal, trust, settings, backed)
     )
-
-
-def _judged(judge: PrivacyJudge, raw: bytes, verdict) -> tuple[Judgement, bool]:
-    """The fact's judgement, and whether its verdict must be written (none yet, or not for this
-    text under this judge)."""
-    if verdict is None or verdict.detectors != judge.detectors or verdict.content_sha256 != content_sha256(raw):
-        return judge.judge(raw), True
-    if verdict.keywords_sha256 == judge.keywords.sha256:
-        return Judgement.of_verdict(verdict), False
-    if verdict.outcome == SHOWN:
-        # Only the keyword list changed, and the same detectors and scan found nothing in this very
-        # text: the list alone can change its verdict (most facts of a re-tag after a list edit).
-        return judge.judge_list_only(raw, verdict.content_sha256), True
-    return judge.judge(raw), True
 
 
 def tag_written(writes: FactStore, fact_ids: list[int], judge: PrivacyJudge) -> RetagReport:
@@ -196,7 +233,7 @@ def _apply(
     if state is None:
         return
     raw, tags, trust, settings = state.raw, state.tags, state.trust, writes.settings
-    current = scanned is not None and scanned.content_sha256 == content_sha256(raw) and "recorded" not in scanned.reasons
+    current = scanned is not None and scanned.content_sha256 == content_sha256(raw)
     judgement = scanned if current else None
     judgement = judgement or judge.judge(raw)
     report.verdicts[fact_id] = judge.outcome_of(judgement)
@@ -204,7 +241,8 @@ def _apply(
         return  # nothing can be read to tag or link: withheld by its verdict alone
     content, tags = raw.decode("utf-8"), tags or ""
     normal = normalise_tags(tags)[0]
-    target_tags = _target_tags(normal, judgement)
+    private, unsafe = judgement.private, bool(judgement.unsafe)
+    target_tags = _target_tags(normal, private, unsafe)
     was_private = PRIVATE_TAG in normal.split(",")
     if any(p.strip() and p.strip() != PRIVATE_TAG and normalise_tags(p)[0] == PRIVATE_TAG for p in tags.split(",")):
         report.normalised += 1
@@ -216,10 +254,10 @@ def _apply(
         report.unsafe.append(fact_id)
 
     new_trust = trust
-    if _withheld_from_prefetch(judgement, judge.policy) and trust >= settings.min_trust:
+    if _withheld_from_prefetch(private, unsafe, judge.policy) and trust >= settings.min_trust:
         new_trust = settings.withheld_trust
         report.hidden += 1
-    elif _restorable(judgement, judge.policy, normal, trust, settings, fact_id in backed):
+    elif _restorable(private, unsafe, judge.policy, normal, trust, settings, fact_id in backed):
         new_trust = settings.default_trust
         report.unhidden += 1
 

@@ -7,6 +7,7 @@ How a vector is stored as bytes is `vector_codec`'s business.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -51,15 +52,19 @@ class AtomCache:
 
 def atom(word: str, dim: int) -> np.ndarray:
     """SHA-256 digests of f"{word}:{i}" read as little-endian uint16, scaled to [0, 2π)."""
-    blocks = -(-dim // _UINT16_PER_DIGEST)
     prefix = hashlib.sha256(f"{word}:".encode())
     digests = []
-    for i in range(blocks):
+    for suffix in _suffixes(-(-dim // _UINT16_PER_DIGEST)):
         block = prefix.copy()
-        block.update(str(i).encode())
+        block.update(suffix)
         digests.append(block.digest())
     values = np.frombuffer(b"".join(digests), dtype="<u2")[:dim]
     return values.astype(np.float64) * (TWO_PI / 65536.0)
+
+
+@functools.cache
+def _suffixes(blocks: int) -> tuple[bytes, ...]:
+    return tuple(str(i).encode() for i in range(blocks))
 
 
 def bind(a: np.ndarray, b: np.ndarray) -> np.ndarray:

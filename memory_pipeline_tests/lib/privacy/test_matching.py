@@ -1,4 +1,5 @@
 import hashlib
+import random
 
 import duckdb
 import pytest
@@ -220,3 +221,23 @@ def test_a_list_of_twenty_thousand_terms_matches_each_term_in_several_sets(tmp_p
         db.execute("SELECT regexp_matches(?, ?, 'i')", ["met Person Name12345 Surname", p]).fetchall()[0][0]
         for p in keywords.re2_prefilters
     )
+
+
+# Pieces a re-tag's texts are made of: terms, their near misses, full-width and look-alike forms,
+# combining marks and invisible characters at a text's edges, NUL inside a text.
+_PIECES = ["Lin", "LinkedIn", "ＬＩＮ", "Lіn", "张伟", "王小明", "li na", "token", "#1277", "#77x", "ab", "c", " ", "\n", "\u0301", "e"]
+_PIECES += ["İ", "\u200b", "7", "x\x00y", "on-call9", "(hr)"]
+
+
+@pytest.mark.parametrize(
+    "lines", [lines for lines, _ in PREFILTER_CASES] + ["Lin\ntoken\nre:#\\d*77\\b\nre:li\\s+na", "re:^token\nLin", "re:(?m)c$\n张伟"]
+)
+def test_many_texts_at_once_match_exactly_as_each_alone(tmp_path, lines):
+    path = tmp_path / "kw.txt"
+    path.write_text(lines + "\n", encoding="utf-8")
+    keywords = load_keywords(path)
+    rng = random.Random(lines)
+    for with_nul in (False, True):
+        pieces = _PIECES if with_nul else [p for p in _PIECES if "\x00" not in p]
+        texts = {i: "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))) for i in range(3_000)}
+        assert keywords.matching(texts) == {i for i, text in texts.items() if keywords.matches(text)}
