@@ -28,7 +28,9 @@ def mirror_line(summary: ProfileSummary) -> str | None:
         f"{m.adopted} adopted by their entry" if m.adopted else "",
         f"{m.updated} updated in place (their entry was edited)" if m.updated else "",
         f"{m.retired} retired (their entry is gone)" if m.retired else "",
-        f"{m.unexplained} unexplained (`memory-pipeline mirrors --profile {profile}`)" if m.unexplained else "",
+        f"{m.unexplained} left as the agent's own facts (`memory-pipeline mirrors --profile {profile}` lists them)"
+        if m.unexplained
+        else "",
     ]
     return f"Holographic mirror rows: {m.found} found; {', '.join(p for p in parts if p)}"
 

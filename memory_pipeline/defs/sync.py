@@ -9,15 +9,15 @@ import dagster as dg
 from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
-from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, backup_entries
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.database import read_snapshot
 from memory_pipeline.lib.store.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
 from memory_pipeline.lib.store.mirror_rows import known_entry_hashes, mirror_rows
 from memory_pipeline.lib.store.receipts import read_receipts
 from memory_pipeline.lib.store.schema_fingerprint import schema_fingerprint
 from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
-from memory_pipeline.lib.sync.journal import journal_path, journaled_edits
-from memory_pipeline.lib.sync.mirror import plan_mirrors, sharers_entries
+from memory_pipeline.lib.sync.journal import journal_path, read_journal
+from memory_pipeline.lib.sync.mirror import EntryEvidence, plan_mirrors, sharers_entries
 from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction
 from memory_pipeline.lib.sync.writer import write_sync
 
@@ -39,8 +39,8 @@ def ledger_diff(
     to a vanished entry: its fact ids are the update candidates), `new`, or `removed`. Entries of a
     file that could not be read are held, never counted as removed. Holographic's mirror rows (the
     untagged copy it adds of each entry Hermes' memory tool adds) are adopted by their entry, taken
-    as the previous version of a new similar entry, retired with a removed one, or counted as
-    unexplained for the `mirrors_adopted` check.
+    as the previous version of the entry the agent's journaled edit made of them, retired with a
+    removed one, or left as the agent's own facts (a paraphrase of an entry included).
     """
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
@@ -56,11 +56,15 @@ def ledger_diff(
         known = known_entry_hashes(conn, owner) if mirrors else set()
     unreadable = hashed_entries.held
     # The agent's own writes, journaled by the Hermes plugin: an edit it names is an edit.
-    edits = journaled_edits(journal_path(environment.data_dir(hermes.path()), profile.name))
-    diff = diff_entries(hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=store.similarity_threshold, edits=edits)
-    backups = {source: backup_entries(profile.memory_file(source)) for source in SOURCE_FILES} if mirrors else {}
+    journal = read_journal(journal_path(environment.data_dir(hermes.path()), profile.name))
+    for problem in journal.problems:
+        context.log.warning(problem)
+    threshold = store.similarity_threshold
+    diff = diff_entries(hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=threshold, edits=journal.edits)
+    files = {source: profile.memory_file(source) for source in SOURCE_FILES} if mirrors else {}
     elsewhere = sharers_entries([p for p in profiles if p.name in owner.sharers]) if mirrors else frozenset()
-    diff, plan = plan_mirrors(diff, mirrors, known_hashes=known, backups=backups, threshold=store.similarity_threshold, elsewhere=elsewhere)
+    evidence = EntryEvidence.gathered(known, files, journal)
+    diff, plan = plan_mirrors(diff, mirrors, evidence, elsewhere=elsewhere)
     counts = diff["status"].value_counts()
     metadata = {status: float(counts.get(status, 0)) for status in STATUSES}
     held = sum(1 for e in ledger.values() if e.source in unreadable)

@@ -14,20 +14,30 @@ import threading
 import time
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # Windows: appends are not serialised there
+    fcntl = None  # type: ignore[assignment]
+
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 DEBOUNCE_S = 0.5  # a burst of writes (a batch, several calls in one turn) syncs once
 
 
-def entry_hashes(home: Path) -> dict[str, set[str]]:
-    """Each memory file's entries by SHA-256 of their stripped text (the pipeline's identity)."""
+def entry_texts(home: Path) -> dict[str, dict[str, str]]:
+    """Each memory file's entries, SHA-256 of the stripped text (the pipeline's identity) -> text.
+    Held in memory for one tool call, never written anywhere."""
     found = {}
     for target, name in FILES.items():
         try:
             text = (home / "memories" / name).read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError):
             text = ""
-        found[target] = {hashlib.sha256(e.strip().encode("utf-8")).hexdigest() for e in text.split("\n§\n") if e.strip()}
+        found[target] = {_sha(e.strip()): e.strip() for e in text.split("\n§\n") if e.strip()}
     return found
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def reached_the_file(result: object) -> bool:
@@ -36,30 +46,78 @@ def reached_the_file(result: object) -> bool:
     return isinstance(outcome, dict) and bool(outcome.get("success")) and not outcome.get("staged")
 
 
-def write_lines(before: dict | None, after: dict[str, set[str]], *, session: str, turn: str, action: str) -> list[dict]:
-    """The journal's lines for one write: per file it changed, the entries it took away and put in."""
+def write_lines(before: dict | None, after: dict[str, dict[str, str]], call: dict, *, session: str, turn: str) -> list[dict]:
+    """The journal's lines for one tool call, one per operation: the entries it took away and put
+    in, told apart from what another session wrote meanwhile by the call's own arguments (an
+    entry taken away holds the `old_text` it named; one put in is the `content` it gave)."""
     if before is None:
         return []  # no snapshot of the files before it: nothing certain to say (the sync still runs)
+    operations = call.get("operations") if isinstance(call.get("operations"), list) else [call]
     lines = []
-    for target in FILES:
-        gone, new = sorted(before.get(target, set()) - after[target]), sorted(after[target] - before.get(target, set()))
-        if gone or new:
-            lines.append({"at": now(), "session": session, "turn": turn, "action": action, "target": target, "before": gone, "after": new})
+    for op in (o for o in operations if isinstance(o, dict)):
+        target = str(op.get("target") or call.get("target") or "memory")
+        if target not in FILES:
+            continue
+        was, now_ = before.get(target, {}), after.get(target, {})
+        gone = {h: t for h, t in was.items() if h not in now_}
+        new = {h: t for h, t in now_.items() if h not in was}
+        taken, put = _named(gone, op.get("old_text")), _put(new, op)
+        if taken or put:
+            action = str(op.get("action") or "batch")
+            lines.append({"at": now(), "session": session, "turn": turn, "action": action, "target": target, "before": taken, "after": put})
     return lines
+
+
+def _named(gone: dict[str, str], old_text: object) -> list[str]:
+    """The entries gone that hold the text the operation named (all gone, when it named none)."""
+    if isinstance(old_text, str) and old_text.strip():
+        return sorted(h for h, text in gone.items() if old_text.strip() in text)
+    return sorted(gone)
+
+
+def _put(new: dict[str, str], op: dict) -> list[str]:
+    """The new entry the operation wrote: its `content`, or (a patch) the new entries holding its new text."""
+    content = op.get("content")
+    if isinstance(content, str) and content.strip():
+        return [h for h in new if h == _sha(content.strip())]
+    piece = next((op[k] for k in ("new_text", "new_content", "replacement") if isinstance(op.get(k), str) and op[k].strip()), None)
+    return sorted(h for h, text in new.items() if piece is None or piece.strip() in text)
 
 
 def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+JOURNAL_BYTES = 1024 * 1024  # past this the journal starts afresh, the previous one kept beside it (`.1`)
+
+
 def journal(path: Path, line: dict) -> None:
-    """One line appended to the journal, created readable by its owner alone."""
+    """One line appended to the journal, created readable by its owner alone. A journal past
+    `JOURNAL_BYTES` is moved aside (replacing the one moved aside before), under a lock, so two
+    Hermes sessions appending at once neither lose a line nor move it aside twice."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    data = (json.dumps(line) + "\n").encode()
+    for _ in range(8):
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)  # released when closed
+            if not _is_current(path, fd):
+                continue  # moved aside while this session waited: append to the new one
+            if os.fstat(fd).st_size and os.fstat(fd).st_size + len(data) > JOURNAL_BYTES:
+                os.replace(path, path.with_name(path.name + ".1"))
+                continue
+            os.write(fd, data)
+            return
+        finally:
+            os.close(fd)
+
+
+def _is_current(path: Path, fd: int) -> bool:
     try:
-        os.write(fd, (json.dumps(line) + "\n").encode())
-    finally:
-        os.close(fd)
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except FileNotFoundError:
+        return False
 
 
 class LiveSync:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from .fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate, message_facts, search, settings_digest
-from .live_sync import LiveSync, entry_hashes, journal, now, reached_the_file, write_lines
+from .live_sync import LiveSync, entry_texts, journal, now, reached_the_file, write_lines
 
 logger = logging.getLogger(__name__)
 
@@ -233,10 +233,11 @@ _syncs: list[LiveSync] = []  # this profile's background sync, once a write aske
 
 
 def before_memory_write(tool_name: str = "", tool_call_id: str = "", session_id: str = "", turn_id: str = "", **_: object) -> None:
-    """`pre_tool_call`: the files' entries as they are before a `memory` write (hashes only)."""
+    """`pre_tool_call`: the files' entries as they are before a `memory` write (kept in memory
+    for this call alone; the journal gets hashes)."""
     if tool_name == "memory":
         try:
-            _before[tool_call_id or f"{session_id}/{turn_id}"] = entry_hashes(_hermes_home())
+            _before[tool_call_id or f"{session_id}/{turn_id}"] = entry_texts(_hermes_home())
         except Exception as exc:  # noqa: BLE001 - never in the agent's way
             _once(f"the live sync cannot read the memory files ({type(exc).__name__})")
     return None
@@ -262,8 +263,8 @@ def after_memory_write(
     try:
         if not reached_the_file(result):
             return
-        action = str((args if isinstance(args, dict) else {}).get("action") or "batch")
-        for line in write_lines(before, entry_hashes(_hermes_home()), session=session_id, turn=turn_id, action=action):
+        call = args if isinstance(args, dict) else {}
+        for line in write_lines(before, entry_texts(_hermes_home()), call, session=session_id, turn=turn_id):
             journal(Path(_pipeline("journal")), line)
         if not _syncs:
             _syncs.append(LiveSync(_pipeline("sync"), logger))

@@ -21,7 +21,7 @@ from memory_pipeline.lib.store.database import RETIRED_TAG
 from memory_pipeline.lib.store.fact_search import facts_by_id
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.story import FactRecord, fact_record
-from memory_pipeline.lib.sync.journal import journal_lines, journal_path
+from memory_pipeline.lib.sync.journal import journal_path, read_journal
 
 _LABEL_CHARS = 60
 
@@ -59,7 +59,7 @@ def fact_story(profile: Profile, home: Path, fact_id: int, *, owner: bool = Fals
         return story
     story.found, story.content, story.category, story.trust = True, record.content, record.category, record.trust
     story.state = _state(record)
-    journal = journal_lines(journal_path(environment.data_dir(home), profile.name))
+    journal = read_journal(journal_path(environment.data_dir(home), profile.name)).lines
     story.entries = _entries(profile, record)
     hashes = {line.entry_sha256 for line in record.ledger}
     story.history = [

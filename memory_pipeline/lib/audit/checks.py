@@ -95,9 +95,10 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
     CheckSpec(
         "mirrors_adopted",
         WARN,
-        "Every fact shaped like Holographic's mirror of an entry (untagged, general or user_pref, in no ledger row) "
-        "has its entry in the files; the others are named by id.",
-        "memory-pipeline mirrors --profile {profile} (shows them; --retire or --keep, then --apply)",
+        "No fact is Holographic's mirror of an entry gone from the files (untagged, general or user_pref, in no ledger "
+        "row, its text an entry once by the ledger, the journal or Hermes' drift backups); such facts are named by id. "
+        "The agent's own facts are counted, never flagged.",
+        "memory-pipeline sync --profile {profile} (retires them as removed entries' facts)",
         start=12,
         moves_with_writers=True,
     ),

@@ -1,54 +1,104 @@
 """The journal of the agent's own memory writes, written by the Hermes plugin after each write of
 Hermes' `memory` tool that reached the file (`<data-dir>/journal/<profile>.jsonl`, private to its
-owner): when, which Hermes session and turn, which action on which file, and the SHA-256 of the
-entries the write took away and put in. Never the text.
+owner): when, which Hermes session and turn, which operation on which file, and the SHA-256 of
+the entries that operation took away and put in. Never the text. Past 1 MB the plugin moves it
+aside (`<profile>.jsonl.1`, replacing the one before), so the two files stay small.
 
-The sync reads it for one thing: a write that took exactly one entry away and put exactly one in
-its file is an edit, so that entry's facts are updated in place however much the text changed.
+The sync reads it for two things: an operation that replaced one entry by one in a single tool
+call (`replace`, or `patch` in current Hermes) is an edit, so that entry's facts are updated in
+place however much the text changed; and an entry it took away was an entry, so Holographic's
+mirror of it is that entry's to retire. Writes of different calls or sessions are never paired.
 The files stay the only truth: a line whose hashes the files and the ledger do not bear is ignored.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.hermes.hashing import entry_id
 
-# What the sync reads of a journal: its newest lines (a journal of a long-lived profile grows).
-_LINES_READ = 2_000
+EDITS = ("replace", "patch")  # the operations that take one entry away and put its new text in
+# What is read of each journal file: its newest bytes (the plugin keeps each near 1 MB; a larger
+# one was not written by it, or by an older version: its newest part still pairs edits).
+READ_BYTES = 4 * 1024 * 1024
 
 
 def journal_path(data_dir: Path, profile: str) -> Path:
     return data_dir / "journal" / f"{profile}.jsonl"
 
 
-def journaled_edits(path: Path) -> dict[tuple[str, str], str]:
-    """(source, SHA-256 of the entry a write put in) -> entry id of the one it took away, for the
-    writes that replaced one entry by one, among the journal's newest lines; later writes win.
-    Nothing when there is no journal."""
-    edits: dict[tuple[str, str], str] = {}
-    for write in journal_lines(path)[-_LINES_READ:]:
-        before, after = write.get("before"), write.get("after")
-        if write.get("target") in ("memory", "user") and isinstance(before, list) and isinstance(after, list):
-            if len(before) == len(after) == 1:
-                edits[(write["target"], str(after[0]))] = entry_id(write["target"], str(before[0]))
-    return edits
+@dataclass(frozen=True)
+class Journal:
+    lines: list[dict] = field(default_factory=list)  # every readable line, oldest first
+    problems: list[str] = field(default_factory=list)  # one line per file not read whole: the file, why, what was read
+
+    @property
+    def edits(self) -> dict[tuple[str, str], str]:
+        """(source, SHA-256 of the entry an edit put in) -> entry id of the one it took away; later edits win."""
+        edits: dict[tuple[str, str], str] = {}
+        for write in self.lines:
+            before, after, target = write.get("before"), write.get("after"), write.get("target")
+            if write.get("action") in EDITS and target in ("memory", "user") and isinstance(before, list) and isinstance(after, list):
+                if len(before) == len(after) == 1:
+                    edits[(target, str(after[0]))] = entry_id(target, str(before[0]))
+        return edits
+
+    @property
+    def taken_away(self) -> set[tuple[str, str]]:
+        """(source, SHA-256) of every entry a journaled write took away."""
+        found = set()
+        for write in self.lines:
+            before = write.get("before")
+            found.update((str(write.get("target")), h) for h in (before if isinstance(before, list) else []) if isinstance(h, str))
+        return found
 
 
-def journal_lines(path: Path) -> list[dict]:
-    """Every readable line of a journal, oldest first (a torn line is skipped)."""
+def read_journal(path: Path) -> Journal:
+    """The journal moved aside and the current one, oldest first; nothing when there is none."""
+    lines: list[dict] = []
+    problems: list[str] = []
+    for part in (path.with_name(path.name + ".1"), path):
+        raw, problem = _newest_bytes(part)
+        if problem:
+            problems.append(problem)
+        lines += _parsed(raw, whole=problem is None)
+    return Journal(lines, problems)
+
+
+def _newest_bytes(path: Path) -> tuple[bytes, str | None]:
     try:
-        raw = read_regular_file(path)
-    except UnreadableFile:
-        return []
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    if size <= READ_BYTES:
+        try:
+            return read_regular_file(path) or b"", None
+        except UnreadableFile as exc:
+            return b"", f"agent journal {exc}; its writes are synced as additions and removals (remove the file to start afresh)"
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(size - READ_BYTES)
+            raw = handle.read(READ_BYTES)
+    except OSError as exc:
+        return b"", f"agent journal {path}: cannot be read ({exc.strerror}); its writes are synced as additions and removals"
+    mb, read = size / (1024 * 1024), READ_BYTES // (1024 * 1024)
+    return raw, f"agent journal {path}: {mb:.0f} MB, only its newest {read} MB read (remove the file to start afresh)"
+
+
+def _parsed(raw: bytes, *, whole: bool) -> list[dict]:
+    text = raw.decode("utf-8", errors="replace").splitlines()
+    if not whole and text:
+        text = text[1:]  # the first line of a tail is cut
     lines = []
-    for line in (raw or b"").decode("utf-8", errors="replace").splitlines():
+    for line in text:
         try:
             write = json.loads(line)
         except ValueError:
-            continue
+            continue  # a torn line
         if isinstance(write, dict):
             lines.append(write)
     return lines

@@ -4,29 +4,32 @@ It mirrors additions only, so an entry edited or removed before the next sync le
 behind at full trust, where `fact_store` and prefetch keep finding it.
 
 A mirror-shaped fact (untagged, in a file's mirror category, named by no ledger row) is:
-- the mirror of an entry still in the files (same text, or that text with its secrets masked as
-  current Hermes scrubs what it hands a provider; same file): adopted by that entry;
-- the previous version of a new entry of its file (similar by the rule that makes an entry
-  `changed`): that entry's update candidate, so the edit rewrites it in place, id kept;
-- the mirror of an entry that is gone, when the ledger or Hermes' drift backups show its text
-  was an entry: retired by the removal policy, like any removed entry's fact;
-- otherwise unexplained (the agent's own `fact_store add` looks the same): never touched by a
-  sync; the `mirrors_adopted` check names it, and `memory-pipeline mirrors` retires or keeps it.
+- the mirror of an entry still in the files (its exact text, or that text with its secrets
+  masked as current Hermes scrubs what it hands a provider; same file): adopted by that entry;
+- the previous version of a new entry of its file, when the agent's journal shows one tool call
+  (`replace`, `patch`) replaced that text by the entry's: the entry's update candidate, so the
+  edit rewrites it in place, id kept;
+- the mirror of an entry that is gone, when the ledger, the journal or Hermes' drift backups show
+  its text was an entry: retired by the removal policy, like any removed entry's fact;
+- otherwise the agent's own (`fact_store add` looks the same, a paraphrase of an entry
+  included): never touched by a sync, and no finding of the `mirrors_adopted` check.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
-from memory_pipeline.lib.hermes.hashing import entry_sha256
-from memory_pipeline.lib.hermes.memory_files import SourceReading
+from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256
+from memory_pipeline.lib.hermes.memory_files import SourceReading, backup_entries
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.hermes.redaction import has_mask, is_scrubbed_copy
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.mirror_rows import MirrorRow, mirror_rows
+from memory_pipeline.lib.sync.journal import Journal
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class MirrorPlan:
     adopted: tuple[tuple[str, int], ...] = ()  # (entry_id, fact_id): the mirror of an entry in the files
     updated: int = 0  # taken as the previous version of a new entry (folded into the diff)
     retired: tuple[GoneEntryFact, ...] = ()
-    unexplained: tuple[int, ...] = ()  # fact ids
+    unexplained: tuple[int, ...] = ()  # fact ids: the agent's own, left as they are
 
     @property
     def found(self) -> int:
@@ -66,16 +69,42 @@ def unexplained_mirrors(rows: list[MirrorRow], readings: list[SourceReading]) ->
     return [row.fact_id for row in rows if not explained(row)]
 
 
+@dataclass(frozen=True)
+class EntryEvidence:
+    """What shows a text was an entry once, and which edits the agent made."""
+
+    known_hashes: frozenset[str] = frozenset()  # every entry hash the ledger recorded (full or short)
+    backups: dict[str, set[str]] = field(default_factory=dict)  # source -> texts of Hermes' drift backups
+    taken_away: frozenset[tuple[str, str]] = frozenset()  # (source, SHA-256) the journal saw taken away
+    edits: dict[tuple[str, str], str] = field(default_factory=dict)  # the journal's edits (`Journal.edits`)
+
+    @classmethod
+    def gathered(cls, known_hashes: set[str], memory_files: dict[str, Path], journal: Journal) -> EntryEvidence:
+        """The evidence at hand: the ledger's hashes, the drift backups beside each memory file, the journal."""
+        backups = {source: backup_entries(path) for source, path in memory_files.items()}
+        return cls(frozenset(known_hashes), backups, frozenset(journal.taken_away), journal.edits)
+
+    def was_an_entry(self, row: MirrorRow) -> bool:
+        sha = entry_sha256(row.content.strip())
+        return (
+            sha in self.known_hashes
+            or sha[:16] in self.known_hashes
+            or (row.source, sha) in self.taken_away
+            or row.content.strip() in self.backups.get(row.source, set())
+        )
+
+
+def vanished_mirrors(rows: list[MirrorRow], readings: list[SourceReading], evidence: EntryEvidence) -> list[int]:
+    """The unexplained mirror rows that are mirrors of entries gone from the files (the next sync
+    retires them); the rest are the agent's own."""
+    by_id = {row.fact_id: row for row in rows}
+    return [i for i in unexplained_mirrors(rows, readings) if evidence.was_an_entry(by_id[i])]
+
+
 def plan_mirrors(
-    diff: pd.DataFrame,
-    rows: list[MirrorRow],
-    *,
-    known_hashes: set[str],
-    backups: dict[str, set[str]],
-    threshold: float,
-    elsewhere: frozenset[tuple[str, str]] = frozenset(),
+    diff: pd.DataFrame, rows: list[MirrorRow], evidence: EntryEvidence, *, elsewhere: frozenset[tuple[str, str]] = frozenset()
 ) -> tuple[pd.DataFrame, MirrorPlan]:
-    """The diff with each new entry that takes a mirror row as its previous version turned
+    """The diff with each new entry that a journaled edit made of a mirror row's text turned
     `changed` (that row its update candidate), and what happens to every other mirror row.
     `elsewhere`: the (source, text) of the entries of the profiles sharing the store, whose
     mirror rows are theirs to adopt, never this profile's to take or retire."""
@@ -89,16 +118,10 @@ def plan_mirrors(
             adopted.append((owner, row.fact_id))
         else:
             rest.append(row)
-    diff, taken = _previous_versions(diff, rest, threshold)
-    retired, unexplained = [], []
-    for row in rest:
-        if row.fact_id in taken:
-            continue
-        sha = entry_sha256(row.content.strip())
-        if sha in known_hashes or sha[:16] in known_hashes or row.content.strip() in backups.get(row.source, set()):
-            retired.append(GoneEntryFact(row.source, row.fact_id))
-        else:
-            unexplained.append(row.fact_id)
+    diff, taken = _previous_versions(diff, rest, evidence.edits)
+    retired = [GoneEntryFact(row.source, row.fact_id) for row in rest if row.fact_id not in taken and evidence.was_an_entry(row)]
+    gone = {fact.fact_id for fact in retired}
+    unexplained = [row.fact_id for row in rest if row.fact_id not in taken and row.fact_id not in gone]
     return diff, MirrorPlan(tuple(adopted), len(taken), tuple(retired), tuple(unexplained))
 
 
@@ -111,31 +134,19 @@ def _scrubbed_of(row: MirrorRow, present: pd.DataFrame) -> str | None:
     return next((e.entry_id for e in present.itertuples(index=False) if e.source == row.source and is_scrubbed_copy(e.text, content)), None)
 
 
-def _previous_versions(diff: pd.DataFrame, rows: list[MirrorRow], threshold: float) -> tuple[pd.DataFrame, set[int]]:
-    """Pair new entries with similar mirror rows of their file, most alike first, one to one."""
-    new = diff.index[diff["status"] == "new"]
-    if not rows or new.empty:
-        return diff, set()
-    grams = {row.fact_id: bigrams(row.content) for row in rows}
-    pairs = []
-    for index in new:
-        entry_grams = bigrams(diff.at[index, "text"])
-        for row in rows:
-            if row.source == diff.at[index, "source"]:
-                score = dice(entry_grams, grams[row.fact_id])
-                if score >= threshold:
-                    pairs.append((score, index, row.fact_id))
+def _previous_versions(diff: pd.DataFrame, rows: list[MirrorRow], edits: dict[tuple[str, str], str]) -> tuple[pd.DataFrame, set[int]]:
+    """New entries the journal names as one tool call's edit of a mirror row's text: that row is
+    their update candidate (one row per entry; never a row that merely reads alike)."""
+    by_entry_id = {entry_id(row.source, entry_sha256(row.content.strip())): row for row in rows}
     diff = diff.copy()
     statuses, candidates, scores = list(diff["status"]), list(diff["existing_fact_ids"]), list(diff["similarity"])
     taken: set[int] = set()
-    paired: set = set()
-    for score, index, fact_id in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
-        if index in paired or fact_id in taken:
-            continue
-        paired.add(index)
-        taken.add(fact_id)
-        position = diff.index.get_loc(index)
-        statuses[position], candidates[position], scores[position] = "changed", [fact_id], round(score, 4)
+    for position, (status, source, sha) in enumerate(zip(statuses, diff["source"], diff["entry_sha256"], strict=True)):
+        row = by_entry_id.get(edits.get((source, sha), ""))
+        if status == "new" and row is not None and row.source == source and row.fact_id not in taken:
+            taken.add(row.fact_id)
+            score = round(dice(bigrams(diff["text"].iat[position]), bigrams(row.content)), 4)
+            statuses[position], candidates[position], scores[position] = "changed", [row.fact_id], score
     diff["status"], diff["existing_fact_ids"], diff["similarity"] = statuses, candidates, scores
     return diff, taken
 

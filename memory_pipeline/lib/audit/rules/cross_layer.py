@@ -11,10 +11,11 @@ from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.store.ledger import ledger_problems
-from memory_pipeline.lib.store.mirror_rows import MirrorRow, mirror_rows
+from memory_pipeline.lib.store.mirror_rows import MirrorRow, known_entry_hashes, mirror_rows
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.store_reads import dangling_link_count
-from memory_pipeline.lib.sync.mirror import unexplained_mirrors
+from memory_pipeline.lib.sync.journal import Journal, journal_path, read_journal
+from memory_pipeline.lib.sync.mirror import EntryEvidence, unexplained_mirrors, vanished_mirrors
 
 
 def layer_counts(layers: LoadedLayers) -> AuditResult:
@@ -161,21 +162,32 @@ def _rows_naming_anothers_fact(db) -> list[int]:
     )
 
 
-def mirror_facts(conn: sqlite3.Connection, settings: HolographicSettings) -> list[MirrorRow]:
-    return mirror_rows(conn)
+def mirror_facts(conn: sqlite3.Connection, settings: HolographicSettings) -> tuple[list[MirrorRow], set[str]]:
+    """The mirror rows, and every entry hash any ledger row recorded (what shows a row's text was an entry)."""
+    rows = mirror_rows(conn)
+    return rows, known_entry_hashes(conn) if rows else set()
 
 
 def mirrors_adopted(layers: LoadedLayers) -> AuditResult:
-    rows = layers.store_side("mirrors_adopted") if layers.inputs.conn is not None else []
-    ids = unexplained_mirrors(rows, layers.inputs.readings)
+    inputs = layers.inputs
+    rows, known = layers.store_side("mirrors_adopted") if inputs.conn is not None else ([], set())
+    own = unexplained_mirrors(rows, inputs.readings)
+    ids = vanished_mirrors(rows, inputs.readings, _evidence(inputs, known)) if own else []
     named = ", ".join(str(i) for i in ids[:_NAMED_IDS]) + (f" and {len(ids) - _NAMED_IDS} more" if len(ids) > _NAMED_IDS else "")
+    waiting, agents = len(rows) - len(own), len(own) - len(ids)
     detail = (
-        f"{len(ids)} facts shaped like Holographic's mirror of an entry that no entry backs (fact ids {named}): "
-        "an entry edited or removed before a sync, or the agent's own fact_store add"
+        f"{len(ids)} facts are Holographic's mirrors of entries gone from the files (fact ids {named}): the next sync retires them"
         if ids
-        else f"{len(rows)} mirror rows waiting for their entry's sync, none unexplained"
+        else f"{waiting} mirror rows waiting for their entry's sync; {agents} facts the agent wrote itself, kept as they are"
     )
-    return AuditResult("mirrors_adopted", not ids, WARN, detail, {"unexplained_mirrors": float(len(ids))})
+    metadata = {"unexplained_mirrors": float(len(ids)), "agents_own_facts": float(agents)}
+    return AuditResult("mirrors_adopted", not ids, WARN, detail, metadata)
+
+
+def _evidence(inputs, known: set[str]) -> EntryEvidence:
+    """What shows a mirror row's text was an entry: the ledger, the drift backups, the journal."""
+    journal = read_journal(journal_path(inputs.data_dir, inputs.profile)) if inputs.data_dir else Journal()
+    return EntryEvidence.gathered(known, {r.source: r.path for r in inputs.readings}, journal)
 
 
 RULES = {
