@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
             )
         if s["vectors"] is not None:
             print(f"  {_vector_line(s['vectors'], s['vector_dialect'])}")
-        for problem in [*(f"unreadable: {p}" for p in s["unreadable"]), *([s["store_error"]] if s["store_error"] else [])]:
+        said = [*(f"unreadable: {p}" for p in s["unreadable"]), *([s["store_error"]] if s["store_error"] else []), *s["journal_problems"]]
+        for problem in said:
             print(f"  {problem}")
     return 0

@@ -61,9 +61,10 @@ def write_lines(before: dict | None, after: dict[str, dict[str, str]], call: dic
         was, now_ = before.get(target, {}), after.get(target, {})
         gone = {h: t for h, t in was.items() if h not in now_}
         new = {h: t for h, t in now_.items() if h not in was}
-        taken, put = _named(gone, op.get("old_text")), _put(new, op)
+        action = str(op.get("action") or "batch")
+        taken = [] if action == "add" else _named(gone, op.get("old_text"))  # an add takes nothing away
+        put = [] if action == "remove" else _put(new, op)  # a removal puts nothing in
         if taken or put:
-            action = str(op.get("action") or "batch")
             lines.append({"at": now(), "session": session, "turn": turn, "action": action, "target": target, "before": taken, "after": put})
     return lines
 

@@ -14,6 +14,7 @@ from memory_pipeline.lib.store.quarantine import quarantined_entries
 from memory_pipeline.lib.store.settings import store_sharers
 from memory_pipeline.lib.store.store_reads import existing_fact_ids, store_counts
 from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
+from memory_pipeline.lib.sync.journal import journal_path, read_journal
 
 
 def _store_status(profile: Profile, pointers: set[int]) -> dict:
@@ -71,6 +72,7 @@ def profile_status(data_dir: Path, profile: Profile, profiles: list[Profile] | N
         "chars": {r.source: [r.chars, r.limit] for r in readings},  # what the text's whole percent is taken from, as everywhere
         "unreadable": [str(r.path) for r in readings if not r.readable],
         "switched_off": {r.source: r.switched_off for r in readings if r.switched_off},
+        "journal_problems": read_journal(journal_path(data_dir, profile.name)).problems,
         **_store_status(profile, {n for r in readings for entry in r.entries for n in fact_pointers(entry)}),
         **_last_audit(data_dir, profile),
     }

@@ -24,12 +24,13 @@ PROBE = textwrap.dedent(
     discover_plugins(force=True)
     store = MemoryStore()
     store.load_from_disk()
-    agent = SimpleNamespace(_memory_store=store, _memory_manager=None, session_id="session-7", _current_api_request_id="")
+    session = sys.argv[2] if len(sys.argv) > 2 else "session-7"
+    agent = SimpleNamespace(_memory_store=store, _memory_manager=None, session_id=session, _current_api_request_id="")
     results, spent = [], []
     for turn, call in enumerate(json.loads(sys.argv[1])):
         agent._current_turn_id = f"turn-{turn}"
         began = time.perf_counter()
-        results.append(json.loads(invoke_tool(agent, "memory", call, "task", tool_call_id=f"call-{turn}")))
+        results.append(json.loads(invoke_tool(agent, "memory", call, "task", tool_call_id=f"{session}-call-{turn}")))
         spent.append(time.perf_counter() - began)
     plugin = next(m for name, m in sys.modules.items() if name.endswith("memory_pipeline") and hasattr(m, "_syncs"))
     deadline = time.monotonic() + 240
@@ -44,11 +45,14 @@ NEW = "**Standup**: 每天 9:45 站会，周五改成书面周报"
 EDITED = "**Deploy**: 发布窗口改到周三 20:00，需要两人复核"
 
 
-def _run(home, calls) -> dict:
+def _command(home, calls, session: str = "session-7") -> tuple[list[str], dict]:
     env = {"HERMES_HOME": str(home), "PYTHONPATH": sysconfig.get_paths()["purelib"], "HOME": str(home.parent)}
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", PROBE, json.dumps(calls, ensure_ascii=False)], capture_output=True, text=True, env=env, timeout=300
-    )
+    return [sys.executable, "-S", "-c", PROBE, json.dumps(calls, ensure_ascii=False), session], env
+
+
+def _run(home, calls) -> dict:
+    command, env = _command(home, calls)
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
 
@@ -121,3 +125,63 @@ def test_live_sync_switched_off_journals_and_syncs_nothing(agent_home, tmp_path)
     assert probe["results"] == [True]
     assert query(home / "memory_store.db", "SELECT count(*) FROM facts WHERE content = ?", (NEW,)) == [(0,)]
     assert not (home / "memory-pipeline" / "journal").exists()
+
+
+def _waiting_on(lock, count: int, processes) -> None:
+    """Until `count` processes wait for the flock on `lock` (what /proc/locks lists as `->`)."""
+    import time
+
+    inode = f":{lock.stat().st_ino} "
+    for _ in range(6000):
+        waiting = [line for line in open("/proc/locks", encoding="utf-8") if inode in line and "->" in line]
+        if len(waiting) >= count:
+            return
+        assert all(p.poll() is None for p in processes), [p.communicate() for p in processes]
+        time.sleep(0.05)
+    raise AssertionError("the sessions never reached Hermes' memory lock")
+
+
+def test_two_sessions_writing_at_once_are_never_paired_as_an_edit(agent_home, tmp_path, capsys):
+    """Session A removes an entry while session B adds an unrelated one, both through Hermes' own
+    tool dispatch, each having read the files before either wrote (both wait on Hermes' own file
+    lock, which the test holds). Neither write is taken for an edit of the other's entry."""
+    import fcntl
+    import hashlib
+    import os
+    import shutil
+
+    home = tmp_path / "hermes_home"
+    shutil.copytree(agent_home, home)
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
+    (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
+    db = home / "memory_store.db"
+    docs = next(c for (c,) in query(db, "SELECT content FROM facts WHERE content LIKE '**Docs site**%'"))
+    ((docs_id,),) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (docs,))
+    lock = home / "memories" / "MEMORY.md.lock"
+    lock.touch()
+    held = os.open(lock, os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    sessions = []
+    try:
+        for session, call in (
+            ("session-a", {"action": "remove", "target": "memory", "old_text": docs[:20]}),
+            ("session-b", {"action": "add", "target": "memory", "content": NEW}),
+        ):
+            command, env = _command(home, [call], session)
+            sessions.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+            _waiting_on(lock, len(sessions), sessions)  # this session read the files and waits to write
+    finally:
+        fcntl.flock(held, fcntl.LOCK_UN)
+        os.close(held)
+    for process in sessions:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0 and json.loads(out.strip().splitlines()[-1])["results"] == [True], err[-3000:]
+    journal = home / "memory-pipeline" / "journal" / "default.jsonl"
+    sha = lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest()  # noqa: E731
+    lines = sorted((w["session"], w["action"], w["before"], w["after"]) for w in map(json.loads, journal.read_text().splitlines()))
+    assert lines == [("session-a", "remove", [sha(docs)], []), ("session-b", "add", [], [sha(NEW)])]
+    assert main(["sync", "--hermes-home", str(home), "--profile", "default"]) == 0  # whatever the live syncs raced to
+    capsys.readouterr()
+    assert query(db, "SELECT content FROM facts WHERE fact_id = ?", (docs_id,)) in ([], [(docs,)])  # never rewritten with B's text
+    assert query(db, "SELECT count(*) FROM facts WHERE content = ? AND fact_id != ?", (NEW, docs_id)) == [(1,)]
+    assert query(db, "SELECT count(*) FROM memory_pipeline_receipts WHERE fact_ids LIKE '%' || ? || '%'", (str(docs_id),))[0][0] >= 1

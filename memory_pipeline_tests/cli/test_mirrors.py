@@ -120,3 +120,26 @@ def test_a_mirror_current_hermes_scrubbed_of_secrets_is_adopted_not_left_unexpla
     assert result["mirrors"]["adopted"] == 1 and result["mirrors"]["unexplained"] == 0, result
     assert "mirrors_adopted" not in result["failing_checks"]
     assert query(db, "SELECT l.status FROM memory_pipeline_ledger l WHERE l.fact_id = ?", (mirror,)) == [("active",)]
+
+
+def test_the_agents_paraphrase_of_a_new_entry_stays_its_own_fact(capsys, synced_home):
+    """The agent's `fact_store add` that restates an entry not yet synced, through Hermes' own
+    provider: the sync writes the entry its own fact and leaves the agent's words as they were."""
+    from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
+
+    db = synced_home / "memory_store.db"
+    entry = "**Deploys**: production deploys only on Tuesday and Thursday, never after 16:00"
+    paraphrase = "Production deploys only happen on Tue/Thu, never after 16:00 (user confirmed 2026-12-01)"
+    memory = synced_home / "memories" / "MEMORY.md"
+    write_entries(memory, [*read_entries(memory), entry])
+    with hermes_memory(synced_home) as hermes:
+        hermes.provider.handle_tool_call("fact_store", {"action": "add", "content": paraphrase, "category": "general"})
+    own = _fact(db, paraphrase)
+    assert main(["sync", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    out = capsys.readouterr().out
+    assert _fact(db, paraphrase) == own  # the agent's words, id, tags and trust as it wrote them
+    written = _fact(db, entry)
+    assert written is not None and written[0] != own[0] and "synced-from-memory" in written[1]
+    assert "default: 1 added, 0 updated" in out and "1 left as the agent's own facts" in out
+    result = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    assert "mirrors_adopted" not in result["failing_checks"] and result["added"] == 0 and result["updated"] == 0

@@ -1,0 +1,78 @@
+"""The agent's journal stays small and is never ignored: the plugin moves it aside past its bound
+(two sessions appending at once lose no line), the sync reads the newest part of one that grew
+too large and says so, and only one tool call's replace or patch is an edit."""
+
+import hashlib
+import json
+import subprocess
+import sys
+import textwrap
+
+from memory_pipeline.cli import main
+from memory_pipeline.lib.hermes.hashing import entry_id
+from memory_pipeline.lib.sync.journal import READ_BYTES, read_journal
+
+APPENDER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from memory_pipeline.hermes_plugin import live_sync
+    live_sync.JOURNAL_BYTES = 16_384
+    for i in range(120):
+        live_sync.journal(Path(sys.argv[1]), {"session": sys.argv[2], "n": i, "pad": "x" * 40})
+    """
+)
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_two_sessions_appending_at_once_lose_no_line_when_the_journal_is_moved_aside(tmp_path):
+    path = tmp_path / "journal" / "default.jsonl"
+    writers = [subprocess.Popen([sys.executable, "-c", APPENDER, str(path), name]) for name in ("a", "b")]
+    assert [w.wait(timeout=120) for w in writers] == [0, 0]
+    aside = path.with_name("default.jsonl.1")
+    assert path.stat().st_size <= 16_384 and aside.stat().st_size <= 16_384  # 240 lines of ~90 bytes: moved aside once
+    lines = [json.loads(line) for part in (aside, path) for line in part.read_text().splitlines()]
+    assert sorted((w["session"], w["n"]) for w in lines) == sorted((s, i) for s in "ab" for i in range(120))
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def _line(action: str, before: list[str], after: list[str], target: str = "memory") -> str:
+    return json.dumps({"action": action, "target": target, "session": "s", "turn": "t", "before": before, "after": after}) + "\n"
+
+
+def test_only_a_replace_or_patch_of_one_call_is_an_edit(tmp_path):
+    path = tmp_path / "default.jsonl"
+    path.write_text(
+        _line("add", [_sha("gone A")], [_sha("new A")])  # two sessions' writes seen together: never an edit
+        + _line("remove", [_sha("gone B")], [_sha("new B")])
+        + _line("replace", [_sha("old C")], [_sha("new C")])
+        + _line("patch", [_sha("old D")], [_sha("new D")], "user")
+        + "{torn",
+        encoding="utf-8",
+    )
+    journal = read_journal(path)
+    assert journal.problems == []
+    assert journal.edits == {
+        ("memory", _sha("new C")): entry_id("memory", _sha("old C")),
+        ("user", _sha("new D")): entry_id("user", _sha("old D")),
+    }
+    assert ("memory", _sha("gone B")) in journal.taken_away and ("user", _sha("old D")) in journal.taken_away
+
+
+def test_a_journal_too_large_is_read_from_its_newest_part_and_said(tmp_path, synced_home, capsys):
+    path = synced_home / "memory-pipeline" / "journal" / "default.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    filler = _line("injected", [], [])
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(_line("replace", [_sha("oldest")], [_sha("lost to the cut")]))
+        handle.write(filler * (READ_BYTES // len(filler) + 10_000))
+        handle.write(_line("replace", [_sha("old")], [_sha("new")]))
+    journal = read_journal(path)
+    assert journal.edits == {("memory", _sha("new")): entry_id("memory", _sha("old"))}
+    (problem,) = journal.problems
+    assert problem.startswith(f"agent journal {path}: ") and "only its newest 4 MB read" in problem and "remove the file" in problem
+    assert main(["status", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    assert problem in capsys.readouterr().out
