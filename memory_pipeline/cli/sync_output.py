@@ -137,6 +137,11 @@ class Printer:
             print(f"  extractor: {extractor}, {s.llm_calls} LLM calls; {why}")
         if line := mirror_line(s):
             print(f"  {line}")
+        if s.vectors_added:
+            print(
+                f"  HRR vectors: {s.vectors_added} added to facts Hermes stored without one, as Holographic computes them "
+                "(NumPy is missing from Hermes' environment; with it there, Holographic adds its own)"
+            )
         for line in change_lines(run.changes[:_NAMED], self.judges.get(run.profile)):
             print(f"  {line}")
         if len(run.changes) > _NAMED:

@@ -46,6 +46,7 @@ class ProfileSummary:
     store: str
     private_facts: int
     mirrors: Mirrors = field(default_factory=Mirrors)
+    vectors_added: int = 0  # HRR vectors given to facts Hermes stored without one (no NumPy in Hermes' environment)
     failing_checks: list[str] = field(default_factory=list)
     error: str | None = None
 
@@ -77,6 +78,7 @@ def summary_of_run(run: ProfileRun) -> ProfileSummary:
             retired=report.mirrors_retired,
             unexplained=read.mirror_unexplained,
         ),
+        vectors_added=report.vectors_added,
         failing_checks=sorted(run.failing_errors + run.failing_warnings),
         error=run.error,
     )

@@ -16,19 +16,23 @@ from memory_pipeline.lib.store.store_reads import linked_entity_names, unbacked_
 
 
 def repair_indexes(store: FactStore) -> list[str]:
-    """facts_fts rebuilt when off; the pipeline's own facts whose vector no dialect decodes
-    recomputed from content and links, in the store's dialect (a decodable vector, and any fact
-    Hermes wrote, is left byte for byte); the banks that are off rebuilt from their vectors."""
+    """facts_fts rebuilt when off; a fact stored with no vector (Hermes without NumPy) given the
+    one Holographic computes; the pipeline's own facts whose vector no dialect decodes recomputed
+    from content and links, in the store's dialect (a decodable vector, and any other fact Hermes
+    wrote, is left byte for byte); the banks that are off rebuilt from their vectors."""
     done = []
     if not store.holographic_fts_health().healthy:
         store.rebuild_holographic_fts()
         done.append("rebuilt facts_fts")
     with store.transaction() as writes:
+        added = writes.add_missing_vectors()
         bad = undecodable_pipeline_facts(store.conn, store.settings.hrr_dim)
         for fact_id, content in bad:
             writes.relink(fact_id, content, writes.resolve(linked_entity_names(store.conn, fact_id)))
         stale = banks_off(store.conn, store.settings.hrr_dim)
         writes.rebuild_banks_in_full(stale)
+    if added:
+        done.append(f"added {added} HRR vectors to facts Hermes stored without one")
     if bad:
         done.append(f"recomputed {len(bad)} HRR vectors ({writes.vector_format.value})")
     if stale:

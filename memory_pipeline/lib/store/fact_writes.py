@@ -16,6 +16,7 @@ from memory_pipeline.lib.store import hrr, vector_codec
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE
 from memory_pipeline.lib.store.entities import EntityResolver, extract_entities
 from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.store_reads import facts_without_vector, linked_entity_names
 
 BANK_SUMS = "memory_pipeline_bank_sums"
 _BLOCK_ROWS = 1024  # vectors decoded at once when a bank is summed in full: bounded memory
@@ -119,6 +120,22 @@ class FactWrites:
         blob = self.vector(content, links)
         self.conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?", (blob, fact_id))
         self.vector_changed(category, old_blob, category, blob)
+
+    def add_missing_vectors(self) -> int:
+        """Each fact stored without a vector (Holographic writes them so when NumPy is missing
+        from Hermes' environment) given the one Holographic computes, from its content and linked
+        entities: only the empty column is filled, nothing else of the fact changes. How many."""
+        added = 0
+        for fact_id, category, raw in facts_without_vector(self.conn):
+            try:
+                content = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                continue  # fact_links names it; no vector can stand for what cannot be read
+            blob = self.vector(content, [(0, name) for name in linked_entity_names(self.conn, fact_id)])
+            self.conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?", (blob, fact_id))
+            self.vector_changed(None, None, category, blob)
+            added += 1
+        return added
 
     def drop_unlinked_entities(self) -> None:
         """An entity a relink left with no fact at all (a person's name once its fact became private)

@@ -141,3 +141,14 @@ def false_hrr1_by_category(conn: sqlite3.Connection, dim: int) -> dict[str, int]
     """Per category, the HRR1-sized vectors that lack the prefix (they decode in no dialect)."""
     sql = f"SELECT category, count(*) FROM facts WHERE {false_hrr1_sql('hrr_vector', dim)} GROUP BY category"
     return dict(conn.execute(sql).fetchall())
+
+
+# A fact stored with no vector at all: what Holographic writes when NumPy is missing from Hermes'
+# environment (it skips the vector and the banks, and keeps everything else).
+_NO_VECTOR = "(hrr_vector IS NULL OR (typeof(hrr_vector) = 'blob' AND length(hrr_vector) = 0))"
+
+
+def facts_without_vector(conn: sqlite3.Connection) -> list[tuple[int, str | None, bytes]]:
+    """(fact_id, category, stored content bytes) of every fact without a vector."""
+    rows = conn.execute(f"SELECT fact_id, category, CAST(content AS BLOB) FROM facts WHERE {_NO_VECTOR}")
+    return [(fact_id, category, bytes(raw or b"")) for fact_id, category, raw in rows]

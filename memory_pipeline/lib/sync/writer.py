@@ -18,7 +18,7 @@ from memory_pipeline.lib.store.ledger import ledger_exists, ledger_fingerprint
 from memory_pipeline.lib.store.ledger_schema import has_profile_column
 from memory_pipeline.lib.store.quarantine import releasable_entries
 from memory_pipeline.lib.store.retirement import unbacked_facts_to_retire
-from memory_pipeline.lib.store.store_reads import fact_count
+from memory_pipeline.lib.store.store_reads import fact_count, facts_without_vector
 from memory_pipeline.lib.store.sync_report import StaleDiff, SyncReport
 from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
@@ -70,7 +70,7 @@ def write_sync(
     diff = entry_diff.frame
     report = SyncReport(unchanged=int((diff["status"] == "unchanged").sum()))
     plan = _plan(store, entry_diff, extraction, removal_policy, report)
-    if plan.nothing_to_write(entry_diff) and not banks_off(conn, settings.hrr_dim):
+    if plan.nothing_to_write(entry_diff) and not banks_off(conn, settings.hrr_dim) and not facts_without_vector(conn):
         report.facts_total = fact_count(conn)
         watermarks.observe(conn)
         return report  # nothing to write: not even a transaction is opened
@@ -86,6 +86,7 @@ def write_sync(
         _write_removed(writer, plan, removal_policy)
         written += _adopt_and_retire_mirrors(writer, plan, entry_diff, removal_policy)
         _move_quarantine_and_release_kept(writer, plan, removal_policy)
+        report.vectors_added = writer.add_missing_vectors()  # Hermes without NumPy writes facts without one
         if judge is not None:
             report.tagged_private = tag_written(writer, written, judge).tagged
         writer.rebuild_banks_in_full(left_behind)

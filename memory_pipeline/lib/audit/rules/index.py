@@ -62,7 +62,7 @@ def index_consistency(layers: LoadedLayers) -> AuditResult:
         f"facts_fts {health.integrity}, {health.indexed} indexed for "
         f"{health.facts} facts, {health.probe_misses} of {health.probes} probes missed; HRR vectors at dim {dim}: "
         f"{counts[VectorState.LEGACY]} legacy float64, {counts[VectorState.HRR1]} HRR1 float32, "
-        f"{counts[VectorState.MALFORMED]} malformed, {counts[VectorState.MISSING]} missing; "
+        f"{counts[VectorState.MALFORMED]} malformed, {counts[VectorState.MISSING]} missing{_missing_cause(counts)}; "
         f"{bank_off} banks off (count, dim or vector), {bank_dims} of them of another dim",
         {
             "fts_rows": float(health.indexed),
@@ -73,6 +73,12 @@ def index_consistency(layers: LoadedLayers) -> AuditResult:
             **{f"{kind.name.lower()}_vectors": float(n) for kind, n in counts.items()},
         },
     )
+
+
+def _missing_cause(counts: dict) -> str:
+    """Why vectors are missing: Holographic stores a fact without one when NumPy is not in Hermes'
+    environment; the next sync or `--repair` adds the one it would have computed."""
+    return " (stored so by Hermes without NumPy in its environment: the next sync adds them)" if counts[VectorState.MISSING] else ""
 
 
 RULES = {"index_consistency": index_consistency}
