@@ -10,6 +10,7 @@ CHECK_ASSETS = {
     "ledger_integrity": "ledger_diff",
     "fact_links": "fact_store",
     "mirrors_adopted": "fact_store",
+    "facts_match_entries": "fact_store",
     "index_consistency": "fts_index",
     "privacy_coverage": "privacy_tags",
     "memory_safe": "privacy_tags",

@@ -86,6 +86,11 @@ def _state(record: FactRecord) -> str:
         return "retired: its entry left the files; below the prefetch threshold"
     if not record.pipeline:
         return "Hermes' own fact (no entry of the memory files)"
+    if record.changed_outside:
+        return (
+            "changed outside the memory files (the agent's fact_store update?): its text is not the one its entry gave it; "
+            "`memory-pipeline drift` keeps it as the agent's own fact or writes the entry's back"
+        )
     return "current"
 
 

@@ -103,6 +103,15 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         moves_with_writers=True,
     ),
     CheckSpec(
+        "facts_match_entries",
+        WARN,
+        "Every synced fact holds the text its entry gave it; one the agent changed (fact_store update) is named with its entry.",
+        "memory-pipeline drift --profile {profile} (shows them; --keep leaves the agent's text as its own fact, "
+        "--restore writes the entry's back; then --apply)",
+        start=14,
+        moves_with_writers=True,
+    ),
+    CheckSpec(
         "index_consistency",
         ERROR,
         "facts_fts in step; every fact's HRR vector decodes (legacy float64 or HRR1 float32); banks match their vectors.",

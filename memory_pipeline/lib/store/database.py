@@ -22,6 +22,8 @@ from memory_pipeline.lib.store.schema_fingerprint import refuse_unwritable_colum
 from memory_pipeline.lib.store.schema_upgrades import needs_upgrade, upgrade
 from memory_pipeline.lib.store.store_file import StoreError, refuse_foreign_file, store_error
 from memory_pipeline.lib.store.verdicts import SCHEMA as VERDICT_SCHEMA
+from memory_pipeline.lib.store.written import SCHEMA as WRITTEN_SCHEMA
+from memory_pipeline.lib.store.written import WRITTEN_TABLE
 
 BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
@@ -125,6 +127,7 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
     + ARCHIVE_SCHEMA
     + RECEIPTS_SCHEMA
     + RUNS_SCHEMA
+    + WRITTEN_SCHEMA
     + ";\n".join(VERDICT_SCHEMA)
     + ";\n"
 )
@@ -151,6 +154,7 @@ _REQUIRED_OBJECTS = {
     RUNS_TABLE,
     VERDICTS_TABLE,
     JUDGE_TABLE,
+    WRITTEN_TABLE,
 }
 
 

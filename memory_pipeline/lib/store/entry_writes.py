@@ -7,12 +7,13 @@ import sqlite3
 
 from memory_pipeline.lib.hermes.hashing import entry_id as entry_id_of
 from memory_pipeline.lib.hermes.hashing import entry_sha256
-from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
-from memory_pipeline.lib.store.database import LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
+from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG, SOURCE_CATEGORY
 from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.retirement import merge_tags
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.sync_report import SyncReport
+from memory_pipeline.lib.store.written import WRITTEN_TABLE
 
 # Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
 _RESET_TAGS = frozenset(SOURCE_FILES) | {RETIRED_TAG}
@@ -46,6 +47,7 @@ class EntryWrites:
             fact_id = cursor.lastrowid
             self.set_links(fact_id, links, fresh=True)
             self.vector_changed(None, None, fact.category, blob)
+            self.note_written(fact_id, fact.content)
             return fact_id
         # Identical content already stored (Holographic's own add-mirror, or another entry):
         # adopt that row instead of duplicating it.
@@ -53,6 +55,7 @@ class EntryWrites:
             "SELECT fact_id, category, tags, trust_score, hrr_vector FROM facts WHERE content = ?", (fact.content,)
         ).fetchone()
         self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust, old_blob=old_blob)
+        self.note_written(fact_id, fact.content)
         return fact_id
 
     def update(self, fact_id: int, fact, source: str) -> int:
@@ -62,6 +65,9 @@ class EntryWrites:
         if row is None:
             return self.add(fact, source)
         content, category, old_tags, trust, old_blob = row
+        if self.changed_by_agent(fact_id):  # the agent's words are never overwritten: they stay its own fact
+            self.hand_to_agent(fact_id)
+            return self.add(fact, source)
         if content != fact.content and self.backed_by_sharer(fact_id):
             return self.add(fact, source)  # another profile's entry backs this text too: it stays as it is
         if content != fact.content:
@@ -80,6 +86,7 @@ class EntryWrites:
             old_blob=old_blob,
             old_content=content,
         )
+        self.note_written(fact_id, fact.content)
         self.report.updated += 1
         return fact_id
 
@@ -103,6 +110,37 @@ class EntryWrites:
         self.conn.execute(f"UPDATE facts SET {', '.join(assignments)} WHERE fact_id = ?", (*params, fact_id))
         self.vector_changed(old_category, old_blob, fact.category, blob)
 
+    def hand_to_agent(self, fact_id: int) -> None:
+        """The fact leaves the pipeline as the agent's own: its text, id, trust and links kept, the
+        pipeline's tags taken off, kept (`memory_pipeline_kept_facts`) so no sync retires it."""
+        (tags,) = self.conn.execute("SELECT coalesce(tags, '') FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+        left = ",".join(t for t in (p.strip() for p in tags.split(",")) if t and t not in (PIPELINE_TAG, *SOURCE_CATEGORY))
+        if left != tags:
+            self.conn.execute("UPDATE facts SET tags = ? WHERE fact_id = ?", (left, fact_id))
+        self.conn.execute(f"INSERT OR IGNORE INTO {KEPT_TABLE} (fact_id) VALUES (?)", (fact_id,))
+        self.forget_written(fact_id)
+        self.report.handed_to_agent += 1
+
+    def restore_written(self, fact_id: int) -> bool:
+        """A synced fact the agent changed given back the text the pipeline wrote, its links and
+        vector as the extractor makes them (the privacy stage judges it again before it is served)."""
+        row = self.conn.execute(
+            f"""SELECT f.content, f.category, f.hrr_vector, w.content FROM facts f JOIN {WRITTEN_TABLE} w ON w.fact_id = f.fact_id
+                WHERE f.fact_id = ?""",
+            (fact_id,),
+        ).fetchone()
+        if row is None or row[0] == row[3]:
+            return False
+        _, category, old_blob, written = row
+        links = self.links_for(written, title_entity(written))
+        blob = self.vector(written, links)
+        self.conn.execute(
+            "UPDATE facts SET content = ?, hrr_vector = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (written, blob, fact_id)
+        )
+        self.set_links(fact_id, links)
+        self.vector_changed(category, old_blob, category, blob)
+        return True
+
     # --- removals ----------------------------------------------------------------------------
 
     def _backed_elsewhere(self, fact_id: int) -> bool:
@@ -117,6 +155,9 @@ class EntryWrites:
         keeps its file alone)."""
         taken: dict[str, list[tuple[int, str | None, int]]] = {}
         for fact_id in fact_ids:
+            if self.changed_by_agent(fact_id):  # the agent changed it: its own now, never retired or deleted
+                self.hand_to_agent(fact_id)
+                continue
             if policy == "keep" or self._backed_elsewhere(fact_id):
                 continue
             row = self.conn.execute(

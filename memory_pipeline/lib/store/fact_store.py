@@ -29,11 +29,12 @@ from memory_pipeline.lib.store.record_writes import RecordWrites
 from memory_pipeline.lib.store.search_index import SearchIndexWrites
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.sync_report import SyncReport
+from memory_pipeline.lib.store.written import WrittenWrites
 
 NO_PROVENANCE = ("", "", "")
 
 
-class FactStore(EntryWrites, FactWrites, LedgerWrites, RecordWrites, SearchIndexWrites):
+class FactStore(EntryWrites, FactWrites, LedgerWrites, RecordWrites, SearchIndexWrites, WrittenWrites):
     """An open store: its settings (path, dimension, trust), the connection, and whose ledger
     rows are this profile's (`owner`). Every write happens inside `transaction()`, except the
     index upkeep, which takes its own."""

@@ -157,6 +157,7 @@ class FactWrites:
             return False
         self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
         self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
+        self.forget_written(fact_id)
         self.vector_changed(row[0], row[1], None, None)
         return True
 

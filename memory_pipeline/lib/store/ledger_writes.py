@@ -71,6 +71,12 @@ class LedgerWrites:
     def retire_entry(self, entry_id: str) -> None:
         self.conn.execute(f"{_RETIRE} WHERE entry_id = ? AND status = 'active' AND {self._scope}", (entry_id, *self._scope_params))
 
+    def drop_fact_rows(self, fact_id: int) -> None:
+        """The owner's active rows naming a fact (the fact left the pipeline: its entries are synced afresh)."""
+        self.conn.execute(
+            f"DELETE FROM {LEDGER_TABLE} WHERE fact_id = ? AND status = 'active' AND {self._scope}", (fact_id, *self._scope_params)
+        )
+
     def drop_entry(self, entry_id: str) -> None:
         self.conn.execute(f"DELETE FROM {LEDGER_TABLE} WHERE entry_id = ? AND {self._scope}", (entry_id, *self._scope_params))
 

@@ -1,6 +1,7 @@
 """What a store written by an earlier version gains when it is next opened to write: the columns
-added since (the HRR vector, the judge's detector switches, a receipt's file) and the receipts'
-entry hashes dropped (`receipts.py` says why). A store already current is not written."""
+added since (the HRR vector, the judge's detector switches, a receipt's file), the receipts'
+entry hashes dropped (`receipts.py` says why) and the text of its synced facts noted
+(`written.py`). A store already current is not written."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sqlite3
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE
 from memory_pipeline.lib.store.ledger_schema import add_profile_column, has_profile_column
 from memory_pipeline.lib.store.receipts import RECEIPTS_TABLE
+from memory_pipeline.lib.store.written import fill, needs_filling
 
 _ADDED_COLUMNS = (("facts", "hrr_vector", "BLOB"), (JUDGE_TABLE, "settings_sha256", "TEXT"), (RECEIPTS_TABLE, "source", "TEXT"))
 _SCRUB_RECEIPT_HASHES = f"""UPDATE {RECEIPTS_TABLE}
@@ -25,7 +27,7 @@ def needs_upgrade(conn: sqlite3.Connection) -> bool:
     """Whether a store holding every table lacks a column added since, or a receipt keeps a hash."""
     if not has_profile_column(conn) or any(column not in _columns(conn, table) for table, column, _ in _ADDED_COLUMNS):
         return True
-    return conn.execute(_RECEIPT_HASHES).fetchone() is not None
+    return conn.execute(_RECEIPT_HASHES).fetchone() is not None or needs_filling(conn)
 
 
 def upgrade(conn: sqlite3.Connection) -> None:
@@ -36,3 +38,5 @@ def upgrade(conn: sqlite3.Connection) -> None:
     if not has_profile_column(conn):
         add_profile_column(conn)
     conn.execute(_SCRUB_RECEIPT_HASHES)
+    if needs_filling(conn):
+        fill(conn)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, RUNS_TABLE, table_exists
 from memory_pipeline.lib.store.verdicts import Verdict, verdict_of
+from memory_pipeline.lib.store.written import WRITTEN_TABLE
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class FactRecord:
     archived: bool = False  # its entry was removed: moved out of Hermes' tables
     ledger: list[LedgerLine] = field(default_factory=list)
     verdict: Verdict | None = None
+    changed_outside: bool = False  # its text is no longer what the sync wrote (the agent's fact_store update)
 
     @property
     def pipeline(self) -> bool:
@@ -63,4 +65,7 @@ def fact_record(conn: sqlite3.Connection, fact_id: int) -> FactRecord | None:
             )
         ]
     record.verdict = verdict_of(conn, fact_id)
+    if not archived and table_exists(conn, WRITTEN_TABLE):
+        written = conn.execute(f"SELECT CAST(content AS BLOB) FROM {WRITTEN_TABLE} WHERE fact_id = ?", (fact_id,)).fetchone()
+        record.changed_outside = written is not None and bytes(written[0]) != bytes(raw)
     return record

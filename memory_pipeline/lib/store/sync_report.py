@@ -25,6 +25,7 @@ class SyncReport:
     tagged_private: int = 0  # written facts tagged private in the same transaction
     mirrors_adopted: int = 0  # Holographic mirror rows taken into their entry's facts
     mirrors_retired: int = 0  # mirror rows of entries that left the files, under the removal policy
+    handed_to_agent: int = 0  # synced facts the agent had changed, left as its own instead of rewritten or removed
     vectors_added: int = 0  # HRR vectors given to facts Hermes stored without one (no NumPy in its environment)
     receipts: int = 0  # what removals took away, one receipt per entry and action (`memory-pipeline receipts`)
     facts_total: int = 0

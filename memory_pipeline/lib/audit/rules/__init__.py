@@ -1,5 +1,5 @@
 """The audit's rules, one module per group of checks: `cross_layer` (the entries, the ledger and
-the facts against each other), `index` (facts_fts, vectors, banks), `privacy` (tags against the
+the facts against each other), `drift` (synced facts the agent changed), `index` (facts_fts, vectors, banks), `privacy` (tags against the
 keyword list and the detectors), `files` (the memory files themselves, the quarantine and the
 extraction history). Each rule takes the `LoadedLayers` and returns an `AuditResult`."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memory_pipeline.lib.audit.rules import cross_layer, files, index, privacy
+from memory_pipeline.lib.audit.rules import cross_layer, drift, files, index, privacy
 
-RULES: dict[str, Callable] = {**cross_layer.RULES, **index.RULES, **privacy.RULES, **files.RULES}
+RULES: dict[str, Callable] = {**cross_layer.RULES, **drift.RULES, **index.RULES, **privacy.RULES, **files.RULES}
 # Store-side work that is pure SQLite: started on its own connection in a thread while the
 # frames load (sqlite3 releases the GIL while a statement runs), so on two cores it costs little.
-STORE_SIDE: dict[str, Callable] = {**cross_layer.STORE_SIDE, **index.STORE_SIDE, **privacy.STORE_SIDE}
+STORE_SIDE: dict[str, Callable] = {**cross_layer.STORE_SIDE, **drift.STORE_SIDE, **index.STORE_SIDE, **privacy.STORE_SIDE}

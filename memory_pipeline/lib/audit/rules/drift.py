@@ -1,0 +1,35 @@
+"""`facts_match_entries`: every synced fact still holds the text its entry gave it. A fact the
+agent changed (`fact_store update`) is named with its entry, never decided silently: `memory-
+pipeline drift` keeps the agent's text as a fact of its own or writes the entry's back."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memory_pipeline.lib.audit.checks import WARN, AuditResult
+from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
+from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.written import drifted_facts
+
+_NAMED = 10
+
+
+def drifted(conn: sqlite3.Connection, settings: HolographicSettings) -> list[tuple[int, tuple[str, ...]]]:
+    """(fact id, entry ids) of every synced fact whose text is no longer what the sync wrote."""
+    return [(d.fact_id, d.entry_ids) for d in drifted_facts(conn)]
+
+
+def facts_match_entries(layers: LoadedLayers) -> AuditResult:
+    found = layers.store_side("facts_match_entries") if layers.inputs.conn is not None else []
+    named = "; ".join(f"fact {fact_id} of entry {', '.join(entries)}" for fact_id, entries in found[:_NAMED])
+    more = f" and {len(found) - _NAMED} more" if len(found) > _NAMED else ""
+    detail = (
+        f"{len(found)} synced facts changed outside the memory files (the agent's fact_store update?): {named}{more}"
+        if found
+        else "every synced fact holds the text its entry gave it"
+    )
+    return AuditResult("facts_match_entries", not found, WARN, detail, {"changed_facts": float(len(found))})
+
+
+RULES = {"facts_match_entries": facts_match_entries}
+STORE_SIDE = {"facts_match_entries": drifted}

@@ -1,0 +1,41 @@
+"""The drift service: a profile's synced facts whose text the agent changed (`fact_store update`),
+what the `facts_match_entries` check names, and, on request, each one either kept as the agent's
+own fact (its entry gets a fresh fact at the next sync) or given its entry's text back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memory_pipeline.lib.hermes.profiles import Profile
+from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.store.written import DriftedFact, drifted_facts
+
+
+@dataclass
+class ProfileDrift:
+    store: Path
+    drifted: list[DriftedFact] = field(default_factory=list)
+    settled: list[int] = field(default_factory=list)  # fact ids kept or restored, with `apply`
+
+
+def profile_drift(profile: Profile, *, apply: bool = False, restore: bool = False) -> ProfileDrift:
+    """The profile's changed facts; with `apply`, each kept as the agent's own (or, `restore`,
+    given the entry's text back), only those still changed when the write lock is held."""
+    where = profile_store(profile)
+    found = ProfileDrift(where.path)
+    if not where.exists:
+        return found
+    with where.opened(create=apply) as store:
+        scope, params = store.owner.rows_sql("l.profile")
+        found.drifted = drifted_facts(store.conn, scope, params)
+        if apply and found.drifted:
+            with store.transaction() as writes:
+                for fact in drifted_facts(store.conn, scope, params):
+                    if restore:
+                        writes.restore_written(fact.fact_id)
+                    else:
+                        writes.hand_to_agent(fact.fact_id)
+                        writes.drop_fact_rows(fact.fact_id)  # its entry is synced afresh
+                    found.settled.append(fact.fact_id)
+    return found
