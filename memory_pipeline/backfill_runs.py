@@ -16,14 +16,25 @@ class BackfillNotFinished(Exception):
     """The daemon stopped, or took too long, before a submitted backfill ended. One line."""
 
 
+class BackfillNotTaken(Exception):
+    """No daemon took the backfill within `TAKEN_WITHIN_S`: it was canceled, the caller runs the re-tag itself."""
+
+
+# A daemon beats every 30 s; Dagster calls one healthy for 30 minutes after its last beat, long
+# after the UI stopped. Three missed beats is a daemon that is gone.
+HEARTBEAT_FRESH_S = 90.0
+TAKEN_WITHIN_S = 15.0  # how long a submitted re-tag may wait for the daemon to launch its first run
+
+
 _BACKFILL_ENDED = {"COMPLETED", "COMPLETED_SUCCESS", "COMPLETED_FAILED", "FAILED", "CANCELED"}
 _BACKFILL_ID_TAG = "dagster/backfill"  # Dagster's own tag on every run a backfill launches
 
 
 def daemon_runs_backfills(instance: dg.DagsterInstance) -> bool:
-    """Whether a Dagster daemon (the UI's, or a server's) is alive on this instance to run a backfill."""
-    status = instance.get_daemon_statuses(["BACKFILL"]).get("BACKFILL")
-    return bool(status is not None and status.healthy)
+    """Whether a Dagster daemon (the UI's, or a server's) is alive on this instance to run a
+    backfill: its backfill loop beat within `HEARTBEAT_FRESH_S`, read now."""
+    beat = instance.get_daemon_heartbeats().get("BACKFILL")
+    return beat is not None and time.time() - beat.timestamp <= HEARTBEAT_FRESH_S
 
 
 def run_retag_backfill(
@@ -41,12 +52,13 @@ def run_retag_backfill(
     waited for; its id and what each profile's run did. An identical backfill still running (the
     sensor saw the same edit) is waited for instead of a second one. Each profile is heard of as
     its run starts and as it ends."""
-    from memory_pipeline.defs.backfills import retag_in_progress, submit_retag_backfill
+    from memory_pipeline.defs.backfills import cancel_untaken, retag_in_progress, submit_retag_backfill
 
     backfill_id = retag_in_progress(instance, keywords_sha256, profiles) or submit_retag_backfill(
         instance, profiles, keywords_sha256, resources_config(hermes_home, resource_config)
     )
-    deadline = time.monotonic() + timeout_s
+    submitted = time.monotonic()
+    deadline = submitted + timeout_s
     done: dict[str, ProfileRun] = {}
     started: set[str] = set()
     while len(done) < len(profiles):
@@ -61,6 +73,9 @@ def run_retag_backfill(
                 done[profile] = _profile_result(instance, backfill_id, status, profile, run)
                 if on_done is not None:
                     on_done(done[profile])
+        if not started and not done and time.monotonic() - submitted > TAKEN_WITHIN_S:
+            cancel_untaken(instance, backfill_id)
+            raise BackfillNotTaken(backfill_id)
         if len(done) < len(profiles) and (time.monotonic() > deadline or not daemon_runs_backfills(instance)):
             raise BackfillNotFinished(
                 f"backfill {backfill_id} is still {status.lower()}: the Dagster daemon stopped or is slow; the UI's Backfills view shows it"

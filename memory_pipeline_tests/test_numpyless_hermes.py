@@ -45,7 +45,7 @@ def _hermes_adds(home, facts: list[str]) -> list[int]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_facts_hermes_stored_without_numpy_get_holographics_own_vector(synced_home, tmp_path, capsys):
+def test_facts_hermes_stored_without_numpy_get_holographics_own_vector(synced_home, tmp_path, capsys, monkeypatch):
     db = synced_home / "memory_store.db"
     ids = _hermes_adds(synced_home, FACTS)
     assert query(db, f"SELECT count(*) FROM facts WHERE hrr_vector IS NULL AND fact_id IN ({ids[0]}, {ids[1]})") == [(2,)]
@@ -72,6 +72,17 @@ def test_facts_hermes_stored_without_numpy_get_holographics_own_vector(synced_ho
 
     assert main(["sync", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
     assert "default: unchanged (skipped" in capsys.readouterr().out
+    # Hermes' own cron, run again after more facts without vectors: a run that succeeded, one line at most.
+    from cron.scheduler import _run_job_script
+
+    from memory_pipeline.cli.cron_command import SCRIPT_NAME
+
+    assert main(["cron", "install", "--hermes-home", str(synced_home)]) == 0
+    _hermes_adds(synced_home, ["Carol runs the on-call rota"])
+    monkeypatch.setenv("HERMES_HOME", str(synced_home))
+    ok, output = _run_job_script(SCRIPT_NAME)
+    assert ok and output.count("\n") == 0 and "index_consistency" not in output, output
+    capsys.readouterr()
     assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default", "--json"]) == 0
     checks = {c["name"]: c["passed"] for c in json.loads(capsys.readouterr().out)["profiles"][0]["checks"]}
     assert checks["index_consistency"] and checks["mirrors_adopted"]

@@ -92,13 +92,21 @@ def _compact(args: argparse.Namespace, profile) -> int:
                 f"a fact by id): set one up first, `memory-pipeline hermes-plugin install --profile {profile.name}` then "
                 "`hermes plugins enable memory-pipeline` (or the MCP server it prints)"
             )
-        if not args.apply or not proposals:
+        if not args.apply:
             if proposals:
                 print(f"\nnothing written; `memory-pipeline compact --profile {profile.name} --apply` writes it")
             return 0
-        if reader is None and not args.yes:
-            print("nothing written: the pointers would be ones the agent cannot follow (add --yes to write them anyway)")
+        if not proposals:
+            over = [found.proposal.path.name for found in files if found.proposal is not None]
+            if over:  # asked to write, and a file over its target has nothing to shorten
+                print(f"nothing written: {' and '.join(over)} has no entry with synced facts to shorten", file=sys.stderr)
+                print(f"fix: memory-pipeline sync --profile {profile.name}", file=sys.stderr)
+                return 1
             return 0
+        if reader is None and not args.yes:
+            print("nothing written: the pointers would be ones the agent cannot follow (add --yes to write them anyway)", file=sys.stderr)
+            print(f"fix: memory-pipeline hermes-plugin install --profile {profile.name}", file=sys.stderr)
+            return 1
         for proposal in proposals:
             if gone := facts_gone(profile, proposal):
                 raise CommandError(f"{proposal.path}: facts #{', #'.join(map(str, gone))} are gone from the store; nothing written")
@@ -153,10 +161,14 @@ def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> 
         applied = apply_compaction(hermes_home(args), profile, proposals, lock_timeout_s=args.lock_timeout, on_written=written)
     except CompactionError as exc:
         raise CommandError(str(exc)) from None
-    if applied.sync_error or applied.added:
+    if applied.sync_error:
+        raise CommandError(f"the sync after compaction of profile {profile.name} failed: {applied.sync_error}")
+    rewrites = sum(len(p.rewrites) for p in proposals)
+    if applied.compacted < rewrites:  # a summary taken for a new entry: its pointer would name the wrong facts
         raise CommandError(
-            f"the sync after compaction of profile {profile.name} "
-            + (f"failed: {applied.sync_error}" if applied.sync_error else f"added {applied.added} facts; expected none")
+            f"the sync after compaction of profile {profile.name} re-pointed {applied.compacted} of {rewrites} shortened entries; "
+            f"the backup beside each file holds what was there (`memory-pipeline audit --profile {profile.name}` names the rest)"
         )
-    print(f"synced profile {profile.name}: added 0, {applied.compacted} entries re-pointed at their facts")
+    pending = f", and synced {applied.added} facts of entries not synced before" if applied.added else ""
+    print(f"synced profile {profile.name}: {applied.compacted} entries re-pointed at their facts{pending}")
     return 0

@@ -49,6 +49,13 @@ def submit_retag_backfill(instance: dg.DagsterInstance, profiles: list[str], key
     return backfill_id
 
 
+def cancel_untaken(instance: dg.DagsterInstance, backfill_id: str) -> None:
+    """A backfill no daemon took, canceled (its re-tag runs elsewhere): the Backfills view says so."""
+    backfill = instance.get_backfill(backfill_id)
+    if backfill is not None and backfill.status == BulkActionStatus.REQUESTED:
+        instance.update_backfill(backfill.with_status(BulkActionStatus.CANCELED))
+
+
 def retag_in_progress(instance: dg.DagsterInstance, keywords_sha256: str, profiles: list[str]) -> str | None:
     """An unfinished re-tag backfill of this list version covering these profiles (the keyword
     sensor's, say), which `sync --retag` waits for instead of submitting an identical one."""

@@ -135,7 +135,7 @@ def _sync_profiles(request: SyncRequest, hooks: SyncHooks) -> SyncOutcome:
 
 def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOutcome, hooks: SyncHooks) -> None:
     # Dagster is imported only when a profile runs: a no-change sync stays quick.
-    from memory_pipeline.backfill_runs import BackfillNotFinished, daemon_runs_backfills, run_retag_backfill
+    from memory_pipeline.backfill_runs import BackfillNotFinished, BackfillNotTaken, daemon_runs_backfills, run_retag_backfill
     from memory_pipeline.defs.backfills import RETAG_ASSETS
     from memory_pipeline.instance import local_instance
     from memory_pipeline.runs import options_config, run_sync
@@ -158,9 +158,11 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOut
             outcome.backfill, _ = run_retag_backfill(
                 instance, request.home, to_run, digest, options_config(request.options), on_start=hooks.starting, on_done=done
             )
+            return
+        except BackfillNotTaken:
+            pass  # the daemon beat lately but launched nothing: its backfill canceled, the re-tag runs here
         except BackfillNotFinished as exc:
             raise SyncNotFinished(str(exc)) from None
-        return
     run_sync(
         instance,
         request.home,

@@ -76,7 +76,7 @@ def test_apply_is_read_back_by_hermes_and_sync_adds_nothing(capsys, synced_home)
 
     assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply", "--yes"]) == 0
     out = capsys.readouterr().out
-    assert f"synced profile default: added 0, {len(proposal.rewrites)} entries re-pointed" in out
+    assert f"synced profile default: {len(proposal.rewrites)} entries re-pointed at their facts\n" in out
 
     written = _memory(synced_home).read_bytes()
     assert written == ENTRY_DELIMITER.join(proposal.after).encode() and not written.endswith(b"\n")
@@ -194,7 +194,7 @@ def test_apply_asks_on_a_terminal_and_writes_only_on_yes(synced_home):
     assert code == 0 and "write this to MEMORY.md (a backup is kept)? [y/N]" in out and out.rstrip().endswith("nothing written")
     assert _memory(synced_home).read_bytes() == before
     code, out = _compact_on_a_terminal(synced_home, b"y\n")
-    assert code == 0 and "synced profile default: added 0" in out
+    assert code == 0 and "entries re-pointed at their facts\n" in out
     assert _memory(synced_home).read_bytes() != before and len(list((synced_home / "memories").glob("MEMORY.md.bak-*"))) == 1
 
 
@@ -217,11 +217,27 @@ def test_a_linked_memory_file_stays_linked_and_its_target_gets_the_text(capsys, 
 def test_without_a_way_to_follow_pointers_compact_says_how_and_writes_nothing_without_yes(capsys, synced_home):
     (synced_home / "config.yaml").write_text("plugins:\n  memory-pipeline:\n    cap_target: 0.95\n", encoding="utf-8")
     before = _memory(synced_home).read_bytes()
-    assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply"]) == 0
-    out = capsys.readouterr().out
+    assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply"]) == 1  # asked, wrote nothing
+    out, err = capsys.readouterr()
     assert "cannot follow fact_store#N pointers" in out and "memory-pipeline hermes-plugin install --profile default" in out
-    assert "nothing written: the pointers would be ones the agent cannot follow (add --yes" in out
+    assert "nothing written: the pointers would be ones the agent cannot follow (add --yes" in err
+    assert err.splitlines()[-1] == "fix: memory-pipeline hermes-plugin install --profile default"
     assert _memory(synced_home).read_bytes() == before
+
+
+def test_an_entry_not_yet_synced_is_synced_by_the_apply_and_said(capsys, synced_home):
+    """The write is right and the sync after it also syncs an entry added since the last sync:
+    exit 0, and the output says so (no backup to restore, nothing to undo)."""
+    from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
+
+    user = synced_home / "memories" / "USER.md"
+    write_entries(user, [*read_entries(user), "Prefers tea in the afternoon"])
+    proposal = _proposal(synced_home)
+    assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(proposal.rewrites)} entries re-pointed at their facts, and synced 1 facts of entries not synced before" in out
+    assert _memory(synced_home).read_bytes() == ENTRY_DELIMITER.join(proposal.after).encode()
+    assert query(synced_home / "memory_store.db", "SELECT count(*) FROM facts WHERE content = 'Prefers tea in the afternoon'") == [(1,)]
 
 
 def test_a_private_entry_is_never_replaced_by_a_pointer_and_a_pointer_is_followed(capsys, synced_home):

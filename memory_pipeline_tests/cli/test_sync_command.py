@@ -21,6 +21,7 @@ PROFILE_KEYS = {
     "store",
     "private_facts",
     "mirrors",
+    "vectors_added",
     "failing_checks",
     "error",
 }
