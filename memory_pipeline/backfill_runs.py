@@ -23,7 +23,9 @@ class BackfillNotTaken(Exception):
 # A daemon beats every 30 s; Dagster calls one healthy for 30 minutes after its last beat, long
 # after the UI stopped. Three missed beats is a daemon that is gone.
 HEARTBEAT_FRESH_S = 90.0
-TAKEN_WITHIN_S = 15.0  # how long a submitted re-tag may wait for the daemon to launch its first run
+# How long a submitted re-tag may wait for the daemon to launch its first run: its backfill loop
+# looks every 30 s, so a live daemon launches within one loop and a little.
+TAKEN_WITHIN_S = 45.0
 
 
 _BACKFILL_ENDED = {"COMPLETED", "COMPLETED_SUCCESS", "COMPLETED_FAILED", "FAILED", "CANCELED"}
@@ -41,7 +43,7 @@ def run_retag_backfill(
     instance: dg.DagsterInstance,
     hermes_home: Path,
     profiles: list[str],
-    keywords_sha256: str,
+    lists_digest: str,
     resource_config: dict[str, dict] | None = None,
     *,
     on_start: Callable[[str], None] | None = None,
@@ -54,8 +56,8 @@ def run_retag_backfill(
     its run starts and as it ends."""
     from memory_pipeline.defs.backfills import cancel_untaken, retag_in_progress, submit_retag_backfill
 
-    backfill_id = retag_in_progress(instance, keywords_sha256, profiles) or submit_retag_backfill(
-        instance, profiles, keywords_sha256, resources_config(hermes_home, resource_config)
+    backfill_id = retag_in_progress(instance, lists_digest, profiles) or submit_retag_backfill(
+        instance, profiles, lists_digest, resources_config(hermes_home, resource_config)
     )
     submitted = time.monotonic()
     deadline = submitted + timeout_s

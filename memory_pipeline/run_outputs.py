@@ -28,7 +28,7 @@ READ_METADATA = {
     ("privacy_tags", "untagged"),
     ("privacy_tags", "newly_private_ids"),
     ("privacy_tags", "no_longer_private_ids"),
-    ("privacy_tags", "keyword_list_sha256"),
+    ("privacy_tags", "keyword_list_digest"),
     ("audit_report", "store_in_step"),
     ("audit_report", "store_watermark"),
 }
@@ -56,7 +56,7 @@ class RunOutputs:
     untagged: int = 0
     newly_private_ids: tuple[str, ...] = ()  # the first hundred, by fact id
     no_longer_private_ids: tuple[str, ...] = ()
-    keyword_list_sha256: str = ""
+    keyword_list_digest: str = ""
     store_in_step: bool = False  # no other writer changed the store while the run read it
     store_watermark: str = ""
 
@@ -96,7 +96,7 @@ def read_outputs(metadata: dict[str, dict[str, object]]) -> RunOutputs:
         untagged=number("privacy_tags", "untagged"),
         newly_private_ids=ids("newly_private_ids"),
         no_longer_private_ids=ids("no_longer_private_ids"),
-        keyword_list_sha256=text("privacy_tags", "keyword_list_sha256"),
+        keyword_list_digest=text("privacy_tags", "keyword_list_digest"),
         store_in_step=value("audit_report", "store_in_step", False) is True,
         store_watermark=text("audit_report", "store_watermark"),
     )

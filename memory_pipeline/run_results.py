@@ -49,9 +49,9 @@ class ProfileRun:
         """What the run read of the files, the store and the keyword list; None unless it read
         all three and no other writer changed the store while it ran."""
         read = self.outputs
-        if not (read.files_sha256 and read.store_in_step and read.keyword_list_sha256):
+        if not (read.files_sha256 and read.store_in_step and read.keyword_list_digest):
             return None
-        return RunInputs(read.files_sha256, read.store_watermark, read.keyword_list_sha256)
+        return RunInputs(read.files_sha256, read.store_watermark, read.keyword_list_digest)
 
 
 def _plain(value: object) -> object:

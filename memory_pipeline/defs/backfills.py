@@ -26,19 +26,19 @@ def _retag_subset(profiles: list[str]) -> AssetGraphSubset:
     return AssetGraphSubset(partitions_subsets_by_asset_key={key: partitions for key in RETAG_ASSETS}, non_partitioned_asset_keys=set())
 
 
-def retag_backfill(profiles: list[str], keywords_sha256: str) -> dg.RunRequest:
+def retag_backfill(profiles: list[str], lists_digest: str) -> dg.RunRequest:
     """A request the sensor daemon turns into one backfill (not one run per profile)."""
-    return dg.RunRequest.for_asset_graph_subset(_retag_subset(profiles), tags={RETAG_TAG: keywords_sha256[:16], RETAG_BY_TAG: "sensor"})
+    return dg.RunRequest.for_asset_graph_subset(_retag_subset(profiles), tags={RETAG_TAG: lists_digest[:16], RETAG_BY_TAG: "sensor"})
 
 
-def submit_retag_backfill(instance: dg.DagsterInstance, profiles: list[str], keywords_sha256: str, run_config: dict) -> str:
+def submit_retag_backfill(instance: dg.DagsterInstance, profiles: list[str], lists_digest: str, run_config: dict) -> str:
     """The same backfill, added to the instance for its daemon to run (as the UI's launch does); its id."""
     backfill_id = make_new_backfill_id()
     instance.add_backfill(
         PartitionBackfill.from_asset_graph_subset(
             backfill_id=backfill_id,
             backfill_timestamp=time.time(),
-            tags={RETAG_TAG: keywords_sha256[:16], RETAG_BY_TAG: "cli"},
+            tags={RETAG_TAG: lists_digest[:16], RETAG_BY_TAG: "cli"},
             dynamic_partitions_store=instance,
             asset_graph_subset=_retag_subset(profiles),
             title=None,
@@ -56,10 +56,10 @@ def cancel_untaken(instance: dg.DagsterInstance, backfill_id: str) -> None:
         instance.update_backfill(backfill.with_status(BulkActionStatus.CANCELED))
 
 
-def retag_in_progress(instance: dg.DagsterInstance, keywords_sha256: str, profiles: list[str]) -> str | None:
+def retag_in_progress(instance: dg.DagsterInstance, lists_digest: str, profiles: list[str]) -> str | None:
     """An unfinished re-tag backfill of this list version covering these profiles (the keyword
     sensor's, say), which `sync --retag` waits for instead of submitting an identical one."""
-    filters = BulkActionsFilter(tags={RETAG_TAG: keywords_sha256[:16]}, statuses=[BulkActionStatus.REQUESTED])
+    filters = BulkActionsFilter(tags={RETAG_TAG: lists_digest[:16]}, statuses=[BulkActionStatus.REQUESTED])
     for backfill in instance.get_backfills(filters=filters):
         target = (
             backfill.asset_backfill_data.target_subset.partitions_subsets_by_asset_key.get(RETAG_ASSETS[0])
@@ -71,11 +71,11 @@ def retag_in_progress(instance: dg.DagsterInstance, keywords_sha256: str, profil
     return None
 
 
-def retag_submitted_since(instance: dg.DagsterInstance, keywords_sha256: str, since: float) -> str | None:
+def retag_submitted_since(instance: dg.DagsterInstance, lists_digest: str, since: float) -> str | None:
     """A re-tag backfill of this list version `sync --retag` submitted after `since` (a timestamp):
     the keyword sensor then launches no second one."""
     filters = BulkActionsFilter(
-        tags={RETAG_TAG: keywords_sha256[:16], RETAG_BY_TAG: "cli"}, created_after=datetime.fromtimestamp(since, tz=UTC)
+        tags={RETAG_TAG: lists_digest[:16], RETAG_BY_TAG: "cli"}, created_after=datetime.fromtimestamp(since, tz=UTC)
     )
     found = instance.get_backfills(filters=filters, limit=1)
     return found[0].backfill_id if found else None

@@ -7,17 +7,18 @@ from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.sync import fact_store
+from memory_pipeline.lib.files.digest_key import keyed
 from memory_pipeline.lib.privacy.choice import judged, lists_digest
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import retag_store
 
 
-def keyword_list_metadata(lists: dict[str, KeywordList]) -> dict:
-    """What an observation of the lists says of them: their combined hash, how many distinct lists
-    and terms, and each profile's list's path (never a term)."""
+def keyword_list_metadata(lists: dict[str, KeywordList], key: bytes) -> dict:
+    """What an observation of the lists says of them: their combined keyed digest, how many
+    distinct lists and terms, and each profile's list's path (never a term, nor a plain hash)."""
     distinct = {lst.sha256: lst for lst in lists.values()}
     return {
-        "sha256": lists_digest(lists),
+        "digest": lists_digest(lists, key),
         "lists": float(len(distinct)),
         "terms": float(sum(lst.terms for lst in distinct.values())),
         **{f"path_{name}": dg.MetadataValue.path(str(lst.path)) for name, lst in sorted(lists.items()) if lst.path is not None},
@@ -31,14 +32,15 @@ def keyword_list_metadata(lists: dict[str, KeywordList]) -> dict:
     description=(
         "The user's private keyword lists, one per profile (one term per line, `#` comments, `re:` regexes).\n"
         "\n"
-        "Its data version is the lists' combined SHA-256: a changed list makes `privacy_tags` stale everywhere.\n"
-        "Their terms are never shown, only their count and the hash."
+        "Its data version is the lists' combined digest, keyed with a secret of the home's:\n"
+        "a changed list makes `privacy_tags` stale everywhere.\n"
+        "Their terms are never shown, only their count and that digest."
     ),
 )
 def privacy_keywords(hermes: HermesHomeResource, privacy: PrivacyResource) -> dg.ObserveResult:
-    """Observes the keyword lists: its data version is their combined SHA-256 (see the description above)."""
-    lists = privacy.lists(hermes.path())
-    return dg.ObserveResult(data_version=dg.DataVersion(lists_digest(lists)), metadata=keyword_list_metadata(lists))
+    """Observes the keyword lists: its data version is their combined keyed digest (see the description above)."""
+    lists, key = privacy.lists(hermes.path()), hermes.digest_key()
+    return dg.ObserveResult(data_version=dg.DataVersion(lists_digest(lists, key)), metadata=keyword_list_metadata(lists, key))
 
 
 _IDS_SHOWN = 100
@@ -90,7 +92,7 @@ def privacy_tags(
         "hidden": float(report.hidden),
         "unsafe_facts": float(len(report.unsafe)),
         "unsafe_ids": _ids(report.unsafe),
-        "keyword_list_sha256": keywords.sha256,
+        "keyword_list_digest": keyed(hermes.digest_key(), keywords.sha256),  # keyed: a plain hash of a short list is an oracle
         "keyword_terms": float(keywords.terms),
         "detectors": judge.detectors,
         "policy": judge.policy,

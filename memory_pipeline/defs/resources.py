@@ -13,6 +13,7 @@ from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPol
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
 from memory_pipeline.lib.extraction.ollama import OllamaSettings
 from memory_pipeline.lib.extraction.prompt import FactLimits
+from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles, get_profile, read_profile, readings_digest
@@ -50,6 +51,10 @@ class HermesHomeResource(dg.ConfigurableResource):
 
     def profiles(self) -> list[Profile]:
         return discover_profiles(self.path())
+
+    def digest_key(self) -> bytes:
+        """The home's key for the digests the UI shows (`lib/files/digest_key.py`)."""
+        return digest_key(environment.data_dir(self.path()))
 
     def read(self, name: str) -> list[SourceReading]:
         """Both memory files of the profile, read now; their digest is kept as this run's reading."""

@@ -27,30 +27,30 @@ from memory_pipeline.services.skip_rule import CONFIG_TAG, record_daemon_run
 def privacy_keywords_sensor(
     context: dg.SensorEvaluationContext, hermes: HermesHomeResource, privacy: PrivacyResource
 ) -> dg.SensorResult | dg.SkipReason:
-    """The cursor holds the lists' combined hash (never a term): a new hash launches one backfill of
+    """The cursor holds the lists' combined keyed digest (never a term): a new one launches one backfill of
     `privacy_tags` → `fts_index` → `audit_report` over every profile partition, shown in the UI's
     Backfills view with each profile's status. A list that returns to an earlier version is
     re-applied too: only the hash seen last counts. A list that cannot be read changes the hash
     too: its profile's re-tag then fails closed, with the list's one line."""
-    lists = privacy.lists(hermes.path())
-    digest = lists_digest(lists)
+    lists, key = privacy.lists(hermes.path()), hermes.digest_key()
+    digest = lists_digest(lists, key)
     # Each new version of the list is an observation of `privacy_keywords`: the UI shows when the
-    # list last changed, and its data version is the hash (never a term).
+    # list last changed, and its data version is the keyed digest (never a term).
     observed = [
         dg.AssetObservation(
             asset_key=dg.AssetKey("privacy_keywords"),
             tags={"dagster/data_version": digest},
-            metadata=keyword_list_metadata(lists),
+            metadata=keyword_list_metadata(lists, key),
         )
     ]
-    # The cursor also says when the hash was recorded: a `sync --retag` backfill of the new list
+    # The cursor also says when the digest was recorded: a `sync --retag` backfill of the new list
     # submitted since then already re-tagged every profile it names.
-    cursor = json.dumps({"sha256": digest, "at": time.time()})
+    cursor = json.dumps({"digest": digest, "at": time.time()})
     if context.cursor is None:
         # First look: every sync run tags against the current list anyway; only later edits need a re-tag.
         return dg.SensorResult(skip_reason="privacy keyword list recorded", asset_events=observed, cursor=cursor)
     seen = json.loads(context.cursor)
-    if digest == seen["sha256"]:
+    if digest == seen.get("digest"):  # a cursor from before the digest was keyed differs: one re-tag
         return dg.SkipReason("privacy keyword list unchanged")
     if by_cli := retag_submitted_since(context.instance, digest, float(seen.get("at", 0.0))):
         return dg.SensorResult(skip_reason=f"already re-tagged by `sync --retag` (backfill {by_cli})", asset_events=observed, cursor=cursor)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
+from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.sync.state import current_state, forget, record, recorded, state_of_run
 from memory_pipeline.services.summaries import retry_can_fix
@@ -32,7 +33,7 @@ def run_inputs(home: Path, profile: Profile, options: SyncOptions, retag: bool =
 def unchanged_since_last_sync(home: Path, profile: Profile, options: SyncOptions | None = None) -> bool:
     """Whether a sync of the profile with these settings would find everything as the last clean
     sync read it."""
-    now = current_state(profile, *run_inputs(home, profile, options or SyncOptions()))
+    now = current_state(profile, *run_inputs(home, profile, options or SyncOptions()), digest_key(environment.data_dir(home)))
     return now is not None and now == recorded(environment.data_dir(home), profile.name).state
 
 
@@ -47,7 +48,7 @@ def record_run(home: Path, profile: Profile, run: ProfileRun, inputs: tuple[Path
     if retry_can_fix(run):
         state = None
     elif blocked:
-        state = current_state(profile, *inputs)
+        state = current_state(profile, *inputs, digest_key(data_dir))
     else:
         state = (read := run.inputs_read()) and state_of_run(profile, *inputs, read, config)
     if state:

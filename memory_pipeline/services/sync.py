@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
+from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.privacy.choice import lists_digest
@@ -114,7 +115,7 @@ def _sync_profiles(request: SyncRequest, hooks: SyncHooks) -> SyncOutcome:
     skipped = [
         name
         for name, record_ in records.items()
-        if (now := current_state(request.profiles[name], *inputs[name])) is not None and now == record_.state
+        if (now := current_state(request.profiles[name], *inputs[name], digest_key(data_dir))) is not None and now == record_.state
     ]
     outcome = SyncOutcome({})
     for name in skipped:
@@ -153,7 +154,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOut
     if request.retag and daemon_runs_backfills(instance):
         # A daemon is running (the UI, a server): the re-tag is the same backfill the keyword
         # sensor launches, shown in the Backfills view, and waited for here.
-        digest = lists_digest(environment.keyword_lists(request.home))
+        digest = lists_digest(environment.keyword_lists(request.home), digest_key(environment.data_dir(request.home)))
         try:
             outcome.backfill, _ = run_retag_backfill(
                 instance, request.home, to_run, digest, options_config(request.options), on_start=hooks.starting, on_done=done

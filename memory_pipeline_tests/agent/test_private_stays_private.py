@@ -423,3 +423,34 @@ def test_under_scope_user_the_mcp_server_serves_nothing_of_the_unsynced_main_sto
             ask()
     statuses = {s["profile"]: s["shown_facts"] for s in server.memory_status()["profiles"]}
     assert statuses["default"] == 0 and statuses["work"] > 0
+
+
+def test_nothing_the_runs_leave_gives_back_a_one_name_keyword_list_by_brute_force(home, capsys):
+    """A list of one name: every likely name is hashed as a list file (and as the lists' combined
+    form) and looked for in the sync's output and every file of the pipeline's data directory but
+    Dagster's stage outputs (`storage/`): run metadata, event logs, reports, the skip state, what
+    the privacy choice remembers. The digests the UI shows are keyed with the home's secret."""
+    import hashlib
+
+    surnames, given = "王李张刘陈杨赵黄周吴", "小明伟芳娜静丽强磊军洋勇艳杰娟涛超秀霞平刚"
+    names = [s + g for s in surnames for g in given] + [s + g + h for s in surnames for g in given for h in given]
+    keywords = home / "memory-pipeline" / "privacy_keywords.txt"
+    keywords.write_text("王小明\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["sync", "--hermes-home", str(home), "--force", "--retag", "--json"]) == 0
+    said = capsys.readouterr()
+    surfaces = [said.out.encode(), said.err.encode()]
+    kept = [p for p in environment.data_dir(home).rglob("*") if p.is_file() and "storage" not in p.parts and p != keywords]
+    assert any(p.name == "runs.db" for p in kept) and any(p.parent.name == "privacy" for p in kept)
+    surfaces += [p.read_bytes() for p in kept]
+    hex_runs = {run.lower()[:64] for text in surfaces for run in re.findall(rb"[0-9a-fA-F]{16,}", text)}
+    prefixes = {h[:16] for h in hex_runs}
+
+    def forms(name: str) -> list[str]:
+        sha = hashlib.sha256(f"{name}\n".encode()).hexdigest()
+        combined = hashlib.sha256(f"default\0{sha}\n".encode()).hexdigest()
+        return [sha, combined]
+
+    assert "王小明" in names
+    found = [n for n in names for form in forms(n) if form.encode() in hex_runs or form[:16].encode() in prefixes]
+    assert found == []

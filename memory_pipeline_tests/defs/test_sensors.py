@@ -9,6 +9,7 @@ from memory_pipeline.defs.backfills import RETAG_ASSETS, RETAG_TAG, retag_in_pro
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.sensors import memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor
+from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.privacy.choice import Told, lists_digest
 from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.support.store_helpers import query
@@ -42,7 +43,7 @@ def _evaluate(instance, home, keywords, cursor):
 def _backfill(result) -> dict[str, set[str]]:
     """The one request a changed list yields: a backfill (not a run), by asset its profiles."""
     (request,) = result.run_requests
-    assert request.requires_backfill_daemon() and request.tags[RETAG_TAG] == json.loads(result.cursor)["sha256"][:16]
+    assert request.requires_backfill_daemon() and request.tags[RETAG_TAG] == json.loads(result.cursor)["digest"][:16]
     subset = request.asset_graph_subset
     return {key.to_user_string(): set(subset.get_partitions_subset(key).get_partition_keys()) for key in subset.asset_keys}
 
@@ -88,7 +89,7 @@ def test_keyword_list_change_retags_every_profile_and_back(demo_home, tmp_path):
         added = _evaluate(instance, demo_home, keywords, cursor)
         assert _backfill(added) == {a.to_user_string(): {"default", "work"} for a in RETAG_ASSETS}
         assert added.cursor != cursor and TERM not in added.cursor
-        assert [e.tags["dagster/data_version"] for e in added.asset_events] == [json.loads(added.cursor)["sha256"]]
+        assert [e.tags["dagster/data_version"] for e in added.asset_events] == [json.loads(added.cursor)["digest"]]
         runs = _run_requests(instance, demo_home, keywords, added)
         for profile, db in stores.items():
             facts, _ = before[profile]
@@ -119,7 +120,8 @@ def test_a_retag_the_cli_submitted_since_the_list_changed_is_not_launched_again(
         instance.add_dynamic_partitions(hermes_profiles.name, ["default", "work"])
         cursor = _evaluate(instance, demo_home, keywords, None).cursor
         keywords.write_text(f"张伟\n{TERM}\n", encoding="utf-8")
-        digest = lists_digest(environment.keyword_lists(demo_home, Told(keywords=str(keywords))))
+        lists = environment.keyword_lists(demo_home, Told(keywords=str(keywords)))
+        digest = lists_digest(lists, digest_key(environment.data_dir(demo_home)))
         # An older `sync --retag` of the same version (the list went A → B → A) does not count...
         submit_retag_backfill(instance, ["default", "work"], digest, {})
         time.sleep(0.01)
@@ -129,7 +131,7 @@ def test_a_retag_the_cli_submitted_since_the_list_changed_is_not_launched_again(
         cli = submit_retag_backfill(instance, ["default", "work"], digest, {})
         skipped = _evaluate(instance, demo_home, keywords, later)
         assert skipped.run_requests == [] and skipped.skip_reason.skip_message == f"already re-tagged by `sync --retag` (backfill {cli})"
-        assert json.loads(skipped.cursor)["sha256"] == digest  # and the sensor moves on to this version
+        assert json.loads(skipped.cursor)["digest"] == digest  # and the sensor moves on to this version
         # `sync --retag` waits for an identical backfill still running instead of submitting one.
         assert retag_in_progress(instance, digest, ["work"]) in {b.backfill_id for b in instance.get_backfills()}
         assert retag_in_progress(instance, digest, ["work", "research"]) is None  # covers no such profile

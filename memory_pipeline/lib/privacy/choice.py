@@ -13,13 +13,13 @@ is written, with one line naming the file and the way out.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from memory_pipeline.lib.choices import PrivacyPolicy
+from memory_pipeline.lib.files.digest_key import keyed
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, config_section
@@ -153,7 +153,7 @@ def _remembered_path(data_dir: Path, profile: str) -> Path:
 
 def remembered(data_dir: Path, profile: str) -> dict:
     """What earlier syncs of the profile left: `policy` and `keywords` a flag named, and the list
-    it was last judged with (`judged_with`: path, `judged_sha256`, `judged_terms`)."""
+    it was last judged with (`judged_with`: path, `judged_terms`; never a hash of it)."""
     try:
         found = json.loads((read_regular_file(_remembered_path(data_dir, profile)) or b"{}").decode())
     except (UnreadableFile, ValueError):
@@ -164,7 +164,8 @@ def remembered(data_dir: Path, profile: str) -> dict:
 def remember(data_dir: Path, profile: str, **values) -> None:
     """Keep these values for the profile's next syncs (None forgets one)."""
     kept = {**remembered(data_dir, profile), **values}
-    kept = {key: value for key, value in kept.items() if value is not None}
+    # A list's hash was once kept here too: a plain hash of a short list gives it away, so it goes.
+    kept = {key: value for key, value in kept.items() if value is not None and key != "judged_sha256"}
     path = _remembered_path(data_dir, profile)
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, json.dumps(kept, ensure_ascii=False))
@@ -223,7 +224,7 @@ def judged(data_dir: Path, profile: str, keywords: KeywordList) -> None:
     refused rather than read as "no terms"."""
     if keywords.path is not None and keywords.terms:
         judged_with = _relative(keywords.path, data_dir)
-        remember(data_dir, profile, judged_with=judged_with, judged_sha256=keywords.sha256, judged_terms=keywords.terms)
+        remember(data_dir, profile, judged_with=judged_with, judged_terms=keywords.terms)
 
 
 def _relative(path: Path, data_dir: Path) -> str:
@@ -232,7 +233,8 @@ def _relative(path: Path, data_dir: Path) -> str:
     return os.path.relpath(path, data_dir)
 
 
-def lists_digest(lists: dict[str, KeywordList]) -> str:
-    """One digest of every profile's keyword list (by its SHA-256, never a term): what the keyword
-    sensor and a re-tag backfill know a set of lists by."""
-    return hashlib.sha256("".join(f"{name}\0{lst.sha256}\n" for name, lst in sorted(lists.items())).encode()).hexdigest()
+def lists_digest(lists: dict[str, KeywordList], key: bytes) -> str:
+    """One digest of every profile's keyword list, keyed with the home's digest key (a plain hash
+    of a one-name list would give the name away): what the keyword sensor, the lists' data
+    version and a re-tag backfill know a set of lists by."""
+    return keyed(key, "".join(f"{name}\0{lst.sha256}\n" for name, lst in sorted(lists.items())))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from memory_pipeline.lib.files.digest_key import keyed
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
@@ -31,12 +32,12 @@ STATE_VERSION = 4
 @dataclass(frozen=True)
 class RunInputs:
     """What one run read, in its own steps: the files' digest its parse saw, the store's watermark
-    its audit's snapshot found (only when no other writer wrote during the run) and the SHA-256
-    of the keyword list it tagged with."""
+    its audit's snapshot found (only when no other writer wrote during the run) and the keyed
+    digest of the keyword list it tagged with (`lib/files/digest_key.py`)."""
 
     files: str
     store_watermark: str
-    keywords_sha256: str
+    keywords_digest: str
 
 
 def state_path(data_dir: Path, profile: str) -> Path:
@@ -69,14 +70,14 @@ def _file_digest(path: Path) -> str:
 
 
 def _state(
-    profile: Profile, keywords: Path | None, settings: dict, *, files: str, store: list | None, keywords_sha256: str, config: str
+    profile: Profile, keywords: Path | None, settings: dict, *, files: str, store: list | None, keywords_digest: str, config: str
 ) -> dict:
     return {
         "version": STATE_VERSION,
         "files": files,
         "config": config,
         "store": [str(profile_store(profile).path), store],
-        "keywords": [str(keywords), keywords_sha256],
+        "keywords": [str(keywords), keywords_digest],
         "settings": settings,
     }
 
@@ -86,7 +87,7 @@ def config_digest(profile: Profile) -> str:
     return _file_digest(profile.home / "config.yaml")
 
 
-def current_state(profile: Profile, keywords: Path | None, settings: dict) -> dict | None:
+def current_state(profile: Profile, keywords: Path | None, settings: dict, key: bytes) -> dict | None:
     """Everything a sync of this profile depends on, as it is now; None when it cannot be told."""
     store = _store_now(profile_store(profile).path)
     if store is not None and "unusable" in store:
@@ -97,7 +98,7 @@ def current_state(profile: Profile, keywords: Path | None, settings: dict) -> di
         settings,
         files=memory_files_digest(profile),
         store=store,
-        keywords_sha256=_file_digest(keywords) if keywords is not None else hashlib.sha256(b"").hexdigest(),
+        keywords_digest=keyed(key, _file_digest(keywords) if keywords is not None else hashlib.sha256(b"").hexdigest()),
         config=config_digest(profile),
     )
 
@@ -108,7 +109,7 @@ def state_of_run(profile: Profile, keywords: Path | None, settings: dict, read: 
     store = _store_now(profile_store(profile).path, read.store_watermark)
     if store is None:
         return None
-    return _state(profile, keywords, settings, files=read.files, store=store, keywords_sha256=read.keywords_sha256, config=config)
+    return _state(profile, keywords, settings, files=read.files, store=store, keywords_digest=read.keywords_digest, config=config)
 
 
 class FailingCheck(NamedTuple):
