@@ -181,3 +181,39 @@ def test_profiles_sharing_a_store_are_judged_with_the_union_of_their_lists(capsy
     capsys.readouterr()
     assert main(["status", "--hermes-home", str(home)]) == 0
     assert "judged with the union of their keyword lists and detectors" in capsys.readouterr().out
+
+
+SWITCH_PROBE = """
+import json
+from hermes_cli.plugins import discover_plugins
+from tools.registry import registry
+discover_plugins(force=True)
+print(json.dumps(json.loads(registry.dispatch("memory_search", {"query": "wiki"}))))
+"""
+
+
+def test_a_detector_switched_on_in_a_sharing_profile_withholds_at_once_in_the_others_plugin(capsys, tmp_path):
+    """The plugin of profile `default`, loaded by Hermes' own plugin manager, on a store it shares
+    with `work`: `work` switches a detector on in its config.yaml, and `default`'s agent is given
+    nothing of the store until the re-tag, as `work`'s own surfaces do."""
+    import sysconfig
+
+    home, db = _shared_home(tmp_path)
+    for profile in ("default", "work"):
+        assert main(["sync", "--hermes-home", str(home), "--profile", profile, "--quiet", "--extractor", "rules"]) == 0
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
+    config = home / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "  enabled: [memory-pipeline]\n", encoding="utf-8")
+    env = {"HERMES_HOME": str(home), "PYTHONPATH": sysconfig.get_paths()["purelib"], "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+
+    def search() -> dict:
+        done = subprocess.run([sys.executable, "-S", "-c", SWITCH_PROBE], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    assert [r["content"] for r in search()["results"]] == [WORK_ENTRIES["user"][0]]
+    work_config = home / "profiles" / "work" / "config.yaml"
+    work_config.write_text(
+        work_config.read_text(encoding="utf-8") + "  memory-pipeline:\n    private_data:\n      private_network: true\n", encoding="utf-8"
+    )
+    assert search()["results"] == []  # withheld at once: the store was judged without work's new switch

@@ -74,9 +74,10 @@ def _hermes_home() -> Path:
 _CONFIG: dict[str, tuple[tuple, dict]] = {}
 
 
-def _config() -> dict:
-    """The profile's config.yaml; empty when missing, unreadable or odd (the defaults, as Holographic does)."""
-    path = _hermes_home() / "config.yaml"
+def _config(path: Path | None = None) -> dict:
+    """The profile's config.yaml (or another profile's); empty when missing, unreadable or odd
+    (the defaults, as Holographic does)."""
+    path = path or _hermes_home() / "config.yaml"
     try:
         seen = path.stat()
         stamp = (seen.st_dev, seen.st_ino, seen.st_size, seen.st_mtime_ns, seen.st_ctime_ns)
@@ -91,10 +92,10 @@ def _config() -> dict:
         return {}
 
 
-def _plugin_setting(plugin: str, key: str):
-    """`plugins.<plugin>.<key>` in the profile's config.yaml; None when unset, unreadable or odd."""
+def _plugin_setting(plugin: str, key: str, config: Path | None = None):
+    """`plugins.<plugin>.<key>` in the profile's config.yaml (or `config`); None when unset, unreadable or odd."""
     try:
-        return ((_config().get("plugins") or {}).get(plugin) or {}).get(key)
+        return ((_config(config).get("plugins") or {}).get(plugin) or {}).get(key)
     except AttributeError:  # a section that is not a mapping
         return None
 
@@ -122,10 +123,15 @@ def _store_path() -> Path:
     return Path(os.path.expanduser(path.replace("${HERMES_HOME}", str(home)).replace("$HERMES_HOME", str(home))))
 
 
-def _switches() -> str:
-    """The profile's detector switches now (`plugins.memory-pipeline.private_data`): facts judged
-    under others are withheld until the re-tag this starts."""
-    return settings_digest(_plugin_setting("memory-pipeline", "private_data"))
+def _switches() -> list[str]:
+    """The detector switches now (`plugins.memory-pipeline.private_data`) of this profile and of
+    each profile sharing its store: facts judged under others are withheld until the re-tag this
+    starts."""
+    try:
+        sharers = [Path(p) for p in _pipeline("sharer_configs")]
+    except KeyError:  # installed before it recorded them: re-running `hermes-plugin install` adds them
+        sharers = []
+    return [settings_digest(_plugin_setting("memory-pipeline", "private_data", config)) for config in (None, *sharers)]
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -142,7 +148,7 @@ def _once(problem: str) -> None:
 
 def _pipeline(key: str):
     """What `memory-pipeline hermes-plugin install` recorded for this profile (`pipeline.json`):
-    the re-tag and sync commands, the journal's path."""
+    the re-tag and sync commands, the journal's path, the config.yaml of the profiles sharing its store."""
     return json.loads((Path(__file__).with_name("pipeline.json")).read_text(encoding="utf-8"))[key]
 
 

@@ -98,17 +98,19 @@ def _store_dir(conn: sqlite3.Connection) -> str:
     return os.path.dirname(os.path.abspath(file))
 
 
-def gate(conn: sqlite3.Connection, settings_sha256: str | None = None) -> Gate | None:
+def gate(conn: sqlite3.Connection, settings_sha256: str | list[str] | None = None) -> Gate | None:
     """The store's judge, or None when the privacy stage never judged it (nothing is shown).
-    `settings_sha256`: the profile's detector switches now (`settings_digest`), when the caller
-    read them; a judge that read others (or none) is stale."""
+    `settings_sha256`: the detector switches now (`settings_digest`) of the profile, or of every
+    profile sharing the store, when the caller read them; a judge that read others (or none) is
+    stale."""
     row = _judge_row(conn)
     if row is None:
         return None
     path, sha256, detectors, recorded_switches = row
     stale = _lists_sha256(conn, path) != sha256
     if settings_sha256 is not None:
-        stale = stale or settings_sha256 not in recorded_many(recorded_switches)
+        wanted = [settings_sha256] if isinstance(settings_sha256, str) else settings_sha256
+        stale = stale or not set(wanted) <= set(recorded_many(recorded_switches))
     return Gate(sha256, detectors, stale)
 
 
