@@ -16,7 +16,7 @@ from memory_pipeline.cli.common import (
     percent_of_cap,
     selected_profiles,
 )
-from memory_pipeline.lib.choices import COMPACT_MARGIN, compact_target
+from memory_pipeline.lib.choices import COMPACT_MARGIN, Summarizer, compact_target
 from memory_pipeline.lib.hermes.agent_setup import pointer_reader
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.profile_store import profile_store
@@ -39,6 +39,13 @@ def register(commands) -> None:
     )
     parser.add_argument(
         "--yes", action="store_true", help="with --apply: write without asking (needed where there is no terminal to ask on)"
+    )
+    parser.add_argument(
+        "--summarizer",
+        choices=[c.value for c in Summarizer],
+        default=Summarizer.RULES.value,
+        help="rules (the entry's own first words, the default) or ollama (the local model offers a shorter one; "
+        "taken only when it names nothing the entry does not)",
     )
     parser.add_argument(
         "--lock-timeout", type=float, default=10.0, metavar="SECONDS", help="how long to wait for Hermes' lock on the file (default 10)"
@@ -75,7 +82,7 @@ def _compact(args: argparse.Namespace, profile) -> int:
 
     target = args.target if args.target is not None else compact_target(profile.cap_target())
     try:
-        files = propose_compaction(profile, hermes_home(args), target)
+        files = propose_compaction(profile, hermes_home(args), target, _model(args))
         proposals = []
         for found in files:
             if found.proposal is None:
@@ -118,6 +125,23 @@ def _compact(args: argparse.Namespace, profile) -> int:
     return _apply_all(args, profile, proposals)
 
 
+def _model(args: argparse.Namespace):
+    """The local model's summarizer with `--summarizer ollama` (refused off this machine unless
+    allowed where the command starts); None for the rules."""
+    if args.summarizer != Summarizer.OLLAMA.value:
+        return None
+    from memory_pipeline import environment
+    from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
+    from memory_pipeline.lib.extraction.ollama import OllamaSettings
+    from memory_pipeline.lib.extraction.summarizer import OllamaSummarizer
+
+    settings = OllamaSettings(url=environment.ollama_host(), model=environment.model(), allow_remote=environment.remote_ollama_allowed())
+    try:
+        return OllamaSummarizer.checked(settings)
+    except ExtractorUnavailable as exc:
+        raise CommandError(f"--summarizer ollama: {exc}; `--summarizer rules` needs no model") from None
+
+
 def _consent(proposals: list[Proposal]) -> bool:
     """Asked on a terminal after the diff; without one, only `--yes` writes."""
     names = " and ".join(p.path.name for p in proposals)
@@ -140,14 +164,21 @@ def _print_proposal(profile: str, proposal: Proposal) -> None:
         return
     print(proposal.diff(), end="")
     for rewrite in proposal.rewrites:
+        pointer = "/".join(map(str, rewrite.fact_ids))
+        if rewrite.kept_in_store:
+            print(f"entry {rewrite.position + 1}: kept in fact_store#{pointer}: {', '.join(rewrite.kept_in_store)}")
         if rewrite.left_out:
             lines = ", ".join(map(str, rewrite.left_out))
-            pointer = "/".join(map(str, rewrite.fact_ids))
             print(f"entry {rewrite.position + 1}: line{'s' if len(rewrite.left_out) > 1 else ''} {lines} kept only in fact_store#{pointer}")
+    reached = (
+        "reached"
+        if proposal.fits
+        else f"NOT reached: {_usage(proposal.chars_after, proposal.limit)} is as far as it gets "
+        "(every entry with synced facts down to its label and pointer; remove or merge entries for the rest)"
+    )
     print(
         f"\n{name}: {len(proposal.rewrites)} entries shortened, {_usage(proposal.chars_before, proposal.limit)} → "
-        f"{_usage(proposal.chars_after, proposal.limit)}; target {100 * proposal.target:.0f}% "
-        + ("reached" if proposal.fits else "NOT reached: no more entries with synced facts to shorten")
+        f"{_usage(proposal.chars_after, proposal.limit)}; target {100 * proposal.target:.0f}% {reached}"
     )
 
 

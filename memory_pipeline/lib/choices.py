@@ -42,6 +42,14 @@ class VectorFormat(str, enum.Enum):
     HRR1 = "hrr1"
 
 
+class Summarizer(str, enum.Enum):
+    """What writes `compact`'s summaries: the entry's own first words (`rules`), or the local
+    model offering a shorter one that names nothing the entry does not (`ollama`)."""
+
+    RULES = "rules"
+    OLLAMA = "ollama"
+
+
 # `cap_usage`: the share of a file's cap above which it warns (a profile sets its own in config.yaml).
 DEFAULT_CAP_TARGET = 0.85
 # `compact` fits a file this far below the warning by default, so the agent's next few additions

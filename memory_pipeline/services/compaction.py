@@ -52,8 +52,11 @@ def _read_stable(path: Path, source: str, limit: int) -> tuple[SourceReading, by
     raise CompactionError(f"{path}: keeps changing while being read; try again when the agent is idle")
 
 
-def propose_compaction(profile: Profile, home: Path, target: float) -> list[FileProposal]:
-    """Each memory file of the profile, with a proposal for those over `target` (a share of the cap)."""
+def propose_compaction(
+    profile: Profile, home: Path, target: float, model: Callable[[str, str], str | None] | None = None
+) -> list[FileProposal]:
+    """Each memory file of the profile, with a proposal for those over `target` (a share of the
+    cap); `model` (the local model's summarizer) offers summaries the rules' may give way to."""
     with profile_store(profile).opened(create=False) as store:
         facts = synced_facts(active_ledger(store.conn))
         pointed = sorted({i for ids in facts.values() for i in ids})
@@ -67,7 +70,7 @@ def propose_compaction(profile: Profile, home: Path, target: float) -> list[File
     for source in SOURCE_FILES:
         reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
         within = not reading.exists or reading.cap_usage <= target
-        found.append(FileProposal(reading, None if within else propose(reading, raw, facts, target=target)))
+        found.append(FileProposal(reading, None if within else propose(reading, raw, facts, target=target, model=model)))
     return found
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline.lib.hermes.compaction import propose, values
+from memory_pipeline.lib.hermes.compaction import propose
 from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, canonical_chars, fact_pointers, title_entity
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
+from memory_pipeline.lib.hermes.summaries import values
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.ledger import active_ledger, synced_facts
 from memory_pipeline_tests.support.hermes_oracle import hermes_home_env, hermes_loaded_entries
@@ -39,11 +40,11 @@ def synced_home(synced_home):
     return synced_home
 
 
-def _proposal(home):
+def _proposal(home, target: float = 0.9):
     profile = get_profile(home, "default")
     reading = read_profile(profile)[0]
     with opened(home / "memory_store.db", create=False) as conn:
-        return propose(reading, _memory(home).read_bytes(), synced_facts(active_ledger(conn)), target=0.9)
+        return propose(reading, _memory(home).read_bytes(), synced_facts(active_ledger(conn)), target=target)
 
 
 def _facts(home):
@@ -62,11 +63,12 @@ def test_proposal_reaches_target_and_writes_nothing(capsys, synced_home):
     assert _memory(synced_home).read_bytes() == before
     proposal = _proposal(synced_home)
     assert proposal.chars_before > 0.9 * 2200 >= proposal.chars_after
-    # The longest entries go first, each summary keeps every value of its entry and its label whole.
-    assert [len(r.before) for r in proposal.rewrites] == sorted((len(r.before) for r in proposal.rewrites), reverse=True)
+    # Each entry keeps its label whole; every value its summary leaves out is named, and said.
     for rewrite in proposal.rewrites:
-        assert all(value in rewrite.after for value in values(rewrite.before)), rewrite.after
+        assert all(value in rewrite.after or value in rewrite.kept_in_store for value in values(rewrite.before)), rewrite.after
         assert rewrite.after.startswith(f"**{title_entity(rewrite.before)} (→ fact_store#")
+        if rewrite.kept_in_store:
+            assert f"entry {rewrite.position + 1}: kept in fact_store#" in out
 
 
 def test_apply_is_read_back_by_hermes_and_sync_adds_nothing(capsys, synced_home):
@@ -262,7 +264,7 @@ def test_a_private_entry_is_never_replaced_by_a_pointer_and_a_pointer_is_followe
 def test_a_diff_line_never_runs_into_the_next(capsys, synced_home):
     """A file without a final newline: its last line and the compacted one each stand alone."""
     assert not _memory(synced_home).read_bytes().endswith(b"\n")
-    proposal = _proposal(synced_home)
+    proposal = _proposal(synced_home, target=0.5)
     assert any(r.position == len(proposal.before) - 1 for r in proposal.rewrites)
     lines = proposal.diff().splitlines()
     for rewrite in proposal.rewrites:  # the file's last entry among them

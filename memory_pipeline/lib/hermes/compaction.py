@@ -30,10 +30,8 @@ from memory_pipeline.lib.hermes.memory_files import (
     fact_pointers,
     hermes_read_entries,
     parse_entries,
-    title_entity,
 )
-
-_TITLE_PREFIX = re.compile(r"^(?:\*\*.+?\*\*|[^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s*")
+from memory_pipeline.lib.hermes.summaries import left_out, lines_left_out, one_sentence, pointer_entry, summaries, title_and_body, values
 
 
 class CompactionError(Exception):
@@ -47,6 +45,8 @@ class Rewrite:
     after: str
     fact_ids: tuple[int, ...]
     left_out: tuple[int, ...] = ()  # lines of `before` (1-based) only the fact store keeps from now on
+    kept_in_store: tuple[str, ...] = ()  # values of `before` only the facts keep from now on
+    summary: str = ""  # what follows the pointer: a run of the entry's first words
 
 
 @dataclass
@@ -82,111 +82,6 @@ class Proposal:
         return "".join(difflib.unified_diff(old, new, f"{self.path.name} (now)", f"{self.path.name} (compacted)"))
 
 
-# A title taken from an entry's first words ends before a clause's punctuation (ASCII or CJK) or an
-# opening bracket, else at white space.
-_CLAUSE_END = re.compile(r"[，、。．；：！？（(【\[「『《〈]|[.,;:!?](?=\s|$)")  # an ASCII stop only before white space (`v2.1`, `22:00`)
-_BRACKETS = {"（": "）", "(": ")", "【": "】", "[": "]", "「": "」", "『": "』", "《": "》", "〈": "〉"}
-_TITLE_CHARS = 24
-_LONGEST_CLAUSE_TITLE = 40
-_STRIP_AFTER_TITLE = " ，,、。．；;：:-—"
-
-
-def _first_words(line: str, limit: int = _TITLE_CHARS) -> str:
-    """The line's first clause when it is short, else its first words within `limit` characters,
-    with every bracket it opens closed (text with no boundary at all is cut at the limit)."""
-    clause = _CLAUSE_END.search(line, 1)
-    spaces = [m.start() for m in re.finditer(r"\s", line[: limit + 1])]
-    if clause and clause.start() <= limit:
-        title = line[: clause.start()]
-    elif len(line) <= limit:
-        title = line
-    elif spaces and spaces[-1] >= limit // 3:
-        title = line[: spaces[-1]]
-    elif clause and clause.start() <= _LONGEST_CLAUSE_TITLE:
-        title = line[: clause.start()]
-    else:
-        title = line[:limit]
-    while (opened := _unclosed(title)) is not None:
-        title = title[:opened]
-    return title.rstrip(_STRIP_AFTER_TITLE) or line[:limit]
-
-
-def _unclosed(text: str) -> int | None:
-    """The position of the first bracket left open in `text`, if any."""
-    stack: list[tuple[int, str]] = []
-    for i, ch in enumerate(text):
-        if ch in _BRACKETS:
-            stack.append((i, _BRACKETS[ch]))
-        elif stack and ch == stack[-1][1]:
-            stack.pop()
-    return stack[0][0] if stack else None
-
-
-def title_and_body(text: str) -> tuple[str, str]:
-    """(title, body): the entry's own title (`**Title**:`, `Title:`) and what follows it, else its
-    first words and the rest, so a summary of the body never repeats the title."""
-    stripped = text.strip()
-    if title := title_entity(stripped):
-        return title, _TITLE_PREFIX.sub("", stripped, count=1)
-    first_line = " ".join(stripped.split("\n", 1)[0].split())
-    title = _first_words(first_line)
-    rest = " ".join(stripped.split())[len(title) :].lstrip(_STRIP_AFTER_TITLE)
-    return title, rest
-
-
-# What an entry holds that the agent needs without a lookup: code spans, URLs, paths, addresses,
-# key=value pairs, numbers (times, dates, amounts, percentages) and codes holding a digit, `-` or `_`.
-VALUE = re.compile(
-    r"`[^`]+`|https?://\S+|~?/[\w./<>+-]+|[\w.+-]+@[\w-]+\.[\w.-]+|[A-Za-z_][\w.-]*=[\w.-]+"
-    r"|[A-Za-z]*\d[\w.:/%+-]*|[A-Za-z]+[-_][A-Za-z0-9_-]+"
-)
-# A clause ends at a sentence's or clause's punctuation; never at a list's `、`, inside brackets or
-# code, or at a dot that belongs to a number (`1.`, `v2.1`).
-_CLAUSE_SEPARATOR = re.compile(r"[。！？!?；;，,]|(?<![\d\s])\.(?=\s|$)")
-
-
-def values(text: str) -> list[str]:
-    """The values of a text, in order: what a summary of it must keep."""
-    return [m.group(0).rstrip(".,;:") for m in VALUE.finditer(text)]
-
-
-def _clauses(body: str) -> list[str]:
-    """The body cut after each clause separator that stands outside brackets and code spans."""
-    pieces, start, depth, code = [], 0, 0, False
-    for match in _CLAUSE_SEPARATOR.finditer(body):
-        depth = _depth(body[: match.start()])
-        code = body[: match.start()].count("`") % 2 == 1
-        if depth == 0 and not code:
-            pieces.append(body[start : match.end()])
-            start = match.end()
-    pieces.append(body[start:])
-    return [p for p in pieces if p.strip()]
-
-
-def _depth(text: str) -> int:
-    return sum(text.count(o) - text.count(c) for o, c in _BRACKETS.items())
-
-
-def shorten(body: str) -> str:
-    """Deterministic one-line summary of an entry's body that takes out prose, never values: its
-    first clause, then every clause holding a value (a number, a code, a path, a URL), whole."""
-    body = " ".join(body.split())
-    clauses = _clauses(body)
-    kept = [c for i, c in enumerate(clauses) if i == 0 or VALUE.search(c)]
-    return "".join(kept).strip().rstrip("；;，,、 ")
-
-
-def lines_left_out(text: str, summary: str) -> tuple[int, ...]:
-    """The entry's lines (1-based, after its first) of which the summary keeps nothing: from then
-    on only the fact store holds them."""
-    lines = [line.strip() for line in text.strip().split("\n")]
-    return tuple(n for n, line in enumerate(lines[1:], start=2) if line and line[:12] not in summary)
-
-
-def pointer_entry(title: str, fact_ids: tuple[int, ...], summary: str) -> str:
-    return f"**{title} (→ fact_store#{'/'.join(map(str, fact_ids))})**" + (f": {summary}" if summary else ":")
-
-
 # The shortest entry `propose` can write: a one-character title pointing at a one-digit fact id.
 _SHORTEST_POINTER = len(pointer_entry("t", (1,), ""))
 
@@ -198,43 +93,110 @@ def fewest_chars(entries: list[str]) -> int:
     return sum(min(len(text), _SHORTEST_POINTER) for text in entries) + len(ENTRY_DELIMITER) * max(len(entries) - 1, 0)
 
 
+SUMMARY_CHARS = 80  # a one-sentence summary's longest
+
+
 def propose(
     reading: SourceReading,
     raw: bytes,
     synced: dict[tuple[str, str], list[int]],
     *,
     target: float = compact_target(DEFAULT_CAP_TARGET),
-    summarise: Callable[[str], str] = shorten,
+    model: Callable[[str, str], str | None] | None = None,
 ) -> Proposal:
-    """Shorten the longest entries whose facts exist, one at a time, until the file fits
-    `target` × its cap. `synced` maps an entry's (source, short hash) to its facts, for entries
-    whose facts all exist (`sync.ledger.synced_facts`). Entries that already point into the store,
-    or whose facts are not all synced, are left as they are."""
+    """Shorten entries whose facts exist until the file fits `target` × its cap: first each one's
+    one-sentence summary, the entries that free most for the fewest values left out first; then,
+    while still over, summaries cut back clause by clause, down to the label and pointer alone.
+    `synced` maps an entry's (source, short hash) to its facts, for entries whose facts all exist
+    (`sync.ledger.synced_facts`). Entries that already point into the store, or whose facts are
+    not all synced, are left as they are. `model`, given (entry, rules' summary), may offer a
+    shorter summary; it is taken only when `accepted`."""
     if not reading.readable:
         raise CompactionError(reading.error or f"{reading.path}: unreadable")
     proposal = Proposal(reading.path, reading.limit, target, hashlib.sha256(raw).hexdigest(), list(reading.entries), list(reading.entries))
-    # Kept as entries are rewritten, not recounted: a file of many entries stays linear.
-    chars, present = proposal.chars_after, set(proposal.after)
-    order = sorted(range(len(reading.entries)), key=lambda i: (-len(reading.entries[i]), i))
-    for position in order:
+    chosen: dict[int, Rewrite] = {}
+    chars = proposal.chars_after  # kept as entries are rewritten, not recounted: a long file stays linear
+    for rewrite in sorted(_first_choices(reading, synced, model), key=_worth, reverse=True):
         if chars <= proposal.budget:
             break
-        text = reading.entries[position]
+        if rewrite.after not in proposal.after:
+            chars -= _take(proposal, chosen, rewrite)
+    while chars > proposal.budget and (step := _next_cut(proposal, chosen)) is not None:
+        chars -= _take(proposal, chosen, step)
+    proposal.rewrites = [chosen[p] for p in sorted(chosen)]
+    return proposal
+
+
+def _first_choices(reading: SourceReading, synced: dict, model) -> list[Rewrite]:
+    """Each shortenable entry with its one-sentence summary (the model's, when accepted)."""
+    found = []
+    for position, text in enumerate(reading.entries):
         fact_ids = tuple(sorted(synced.get((reading.source, short_hash(entry_sha256(text))), ())))
         if not fact_ids or fact_pointers(text):
             continue
         title, body = title_and_body(text)
-        summary = summarise(body)
-        shorter = pointer_entry(title, fact_ids, summary)
-        lost = [v for v in values(text) if v not in shorter]  # a summary takes out prose, never a value
-        if lost or len(shorter) >= len(text) or shorter in present:
+        summary = one_sentence(body, SUMMARY_CHARS)
+        offered = model(text, summary) if model is not None else None
+        if offered is not None and accepted(offered, text, summary):
+            summary = offered
+        # The one-sentence summary, else the longest shorter one that frees anything at all.
+        for option in (summary, *(s for s in summaries(body) if len(s) < len(summary))):
+            rewrite = _rewrite(position, text, title, fact_ids, option)
+            if len(rewrite.after) < len(text):
+                found.append(rewrite)
+                break
+    return found
+
+
+def _rewrite(position: int, text: str, title: str, fact_ids: tuple[int, ...], summary: str) -> Rewrite:
+    after = pointer_entry(title, fact_ids, summary)
+    return Rewrite(position, text, after, fact_ids, lines_left_out(text, summary), left_out(text, title + " " + summary), summary)
+
+
+def _worth(rewrite: Rewrite) -> float:
+    """Characters freed per value left out (and one): the entries that free most for least loss first."""
+    return (len(rewrite.before) - len(rewrite.after)) / (1 + len(rewrite.kept_in_store))
+
+
+def _take(proposal: Proposal, chosen: dict[int, Rewrite], rewrite: Rewrite) -> int:
+    """The rewrite in the proposal; the characters it freed."""
+    freed = len(proposal.after[rewrite.position]) - len(rewrite.after)
+    proposal.after[rewrite.position] = rewrite.after
+    chosen[rewrite.position] = rewrite
+    return freed
+
+
+def _next_cut(proposal: Proposal, chosen: dict[int, Rewrite]) -> Rewrite | None:
+    """Of the rewritten entries, the next shorter summary that frees the most; None when every
+    entry is down to its label and pointer."""
+    best, most = None, 0
+    for rewrite in chosen.values():
+        title, body = title_and_body(rewrite.before)
+        shorter = next((s for s in summaries(body) if len(s) < len(rewrite.summary)), None)
+        if shorter is None:
             continue
-        proposal.after[position] = shorter
-        present.discard(text)
-        present.add(shorter)
-        chars -= len(text) - len(shorter)
-        proposal.rewrites.append(Rewrite(position, text, shorter, fact_ids, lines_left_out(text, summary)))
-    return proposal
+        step = _rewrite(rewrite.position, rewrite.before, title, rewrite.fact_ids, shorter)
+        freed = len(rewrite.after) - len(step.after)
+        if freed > most and step.after not in proposal.after:
+            best, most = step, freed
+    return best
+
+
+# What a model's summary may name: numbers, identifiers (a digit, a capital, `_`, `.`, `-` or `/`
+# inside a word) and values. Each must stand in the entry as written.
+_NAMED = re.compile(r"[A-Za-z0-9][\w.\-/:]*[A-Za-z0-9]|\d")
+
+
+def accepted(offered: str, entry: str, rules: str) -> bool:
+    """A model's one-line summary, taken only when it is shorter than the rules' and names
+    nothing the entry does not: every number, identifier and name in it stands in the entry."""
+    offered = " ".join(offered.split())
+    if not offered or "\n" in offered or len(offered) >= len(rules or entry):
+        return False
+    words = [m.group(0) for m in _NAMED.finditer(offered)]
+    exact = [w for w in words if any(c.isdigit() or c in "_.-/:" for c in w)] + values(offered)
+    names = [w for w in words if any(c.isupper() for c in w)]  # a capital: a name, though maybe only a sentence's start
+    return all(w in entry for w in exact) and all(w.lower() in entry.lower() for w in names)
 
 
 @contextmanager

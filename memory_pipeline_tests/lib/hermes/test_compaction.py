@@ -1,47 +1,109 @@
-"""Compaction's proposals read well: a title is cut only at a word or clause boundary with its
-brackets closed, the summary does not repeat it, and the lines of an entry the summary leaves out
-are named."""
+"""Compaction's proposals, on files shaped like real over-cap memory files: each file reaches its
+target, each summary is a contiguous run of its entry's first words (never stitched, never cut
+inside brackets, a code span, a URL, a number or a token, never a condition without its action),
+and the values a summary leaves out are listed for the fact that keeps them."""
+
+import re
 
 import pytest
 
-from memory_pipeline.lib.hermes.compaction import fewest_chars, lines_left_out, pointer_entry, propose, shorten, title_and_body
+from memory_pipeline.lib.hermes.compaction import accepted, fewest_chars, propose
 from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
+from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, SourceReading, parse_entries
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
+from memory_pipeline.lib.hermes.summaries import MORE, lines_left_out, one_sentence, pointer_entry, title_and_body
+from memory_pipeline_tests.support.overcap_files import FILES
+
+LIMITS = {"chinese": 900, "english": 1900, "mixed": 950}  # each file 115–125% of its cap
+
+
+def _reading(tmp_path, entries: list[str], limit: int) -> SourceReading:
+    path = tmp_path / "MEMORY.md"
+    path.write_text(ENTRY_DELIMITER.join(entries), encoding="utf-8")
+    return SourceReading("memory", path, limit, True, parse_entries(path.read_text(encoding="utf-8")))
+
+
+def _synced(entries: list[str]) -> dict:
+    return {("memory", short_hash(entry_sha256(text))): [100 + i] for i, text in enumerate(entries)}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_a_real_shaped_file_reaches_its_target_with_summaries_in_the_entrys_own_words(tmp_path, name):
+    entries = FILES[name]
+    reading = _reading(tmp_path, entries, LIMITS[name])
+    assert reading.chars > 1.1 * reading.limit
+    proposal = propose(reading, b"", _synced(entries), target=0.80)
+    assert proposal.fits and proposal.chars_after <= 0.85 * reading.limit
+    assert proposal.chars_after >= 0.60 * reading.limit  # reached by shortening, not by emptying the file
+    for rewrite in proposal.rewrites:
+        flat = " ".join(rewrite.before.split())
+        title, body = title_and_body(rewrite.before)
+        assert rewrite.after == pointer_entry(title, (100 + rewrite.position,), rewrite.summary)
+        run = rewrite.summary.removesuffix(MORE)
+        assert " ".join(body.split()).startswith(run), (rewrite.before, rewrite.summary)  # contiguous, from the start
+        assert run in flat
+        # Never cut inside brackets or a code span, and every value left out is named.
+        for opening, closing in ("()", "（）", "``"):
+            assert run.count(opening) == run.count(closing) if opening != closing else run.count("`") % 2 == 0
+        assert all(v in rewrite.before and v not in run for v in rewrite.kept_in_store)
 
 
 @pytest.mark.parametrize(
-    ("text", "title"),
+    ("text", "summary"),
     [
-        ("Polanyi命名框架法则（2026-04-07）给每个新概念起名前先查已有术语并记录出处", "Polanyi命名框架法则"),
-        ("**机房巡检**：每周三凌晨检查曙光机柜的温湿度传感器", "机房巡检"),
-        ("Deploy checklist for the staging cluster before every Friday release", "Deploy checklist for the"),
-        ("部署流程，先在测试环境验证再发布到生产环境并通知值班同事确认", "部署流程"),
-        ("Short note", "Short note"),
-        ("Upgrade to v2.1 at 22:00 tonight, then restart the workers", "Upgrade to v2.1 at 22:00"),
+        # A token, a port and a query string are never cut; the rest is named as kept in the fact.
+        ("**代理**: 代理:7890, API随机端口(查config.yaml), 认证?token=X", "代理:7890, API随机端口(查config.yaml), 认证?token=X"),
+        (
+            "**HTTP client**: use fetch(undici) with a 30s timeout and retry 3 times with backoff. Log failures.",
+            "use fetch(undici) with a 30s timeout and retry 3 times with backoff…",
+        ),
+        # A rule keeps its action with its condition.
+        (
+            "**Deploy rule**: when the CI is red, never deploy; ask in #ops and wait for the fix to merge first, then release.",
+            "when the CI is red, never deploy…",
+        ),
+        # Numbered points: the first ones, whole, and a mark that more follows.
+        (
+            "**记忆分层**：①计划型：提前写好的规则和清单，放在 MEMORY.md；"
+            "②涌现型：对话中发现的偏好，先记在 USER.md，稳定后再合并到长期记忆里面去。",
+            "①计划型：提前写好的规则和清单，放在 MEMORY.md…",
+        ),
     ],
 )
-def test_a_title_ends_at_a_boundary_with_its_brackets_closed(text, title):
-    got, body = title_and_body(text)
-    assert got == title
-    assert got.count("（") == got.count("）") and got.count("(") == got.count(")")
-    assert not shorten(body).startswith(title)  # the summary goes on from the title
-
-
-def test_a_summary_does_not_repeat_the_title():
-    text = "部署流程，先在测试环境验证再发布到生产环境。然后通知值班同事确认。"
+def test_a_summary_is_the_entrys_first_words_to_a_boundary(text, summary):
     title, body = title_and_body(text)
-    summary = shorten(body)
-    assert (title, summary) == ("部署流程", "先在测试环境验证再发布到生产环境。")
-    assert pointer_entry(title, (7,), summary) == "**部署流程 (→ fact_store#7)**: 先在测试环境验证再发布到生产环境。"
+    assert one_sentence(body, 80) == summary
 
 
 def test_the_lines_a_summary_leaves_out_are_named():
     text = "**备份策略**：每晚两点全量备份。\n异地副本保存在杭州机房\n每月演练一次恢复"
     title, body = title_and_body(text)
-    summary = shorten(body)
-    assert summary == "每晚两点全量备份。"
+    summary = one_sentence(body, 10)
+    assert summary == "每晚两点全量备份…"
     assert lines_left_out(text, summary) == (2, 3)
-    assert lines_left_out("**One line**: kept whole", "kept whole") == ()
+
+
+def test_a_file_too_full_for_its_target_gets_as_far_as_labels_and_pointers(tmp_path):
+    entries = FILES["english"]
+    reading = _reading(tmp_path, entries, 400)  # fifteen entries cannot fit 80% of 400 even as pointers
+    proposal = propose(reading, b"", _synced(entries), target=0.80)
+    assert not proposal.fits and all(r.summary == "" for r in proposal.rewrites)
+    assert all(re.fullmatch(r"\*\*.+ \(→ fact_store#\d+\)\*\*:", r.after) for r in proposal.rewrites)
+
+
+@pytest.mark.parametrize(
+    ("offered", "taken"),
+    [
+        ("Use fetch(undici), 30s timeout, 3 retries.", True),
+        ("Use axios with a 60s timeout.", False),  # names what the entry does not
+        ("Use fetch(undici) with a 30s timeout and retry 3 times with backoff, logging failures.", False),  # not shorter
+        ("", False),
+    ],
+)
+def test_a_model_summary_is_taken_only_when_shorter_and_naming_nothing_new(offered, taken):
+    entry = "**HTTP client**: use fetch(undici) with a 30s timeout and retry 3 times with backoff. Log failures to ~/logs/http.log."
+    rules = "use fetch(undici) with a 30s timeout and retry 3 times with backoff…"
+    assert accepted(offered, entry, rules) is taken
 
 
 def test_no_proposal_goes_below_the_floor(demo_home):

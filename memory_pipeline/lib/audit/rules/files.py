@@ -53,7 +53,10 @@ def _what_compact_frees(reading: SourceReading, synced: dict, target: float) -> 
     freed = proposal.chars_before - proposal.chars_after if proposal else 0
     if not freed:
         return ", no synced entry for `compact` to shorten"
-    return f", `compact` would free {freed} (→ {100 * proposal.chars_after / reading.limit:.0f}%)"
+    reached = f"{100 * proposal.chars_after / reading.limit:.0f}%"
+    if not proposal.fits:  # as far as it gets: said, never promised
+        return f", `compact` would free {freed} (→ {reached}, short of its {100 * proposal.target:.0f}% target: remove or merge entries for the rest)"
+    return f", `compact` would free {freed} (→ {reached})"
 
 
 def _synced_entries(layers: LoadedLayers) -> dict[tuple[str, str], list[int]]:

@@ -1,0 +1,163 @@
+"""An entry's title and its summary, in the entry's own words: what compaction writes in front of
+a `fact_store#N` pointer.
+
+The title is the entry's label (`**Title**:`, `Title:`), else its first words up to a clause's
+end. The summary is a contiguous run of what follows, from its start to a sentence's or clause's
+end: never cut inside brackets, a code span, a URL, a number or a token (`fetch(undici)`,
+`v2.1`, `22:00`), never ending on a condition whose action it would drop ("when X, do Y"), never
+clauses stitched from different places. What it leaves out stays in the fact the pointer names,
+and is listed by value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_pipeline.lib.hermes.memory_files import title_entity
+
+_TITLE_PREFIX = re.compile(r"^(?:\*\*.+?\*\*|[^\s:：*`][^:：\n`]{0,40}?)\s*[:：]\s*")
+# A title taken from an entry's first words ends before a clause's punctuation (ASCII or CJK) or an
+# opening bracket, else at white space.
+_CLAUSE_END = re.compile(r"[，、。．；：！？（(【\[「『《〈]|[.,;:!?](?=\s|$)")  # an ASCII stop only before white space (`v2.1`, `22:00`)
+_BRACKETS = {"（": "）", "(": ")", "【": "】", "[": "]", "「": "」", "『": "』", "《": "》", "〈": "〉"}
+_TITLE_CHARS = 24
+_LONGEST_CLAUSE_TITLE = 40
+_STRIP_AFTER_TITLE = " ，,、。．；;：:-—"
+MORE = "…"  # ends a summary that stops before its entry does
+
+# What an entry holds that the agent needs without a lookup: code spans, URLs, paths, addresses,
+# key=value pairs, numbers (times, dates, amounts, percentages) and codes holding a digit, `-` or `_`.
+VALUE = re.compile(
+    r"`[^`]+`|https?://\S+|(?<!\w)~?/[A-Za-z0-9_.<>+-][A-Za-z0-9_./<>+-]*|[\w.+-]+@[\w-]+\.[\w.-]+|[A-Za-z_][\w.-]*=[\w.-]+"
+    r"|[A-Za-z]*\d[\w.:/%+-]*|[A-Za-z]+[-_][A-Za-z0-9_-]+|[\w.-]+\.(?:ya?ml|json|toml|md|py|sh|txt|conf|db)\b"
+)
+# Where a sentence ends, and where a clause does (a list's `、` is neither). ASCII punctuation
+# counts only before white space or the end, so `1.5`, `v2.1`, `a,b` and `?token=X` are never cut.
+_SENTENCE_END = re.compile(r"[。！？；]|[.!?;](?=\s|$)")
+_CLAUSE_SEP = re.compile(r"[，,：:](?=\s|$|[^\x00-\x7f])|[，：]")
+# A clause that opens with these is a condition: a summary never ends right after it.
+_CONDITION = re.compile(r"^\s*(?:if|when|whenever|unless|once|before|after|while|如果|若|当|只要|除非|一旦|每当|遇到|凡是)", re.IGNORECASE)
+
+
+def title_and_body(text: str) -> tuple[str, str]:
+    """(title, body): the entry's own title and what follows it, else its first words and the
+    rest, so a summary of the body never repeats the title."""
+    stripped = text.strip()
+    if title := title_entity(stripped):
+        return title, _TITLE_PREFIX.sub("", stripped, count=1)
+    first_line = " ".join(stripped.split("\n", 1)[0].split())
+    title = _first_words(first_line)
+    rest = " ".join(stripped.split())[len(title) :].lstrip(_STRIP_AFTER_TITLE)
+    return title, rest
+
+
+def _first_words(line: str, limit: int = _TITLE_CHARS) -> str:
+    """The line's first clause when it is short, else its first words within `limit` characters,
+    with every bracket it opens closed (text with no boundary at all is cut at the limit)."""
+    clause = _CLAUSE_END.search(line, 1)
+    spaces = [m.start() for m in re.finditer(r"\s", line[: limit + 1])]
+    if clause and clause.start() <= limit:
+        title = line[: clause.start()]
+    elif len(line) <= limit:
+        title = line
+    elif spaces and spaces[-1] >= limit // 3:
+        title = line[: spaces[-1]]
+    elif clause and clause.start() <= _LONGEST_CLAUSE_TITLE:
+        title = line[: clause.start()]
+    else:
+        title = line[:limit]
+    while (opened := _unclosed(title)) is not None:
+        title = title[:opened]
+    return title.rstrip(_STRIP_AFTER_TITLE) or line[:limit]
+
+
+def _unclosed(text: str) -> int | None:
+    """The position of the first bracket left open in `text`, if any."""
+    stack: list[tuple[int, str]] = []
+    for i, ch in enumerate(text):
+        if ch in _BRACKETS:
+            stack.append((i, _BRACKETS[ch]))
+        elif stack and ch == stack[-1][1]:
+            stack.pop()
+    return stack[0][0] if stack else None
+
+
+def values(text: str) -> list[str]:
+    """The values of a text, in order: what a summary that leaves them out names."""
+    return [m.group(0).rstrip(".,;:") for m in VALUE.finditer(text)]
+
+
+def _protected(body: str) -> list[bool]:
+    """Per character: inside brackets, a code span, or a value (a URL, a number, a token)."""
+    inside = [False] * (len(body) + 1)
+    depth, code = 0, False
+    for i, ch in enumerate(body):
+        if ch == "`":
+            code = not code
+        elif ch in _BRACKETS:
+            depth += 1
+        elif depth and ch in _BRACKETS.values():
+            depth -= 1
+        inside[i] = depth > 0 or code
+    for match in VALUE.finditer(body):
+        for i in range(match.start(), match.end() - 1):  # its last character may end a clause
+            inside[i] = True
+    return inside
+
+
+def cut_points(body: str) -> list[tuple[int, bool]]:
+    """Where a summary of `body` may end: (end, whether a sentence ends there), in order."""
+    protected = _protected(body)
+    ends: dict[int, bool] = {}
+    for pattern, sentence in ((_SENTENCE_END, True), (_CLAUSE_SEP, False)):
+        for match in pattern.finditer(body):
+            if not protected[match.start()]:
+                ends[match.end()] = ends.get(match.end(), False) or sentence
+    points, start = [], 0
+    for end in sorted(ends):
+        clause = body[start:end]
+        if not _CONDITION.match(clause) or ends[end]:  # a condition alone never ends a summary
+            points.append((end, ends[end]))
+        start = end
+    return points
+
+
+def summaries(body: str) -> list[str]:
+    """Every summary `body` allows, longest first, down to none: each a run of its first words
+    ending at a cut point (and `…` when something follows), then the empty summary."""
+    body = " ".join(body.split())
+    found = []
+    for end, _ in cut_points(body):
+        run = body[:end].rstrip("，,、；;：:。.！!？? ")
+        if run and len(run) < len(body.rstrip("。.!！?？；; ")):
+            found.append(run + MORE)
+    return sorted(set(found), key=len, reverse=True) + [""]
+
+
+def one_sentence(body: str, limit: int) -> str:
+    """The default summary: the first sentence, `…` marking what follows (the whole body when it
+    is one short sentence); when that sentence is longer than `limit`, the longest run of its
+    first clauses within it; none when not even one clause fits."""
+    body = " ".join(body.split())
+    points = cut_points(body)
+    first_sentence = next((end for end, sentence in points if sentence and end < len(body.rstrip())), None)
+    if first_sentence is None and len(body) <= limit:
+        return body
+    fitting = [s for s in summaries(body) if len(s) <= limit and len(s) - len(MORE) <= (first_sentence or len(body))]
+    return fitting[0] if fitting else ""
+
+
+def left_out(text: str, summary: str) -> tuple[str, ...]:
+    """The values of the entry its summary does not hold: from now on only the fact keeps them."""
+    return tuple(dict.fromkeys(v for v in values(text) if v not in summary))
+
+
+def lines_left_out(text: str, summary: str) -> tuple[int, ...]:
+    """The entry's lines (1-based, after its first) of which the summary keeps nothing: from then
+    on only the fact store holds them."""
+    lines = [line.strip() for line in text.strip().split("\n")]
+    return tuple(n for n, line in enumerate(lines[1:], start=2) if line and line[:12] not in summary)
+
+
+def pointer_entry(title: str, fact_ids: tuple[int, ...], summary: str) -> str:
+    return f"**{title} (→ fact_store#{'/'.join(map(str, fact_ids))})**" + (f": {summary}" if summary else ":")
