@@ -55,7 +55,8 @@ def _what_compact_frees(reading: SourceReading, synced: dict, target: float) -> 
         return ", no synced entry for `compact` to shorten"
     reached = f"{100 * proposal.chars_after / reading.limit:.0f}%"
     if not proposal.fits:  # as far as it gets: said, never promised
-        return f", `compact` would free {freed} (→ {reached}, short of its {100 * proposal.target:.0f}% target: remove or merge entries for the rest)"
+        short = f"short of its {100 * proposal.target:.0f}% target: remove or merge entries for the rest"
+        return f", `compact` would free {freed} (→ {reached}, {short})"
     return f", `compact` would free {freed} (→ {reached})"
 
 
