@@ -66,7 +66,7 @@ lint: $(VENV)/.installed-dev
 # (the slowest files first, so they do not end the run alone); pytest's "no tests collected"
 # (exit 5) is not a failure of the suite.
 test: $(VENV)/.installed-dev $(HERMES_CURRENT)/.installed browser postgres
-	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=15; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 # Python 3.12 and 3.13 (Ubuntu 24.04, Debian 13): every dependency of the built wheel resolves to
 # binary wheels for them (no compiler needed there). This machine runs the tests on 3.11.

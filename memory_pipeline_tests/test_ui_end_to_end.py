@@ -7,7 +7,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -101,10 +100,9 @@ def _stops_everything_on_sigterm(process, url: str) -> None:
     family = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
     assert len(family) >= 3  # ui, dagster dev, and at least the webserver
     process.send_signal(signal.SIGTERM)
-    started = time.monotonic()
     _, alive = psutil.wait_procs(family, timeout=30)
     assert alive == [], [p.cmdline() for p in alive]
-    assert time.monotonic() - started < 30 and process.wait(timeout=5) == 0
+    assert process.wait(timeout=5) == 0
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(url, timeout=5)
 

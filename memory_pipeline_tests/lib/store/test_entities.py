@@ -1,6 +1,5 @@
 import random
 import re
-import time
 
 import pytest
 from plugins.memory.holographic.store import MemoryStore
@@ -100,16 +99,9 @@ def test_alias_pairs_equal_holographics_regex_on_the_corpus(text):
     assert _aka_pairs(text) == [(m.group(1), m.group(2)) for m in _HOLOGRAPHIC_AKA.finditer(text)]
 
 
-def test_alias_scan_is_linear():
-    """40,000 characters of words ending in a dangling "aka" (the regex's worst case): about twenty
-    times the 2,000-character time, not four hundred times."""
-
-    def seconds(chars: int) -> float:
-        text = ("word " * (chars // 5))[:chars] + " aka"
-        started = time.perf_counter()
-        for _ in range(5):
-            extract_entities(text)
-        return (time.perf_counter() - started) / 5
-
-    small, large = min(seconds(2_000) for _ in range(3)), min(seconds(40_000) for _ in range(3))
-    assert large < 60 * small + 0.01, (small, large)
+def test_alias_scan_of_the_worst_case_finds_nothing():
+    """400,000 characters of words ending in a dangling "aka" (the regex's worst case): no alias,
+    and the scan ends (its linear growth is `benchmarks/bench_alias_scan.py`'s to measure; a
+    quadratic scan would hang the suite here)."""
+    text = ("word " * 80_000) + " aka"
+    assert _aka_pairs(text) == [] and "aka" not in [name.lower() for name in extract_entities(text)]
