@@ -97,6 +97,7 @@ def test_the_installed_tool_syncs_searches_and_reports_on_the_users_own_home(ins
         "search_query.py",
         "search_gate.py",
         "live_sync.py",
+        "entry_reader.py",
         "pipeline.json",
     }
 

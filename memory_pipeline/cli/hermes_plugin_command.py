@@ -34,6 +34,7 @@ PLUGIN_FILES = {
     "search_query.py": _PACKAGE / "lib" / "store" / "search_query.py",
     "search_gate.py": _PACKAGE / "lib" / "store" / "search_gate.py",
     "live_sync.py": _PACKAGE / "hermes_plugin" / "live_sync.py",
+    "entry_reader.py": _PACKAGE / "lib" / "hermes" / "entry_reader.py",
 }
 
 

@@ -5,7 +5,6 @@ hermes-plugin install`: the standard library only."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -13,6 +12,8 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+
+from .entry_reader import decoded, entry_sha256, parse_entries
 
 try:
     import fcntl
@@ -24,20 +25,17 @@ DEBOUNCE_S = 0.5  # a burst of writes (a batch, several calls in one turn) syncs
 
 
 def entry_texts(home: Path) -> dict[str, dict[str, str]]:
-    """Each memory file's entries, SHA-256 of the stripped text (the pipeline's identity) -> text.
-    Held in memory for one tool call, never written anywhere."""
+    """Each memory file's entries, by the pipeline's own reader (`entry_reader.py`, shipped
+    beside this file): SHA-256 of the stripped text (the pipeline's identity) -> text. Held in
+    memory for one tool call, never written anywhere."""
     found = {}
     for target, name in FILES.items():
         try:
-            text = (home / "memories" / name).read_text(encoding="utf-8-sig")
+            entries = parse_entries(decoded((home / "memories" / name).read_bytes()))
         except (OSError, UnicodeDecodeError):
-            text = ""
-        found[target] = {_sha(e.strip()): e.strip() for e in text.split("\n§\n") if e.strip()}
+            entries = []
+        found[target] = {entry_sha256(e): e for e in entries}
     return found
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def reached_the_file(result: object) -> bool:
@@ -82,7 +80,7 @@ def _put(new: dict[str, str], op: dict) -> list[str]:
     put in place of `old_text`."""
     piece = next((op[k] for k in ("content", "new_text", "new_content") if isinstance(op.get(k), str) and op[k].strip()), None)
     if piece is not None and op.get("action") != "patch":
-        return [h for h in new if h == _sha(piece.strip())]
+        return [h for h in new if h == entry_sha256(piece.strip())]
     return sorted(h for h, text in new.items() if piece is None or piece.strip() in text)
 
 

@@ -12,14 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
+from memory_pipeline.lib.hermes.entry_reader import BOUNDARY, ENTRY_DELIMITER, parse_entries, split_parts  # noqa: F401 - re-exported
 
-ENTRY_DELIMITER = "\n§\n"
 SOURCE_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 DEFAULT_CHAR_LIMITS = {"memory": 2200, "user": 1375}
 
-# A boundary is a `§` immediately followed by a line break or the end of the text, whatever
-# stands before it on its line. `§分隔`, `§ 汉语名:` and `§TTS` are text.
-_BOUNDARY = re.compile(r"§(?:\n|\Z)")
 # A Markdown heading or YAML front matter opening the file is header text, not memory.
 _PREAMBLE_LINE = re.compile(r"#{1,6}(?:\s|$)|---\s*$")
 
@@ -72,16 +69,6 @@ class SourceReading:
 
 def canonical_chars(entries: list[str]) -> int:
     return len(ENTRY_DELIMITER.join(entries))
-
-
-def split_parts(text: str) -> list[str]:
-    """Raw parts between boundaries, unstripped (findings look at the empty ones)."""
-    return _BOUNDARY.split(text)
-
-
-def parse_entries(text: str) -> list[str]:
-    """The pipeline's entries of newline-normalised text: stripped, non-empty, first of duplicates."""
-    return _dedupe(part.strip() for part in split_parts(text))
 
 
 def hermes_read_entries(text: str) -> list[str]:
@@ -161,7 +148,7 @@ def _unreadable(reading: SourceReading, message: str, *, exists: bool) -> Source
 def _boundary_lines(text: str) -> list[int]:
     """The line number of each boundary, so a finding says which line to delete (one pass)."""
     lines, line, last = [], 1, 0
-    for match in _BOUNDARY.finditer(text):
+    for match in BOUNDARY.finditer(text):
         line += text.count("\n", last, match.start())
         last = match.start()
         lines.append(line)

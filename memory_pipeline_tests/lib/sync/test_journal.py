@@ -4,6 +4,7 @@ too large and says so, and only one tool call's replace or patch is an edit."""
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -16,7 +17,8 @@ APPENDER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from memory_pipeline.hermes_plugin import live_sync
+    sys.path.insert(0, sys.argv[3])
+    from plugin import live_sync  # the plugin's files as `hermes-plugin install` lays them out
     live_sync.JOURNAL_BYTES = 16_384
     for i in range(120):
         live_sync.journal(Path(sys.argv[1]), {"session": sys.argv[2], "n": i, "pad": "x" * 40})
@@ -28,9 +30,21 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _plugin_package(root) -> str:
+    from memory_pipeline.cli.hermes_plugin_command import PLUGIN_FILES
+
+    package = root / "plugin"
+    package.mkdir()
+    for name in ("live_sync.py", "entry_reader.py"):
+        shutil.copyfile(PLUGIN_FILES[name], package / name)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    return str(root)
+
+
 def test_two_sessions_appending_at_once_lose_no_line_when_the_journal_is_moved_aside(tmp_path):
     path = tmp_path / "journal" / "default.jsonl"
-    writers = [subprocess.Popen([sys.executable, "-c", APPENDER, str(path), name]) for name in ("a", "b")]
+    where = _plugin_package(tmp_path)
+    writers = [subprocess.Popen([sys.executable, "-S", "-c", APPENDER, str(path), name, where]) for name in ("a", "b")]
     assert [w.wait(timeout=120) for w in writers] == [0, 0]
     aside = path.with_name("default.jsonl.1")
     assert path.stat().st_size <= 16_384 and aside.stat().st_size <= 16_384  # 240 lines of ~90 bytes: moved aside once
@@ -76,3 +90,35 @@ def test_a_journal_too_large_is_read_from_its_newest_part_and_said(tmp_path, syn
     assert problem.startswith(f"agent journal {path}: ") and "only its newest 4 MB read" in problem and "remove the file" in problem
     assert main(["status", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
     assert problem in capsys.readouterr().out
+
+
+def test_the_plugin_and_the_pipeline_read_every_file_alike(tmp_path):
+    """The plugin's reader (its shipped copy, imported as Hermes imports it) and the pipeline's split
+    every real-shaped memory file into the same entries: the journal's hashes are the entries the
+    sync reads."""
+    import importlib
+    import sys as _sys
+
+    from memory_pipeline.lib.hermes.memory_files import read_source
+    from memory_pipeline_tests.support.memory_corpus import CASES
+    from memory_pipeline_tests.support.overcap_files import FILES
+
+    _sys.path.insert(0, _plugin_package(tmp_path))
+    try:
+        live_sync = importlib.import_module("plugin.live_sync")
+    finally:
+        _sys.path.pop(0)
+    files = [(case.name, case.data) for case in CASES if case.data is not None]
+    files += [(name, "\n§\n".join(entries).encode()) for name, entries in FILES.items()]
+    home = tmp_path / "home"
+    (home / "memories").mkdir(parents=True)
+    compared = 0
+    for name, data in files:
+        path = home / "memories" / "MEMORY.md"
+        path.write_bytes(data)
+        reading = read_source(path, "memory", 2200)
+        if not reading.readable:
+            continue
+        assert list(live_sync.entry_texts(home)["memory"].values()) == reading.entries, name
+        compared += 1
+    assert compared >= 10
