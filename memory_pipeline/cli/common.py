@@ -103,6 +103,19 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
+def profiles_with_judges(args: argparse.Namespace, home: Path):
+    """Each selected profile with its privacy judge, to tell a private text from one a command may
+    show; None where the keyword list cannot be loaded (every fact then shown by its id only)."""
+    from memory_pipeline.lib.privacy.matching import KeywordListError
+
+    for profile in selected_profiles(args, home):
+        try:
+            judge = environment.privacy_judge(profile, home)
+        except KeywordListError:
+            judge = None
+        yield profile, judge
+
+
 def selected_profiles(args: argparse.Namespace, home: Path) -> list[Profile]:
     """`--profile`, else every profile; entries of profiles/ that are not taken are said, once."""
     try:

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import argparse
 
-from memory_pipeline import environment
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, profiles_with_judges
 from memory_pipeline.cli.sync_output import entry_title
-from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.store.database import StoreError
 
 
@@ -42,11 +40,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--apply writes what --retire or --keep shows: give one of them")
     home = hermes_home(args)
     results = []
-    for profile in selected_profiles(args, home):
-        try:
-            judge = environment.privacy_judge(profile, home)
-        except KeywordListError:
-            judge = None  # every fact then shown by its id only
+    for profile, judge in profiles_with_judges(args, home):
         try:
             found = profile_mirrors(profile, apply=args.apply, keep=args.keep)
         except StoreError as exc:
