@@ -36,7 +36,8 @@ def test_the_agents_update_is_named_and_kept_or_restored_on_request(capsys, sync
     assert "facts_match_entries" in result["failing_checks"]
     main(["audit", "--hermes-home", str(synced_home), "--profile", "default"])
     out = capsys.readouterr().out
-    assert f"fact {deploy_id} of entry memory:" in out and f"fact {docs_id} of entry memory:" in out and "Wednesdays" not in out
+    assert f"fact {deploy_id} of MEMORY.md entry " in out and f"fact {docs_id} of MEMORY.md entry " in out and "Wednesdays" not in out
+    assert "memory:" not in out.split("facts_match_entries")[1].split("\n")[0]  # an entry by its place, never its hash
     assert "memory-pipeline drift --profile default" in out
     assert main(["why", str(deploy_id), "--hermes-home", str(synced_home), "--profile", "default"]) == 0
     assert "changed outside the memory files" in capsys.readouterr().out
