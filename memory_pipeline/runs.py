@@ -72,7 +72,7 @@ def options_config(options: SyncOptions) -> dict[str, dict]:
         "hermes": {"cap_target": options.cap_target} if "cap_target" in chosen else {},
         "extractor": extractor,
         "store": store,
-        "privacy": {"keywords_path": options.keywords_path} if "keywords_path" in chosen else {},
+        "privacy": {"keywords_path": options.keywords_path} if options.keywords_path else {},
     }
     if options.privacy_policy is not None:
         config["privacy"]["policy"] = options.privacy_policy.name

@@ -23,14 +23,16 @@ class SyncOptions:
     privacy_policy: PrivacyPolicy | None = None  # what a private fact gets (None: each profile's own)
     vector_format: VectorFormat = VectorFormat.AUTO
     cap_target: float | None = None  # None: each profile's own
-    keywords_path: str | None = None  # a keyword list this sync judges with (None: each profile's own)
+    keywords_path: str | None = None  # a keyword list this sync judges with, or "none" (None: each profile's own)
 
     def chosen(self) -> dict:
         """The options that differ from the defaults, as plain values: what the skip rule compares
-        (a default sync and the daemon's runs choose nothing, so each skips what the other left)."""
+        (a default sync and the daemon's runs choose nothing, so each skips what the other left).
+        The keyword list is compared as the privacy choice it resolves to, which a named list is
+        remembered as; the remote permission is where the process started, never a setting."""
         default = SyncOptions()
         return {
             f.name: getattr(getattr(self, f.name), "value", getattr(self, f.name))
             for f in fields(self)
-            if getattr(self, f.name) != getattr(default, f.name) and f.name != "allow_remote_ollama"
+            if getattr(self, f.name) != getattr(default, f.name) and f.name not in ("allow_remote_ollama", "keywords_path")
         }

@@ -96,6 +96,7 @@ def sync_options(args: argparse.Namespace) -> SyncOptions:
         privacy_policy=PrivacyPolicy(args.privacy_policy) if args.privacy_policy else None,
         vector_format=VectorFormat(args.vector_format),
         cap_target=args.cap_target or None,
+        keywords_path=NO_LIST if args.no_keywords else args.keywords,
     )
 
 

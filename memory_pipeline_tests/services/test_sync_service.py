@@ -68,3 +68,21 @@ def test_a_chosen_privacy_policy_reaches_the_run(demo_home):
     assert outcome.profiles["default"].run.metadata["privacy_tags"]["policy"] == "tag"
     trusts = query(demo_home / "memory_store.db", "SELECT DISTINCT trust_score FROM facts WHERE tags LIKE '%private-person%'")
     assert trusts == [(0.5,)]
+
+
+def test_a_keyword_list_named_for_one_sync_reaches_its_run_through_the_options(demo_home, tmp_path):
+    """The list a caller names travels in the typed options to the run (nothing remembered here):
+    the run judges with it, and a default sync's skip rule is not told apart by it."""
+    from memory_pipeline.runs import options_config
+    from memory_pipeline.sync_options import SyncOptions
+    from memory_pipeline_tests.support.store_helpers import query
+
+    keywords = tmp_path / "keywords.txt"
+    keywords.write_text("postmortem\n", encoding="utf-8")  # in work's On-call entry
+    chosen = SyncOptions(keywords_path=str(keywords))
+    assert options_config(chosen) == {"privacy": {"keywords_path": str(keywords)}} and chosen.chosen() == {}
+    outcome = sync_profiles(_request(demo_home, options=chosen))
+    assert all(p.run is not None and p.run.success for p in outcome.profiles.values())
+    db = demo_home / "profiles" / "work" / "memory_store.db"
+    tagged = query(db, "SELECT tags LIKE '%private-person%' FROM facts WHERE content LIKE '%postmortem%'")
+    assert tagged == [(1,)]  # judged with the list the options named
