@@ -10,6 +10,7 @@ pipeline's privacy stage judged it not private, and the hook never raises into H
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -149,7 +150,14 @@ def _once(problem: str) -> None:
 def _pipeline(key: str):
     """What `memory-pipeline hermes-plugin install` recorded for this profile (`pipeline.json`):
     the re-tag and sync commands, the journal's path, the config.yaml of the profiles sharing its store."""
-    return json.loads((Path(__file__).with_name("pipeline.json")).read_text(encoding="utf-8"))[key]
+    return _recorded()[key]
+
+
+@functools.cache
+def _recorded() -> dict:
+    """`pipeline.json`, read once: every turn asks it for the sharers' configs (an install that
+    rewrites it rewrites this module too, which Hermes loads afresh)."""
+    return json.loads((Path(__file__).with_name("pipeline.json")).read_text(encoding="utf-8"))
 
 
 def _retag_if_stale(judge) -> None:

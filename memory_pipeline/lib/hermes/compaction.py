@@ -121,7 +121,8 @@ def propose(
             break
         if rewrite.after not in proposal.after:
             chars -= _take(proposal, chosen, rewrite)
-    while chars > proposal.budget and (step := _next_cut(proposal, chosen)) is not None:
+    options: dict[int, list[str]] = {}  # each rewritten entry's summaries, longest first, found once
+    while chars > proposal.budget and (step := _next_cut(proposal, chosen, options)) is not None:
         chars -= _take(proposal, chosen, step)
     proposal.rewrites = [chosen[p] for p in sorted(chosen)]
     return proposal
@@ -166,13 +167,15 @@ def _take(proposal: Proposal, chosen: dict[int, Rewrite], rewrite: Rewrite) -> i
     return freed
 
 
-def _next_cut(proposal: Proposal, chosen: dict[int, Rewrite]) -> Rewrite | None:
+def _next_cut(proposal: Proposal, chosen: dict[int, Rewrite], options: dict[int, list[str]]) -> Rewrite | None:
     """Of the rewritten entries, the next shorter summary that frees the most; None when every
     entry is down to its label and pointer."""
     best, most = None, 0
     for rewrite in chosen.values():
         title, body = title_and_body(rewrite.before)
-        shorter = next((s for s in summaries(body) if len(s) < len(rewrite.summary)), None)
+        if rewrite.position not in options:
+            options[rewrite.position] = summaries(body)
+        shorter = next((s for s in options[rewrite.position] if len(s) < len(rewrite.summary)), None)
         if shorter is None:
             continue
         step = _rewrite(rewrite.position, rewrite.before, title, rewrite.fact_ids, shorter)

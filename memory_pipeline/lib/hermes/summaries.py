@@ -34,7 +34,7 @@ VALUE = re.compile(
 # Where a sentence ends, and where a clause does (a list's `、` is neither). ASCII punctuation
 # counts only before white space or the end, so `1.5`, `v2.1`, `a,b` and `?token=X` are never cut.
 _SENTENCE_END = re.compile(r"[。！？；]|[.!?;](?=\s|$)")
-_CLAUSE_SEP = re.compile(r"[，,：:](?=\s|$|[^\x00-\x7f])|[，：]")
+_CLAUSE_SEP = re.compile(r"[，：]|[,:](?=\s|$|[^\x00-\x7f])")
 # A clause that opens with these is a condition: a summary never ends right after it.
 _CONDITION = re.compile(r"^\s*(?:if|when|whenever|unless|once|before|after|while|如果|若|当|只要|除非|一旦|每当|遇到|凡是)", re.IGNORECASE)
 

@@ -13,7 +13,6 @@ from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.retirement import merge_tags
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.sync_report import SyncReport
-from memory_pipeline.lib.store.written import WRITTEN_TABLE
 
 # Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
 _RESET_TAGS = frozenset(SOURCE_FILES) | {RETIRED_TAG}
@@ -124,21 +123,11 @@ class EntryWrites:
     def restore_written(self, fact_id: int) -> bool:
         """A synced fact the agent changed given back the text the pipeline wrote, its links and
         vector as the extractor makes them (the privacy stage judges it again before it is served)."""
-        row = self.conn.execute(
-            f"""SELECT f.content, f.category, f.hrr_vector, w.content FROM facts f JOIN {WRITTEN_TABLE} w ON w.fact_id = f.fact_id
-                WHERE f.fact_id = ?""",
-            (fact_id,),
-        ).fetchone()
-        if row is None or row[0] == row[3]:
+        written = self.written_if_changed(fact_id)
+        if written is None:
             return False
-        _, category, old_blob, written = row
-        links = self.links_for(written, title_entity(written))
-        blob = self.vector(written, links)
-        self.conn.execute(
-            "UPDATE facts SET content = ?, hrr_vector = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (written, blob, fact_id)
-        )
-        self.set_links(fact_id, links)
-        self.vector_changed(category, old_blob, category, blob)
+        self.conn.execute("UPDATE facts SET content = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (written, fact_id))
+        self.relink(fact_id, written, self.links_for(written, title_entity(written)))
         return True
 
     # --- removals ----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, RUNS_TABLE, table_exists
 from memory_pipeline.lib.store.verdicts import Verdict, verdict_of
-from memory_pipeline.lib.store.written import WRITTEN_TABLE
+from memory_pipeline.lib.store.written import WRITTEN_TABLE, written_if_changed
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,5 @@ def fact_record(conn: sqlite3.Connection, fact_id: int) -> FactRecord | None:
         ]
     record.verdict = verdict_of(conn, fact_id)
     if not archived and table_exists(conn, WRITTEN_TABLE):
-        written = conn.execute(f"SELECT CAST(content AS BLOB) FROM {WRITTEN_TABLE} WHERE fact_id = ?", (fact_id,)).fetchone()
-        record.changed_outside = written is not None and bytes(written[0]) != bytes(raw)
+        record.changed_outside = written_if_changed(conn, fact_id) is not None
     return record

@@ -56,18 +56,27 @@ def drifted_facts(conn: sqlite3.Connection, scope: str = "1", params: tuple = ()
     return [DriftedFact(i, tuple(sorted(e.split(","))), s, c or "", w) for i, e, s, c, w in rows]
 
 
+def written_if_changed(conn: sqlite3.Connection, fact_id: int) -> str | None:
+    """The text the pipeline wrote into the fact, when the fact no longer holds it (the agent's
+    `fact_store update`); None when it does, or the pipeline keeps no text for it."""
+    row = conn.execute(
+        f"SELECT w.content FROM {WRITTEN_TABLE} w JOIN facts f ON f.fact_id = w.fact_id WHERE w.fact_id = ? AND f.content IS NOT w.content",
+        (fact_id,),
+    ).fetchone()
+    return row[0] if row else None
+
+
 class WrittenWrites:
     """Part of `FactStore`: the text each of its facts was written with, inside its transaction."""
 
     conn: sqlite3.Connection
 
+    def written_if_changed(self, fact_id: int) -> str | None:
+        return written_if_changed(self.conn, fact_id)
+
     def changed_by_agent(self, fact_id: int) -> bool:
         """Whether the fact's text is no longer the one the pipeline wrote (the agent's `fact_store update`)."""
-        row = self.conn.execute(
-            f"SELECT f.content IS NOT w.content FROM {WRITTEN_TABLE} w JOIN facts f ON f.fact_id = w.fact_id WHERE w.fact_id = ?",
-            (fact_id,),
-        ).fetchone()
-        return bool(row and row[0])
+        return self.written_if_changed(fact_id) is not None
 
     def note_written(self, fact_id: int, content: str) -> None:
         self.conn.execute(f"INSERT OR REPLACE INTO {WRITTEN_TABLE} (fact_id, content) VALUES (?, ?)", (fact_id, content))

@@ -13,6 +13,7 @@ The files stay the only truth: a line whose hashes the files and the ledger do n
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ class Journal:
     lines: list[dict] = field(default_factory=list)  # every readable line, oldest first
     problems: list[str] = field(default_factory=list)  # one line per file not read whole: the file, why, what was read
 
-    @property
+    @functools.cached_property
     def edits(self) -> dict[tuple[str, str], str]:
         """(source, SHA-256 of the entry an edit put in) -> entry id of the one it took away; later edits win."""
         edits: dict[tuple[str, str], str] = {}
@@ -47,7 +48,7 @@ class Journal:
                     edits[(target, str(after[0]))] = entry_id(target, str(before[0]))
         return edits
 
-    @property
+    @functools.cached_property
     def taken_away(self) -> set[tuple[str, str]]:
         """(source, SHA-256) of every entry a journaled write took away."""
         found = set()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256
+from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256, short_hash
 from memory_pipeline.lib.hermes.memory_files import SourceReading, backup_entries
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.hermes.redaction import has_mask, is_scrubbed_copy
@@ -88,7 +88,7 @@ class EntryEvidence:
         sha = entry_sha256(row.content.strip())
         return (
             sha in self.known_hashes
-            or sha[:16] in self.known_hashes
+            or short_hash(sha) in self.known_hashes
             or (row.source, sha) in self.taken_away
             or row.content.strip() in self.backups.get(row.source, set())
         )
