@@ -46,6 +46,13 @@ _KINDS: dict[str, tuple[str, ...]] = {
         r"<!--[^>]*(?:ignore|override|system|secret|hidden)[^>]*-->",
         rf"<{_S}*div{_S}+style{_S}*={_S}*[\"'][^>]*display{_S}*:{_S}*none",
         rf"translate{_S}+{_LINE}{_S}into{_S}+{_LINE}{_S}and{_S}+(?:execute|run|eval)",
+        # The same in Chinese, as users write their memory: ignore the instructions above, do not
+        # tell the user, you are now…, and a forged role turn that gives an order.
+        r"(?:忽略|无视|忘记|忘掉|不要理会|不要遵守|绕过|覆盖)[^。\n]{0,12}(?:之前|以上|上面|先前|前面|所有|全部|你的|原有)[^。\n]{0,8}"
+        r"(?:指令|指示|规则|提示词?|设定|要求|约束)",
+        r"(?:不要|别|切勿|不许)(?:告诉|告知|透露给|让)用户",
+        r"你现在(?:是|扮演|变成|成为)(?:一个|一名|新的)",
+        rf"(?:system|assistant|developer|系统){_S}*[:：]{_LINE}(?:你|you){_S}*(?:现在)?{_S}*(?:必须|务必|一定要|must|shall)",
     ),
     "exfiltration": (
         rf"(?:send|post|upload|transmit|forward|exfiltrate){_S}+{_LINE}{_S}(?:to|at){_S}+(?:https?|ftp)://",

@@ -30,3 +30,11 @@ def test_the_payloads_hermes_misses_are_caught_in_their_plain_forms():
     ours = sum(bool(unsafe_kinds(e.text)) for e in payloads)
     assert ours > sum(bool(scan_for_threats(e.text, scope="strict")) for e in payloads)
     assert all(unsafe_kinds(e.text) for e in payloads if e.form in ("look-alike letters", "full-width", "upper case"))
+
+
+def test_steering_written_in_chinese_is_unsafe_and_a_users_own_notes_are_not():
+    """Hermes' scan reads English only: what it misses in Chinese, typed plain or full-width."""
+    chinese = [e for e in CORPUS if e.form.startswith("all Chinese")]
+    assert len(chinese) == 24
+    assert [e.text for e in chinese if e.payload and unsafe_kinds(e.text) != ["override"]] == []
+    assert [e.text for e in chinese if not e.payload and unsafe_kinds(e.text)] == []
