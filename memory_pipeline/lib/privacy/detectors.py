@@ -153,7 +153,7 @@ DEFAULT_CATEGORIES = frozenset(name for name, detector in DETECTORS.items() if d
 # Bumped whenever a detector or the unsafe scan finds something it did not before (or stops): every
 # fact is judged again (a re-tag after a keyword-list edit trusts a "shown" verdict of the same
 # version to say that neither found anything in that text).
-DETECTORS_VERSION = "3"
+DETECTORS_VERSION = "4"
 
 
 def detectors_key(categories: frozenset[str]) -> str:

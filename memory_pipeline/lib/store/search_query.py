@@ -35,11 +35,16 @@ def bounded(query: str) -> str:
     return query
 
 
+# What a CJK input method types in full-width mode (`ｓｔａｇｉｎｇ`, `１８：００`, U+3000), read as the
+# plain characters memory files hold; nothing else is folded (`①` stays what it is).
+_HALF_WIDTH = {**{code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
+
+
 def query_words(query: str) -> list[str]:
     """The words of a query, in order, each once: quoted phrases whole, the rest split on white
     space; `SearchError` when none is a word the index can answer, or there are too many."""
     words: dict[str, str] = {}  # lower-cased -> as written: each word once, in linear time
-    for quoted, bare in _WORD.findall(bounded(query)):
+    for quoted, bare in _WORD.findall(bounded(query).translate(_HALF_WIDTH)):
         word = (quoted if quoted else bare.strip('"')).strip()
         if word:
             words.setdefault(word.lower(), word)
@@ -120,7 +125,7 @@ COMMON_PAIRS = frozenset(
 def message_terms(message: str) -> list[str]:
     """The words and character pairs a message may name a fact by, lower-cased, in order, each once
     (of its first `MESSAGE_CHARS` characters: a pasted file names nothing more to the hook)."""
-    message = message[:MESSAGE_CHARS]
+    message = message[:MESSAGE_CHARS].translate(_HALF_WIDTH)  # full-width typing read as plain
     terms = [w.lower() for w in _LATIN_WORD.findall(message) if w.lower() not in COMMON_LATIN or any(c.isdigit() for c in w)]
     for run in CJK_RUN.findall(message):
         for i in range(len(run) - 1):

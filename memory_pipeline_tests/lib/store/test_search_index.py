@@ -82,6 +82,13 @@ def test_short_query_is_refused_but_one_cjk_character_is_a_word(demo_store):
         assert search(conn, 'a"b') == []  # quotes are data, never FTS syntax
 
 
+def test_a_query_typed_in_full_width_finds_what_its_plain_form_finds(demo_store):
+    """A CJK input method in full-width mode types `ｓｔａｇｉｎｇ　１８：００`: the plain words."""
+    with opened(demo_store) as conn:
+        plain = [r["fact_id"] for r in search(conn, "staging 18:00")]
+        assert plain and [r["fact_id"] for r in search(conn, "ｓｔａｇｉｎｇ\u3000１８：００")] == plain
+
+
 def test_holographic_fts_out_of_step_is_detected_and_rebuilt(demo_store):
     with opened(demo_store) as conn:
         assert FactStore(conn, holographic_settings(demo_store.parent)).holographic_fts_health().healthy
