@@ -153,10 +153,8 @@ def _pipeline(key: str):
     return _recorded()[key]
 
 
-@functools.cache
+@functools.cache  # every turn asks it for the sharers' configs; an install rewrites this module too
 def _recorded() -> dict:
-    """`pipeline.json`, read once: every turn asks it for the sharers' configs (an install that
-    rewrites it rewrites this module too, which Hermes loads afresh)."""
     return json.loads((Path(__file__).with_name("pipeline.json")).read_text(encoding="utf-8"))
 
 
