@@ -454,3 +454,17 @@ def test_nothing_the_runs_leave_gives_back_a_one_name_keyword_list_by_brute_forc
     assert "王小明" in names
     found = [n for n in names for form in forms(n) if form.encode() in hex_runs or form[:16].encode() in prefixes]
     assert found == []
+
+
+def test_a_store_judged_by_an_older_version_of_the_detectors_shows_nothing_until_judged_again(home):
+    """After an upgrade that reads more (the unsafe scan now reads Chinese steering), a store's
+    verdicts are an older version's: every surface shows nothing of it until its re-tag."""
+    from memory_pipeline.lib.store.search_gate import JUDGE_TABLE
+
+    assert "atlas" in _surfaces(home, "atlas")
+    for db in home.rglob("memory_store.db"):  # every profile's store, as an upgrade finds them
+        with sqlite3.connect(db) as conn:
+            conn.execute(f"UPDATE {JUDGE_TABLE} SET detectors = '3:' || substr(detectors, instr(detectors, ':') + 1)")
+    assert "atlas" not in _surfaces(home, "atlas")
+    assert main(["sync", "--hermes-home", str(home), "--retag", "--quiet"]) == 0
+    assert "atlas" in _surfaces(home, "atlas")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import re2
 
 from memory_pipeline.lib.privacy.folding import Folded, folded
+from memory_pipeline.lib.store.search_gate import DETECTORS_VERSION
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b", re.ASCII)
 # CN mobile: 1[3-9] + 9 digits, optionally as 3-4-4 groups, optionally +86; not inside a longer
@@ -150,10 +151,10 @@ DETECTORS: dict[str, Detector] = {
 }
 # Which detectors a profile runs unless its settings say otherwise.
 DEFAULT_CATEGORIES = frozenset(name for name, detector in DETECTORS.items() if detector.default)
-# Bumped whenever a detector or the unsafe scan finds something it did not before (or stops): every
-# fact is judged again (a re-tag after a keyword-list edit trusts a "shown" verdict of the same
-# version to say that neither found anything in that text).
-DETECTORS_VERSION = "4"
+# DETECTORS_VERSION (kept with the gate the plugin ships) is bumped whenever a detector or the
+# unsafe scan finds something it did not before (or stops): every fact is judged again, and the
+# agent's surfaces show nothing of a store an older version judged (a re-tag after a keyword-list
+# edit trusts a "shown" verdict of the same version to say that neither found anything in that text).
 
 
 def detectors_key(categories: frozenset[str]) -> str:

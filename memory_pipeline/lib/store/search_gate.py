@@ -46,11 +46,17 @@ def _list_sha256(path: str | None) -> str | None:
 _LIST_HASHES: dict[str, tuple[tuple, str]] = {}
 
 
+# The version of the detectors and the unsafe scan (`privacy.detectors` keys verdicts by it): kept
+# here, beside the gate the plugin ships, so a store judged by an older version is withheld at once.
+DETECTORS_VERSION = "4"
+
+
 @dataclass(frozen=True)
 class Gate:
     """The judge the store's verdicts were reached with; `stale` when the keyword list on disk is
-    no longer that one (edited, gone, unreadable) or the profile's detector switches are not the
-    ones it read: then nothing is shown until a re-tag."""
+    no longer that one (edited, gone, unreadable), the profile's detector switches are not the
+    ones it read, or an older version of the detectors judged it: then nothing is shown until a
+    re-tag."""
 
     keywords_sha256: str
     detectors: str
@@ -107,7 +113,7 @@ def gate(conn: sqlite3.Connection, settings_sha256: str | list[str] | None = Non
     if row is None:
         return None
     path, sha256, detectors, recorded_switches = row
-    stale = _lists_sha256(conn, path) != sha256
+    stale = _lists_sha256(conn, path) != sha256 or not str(detectors).startswith(f"{DETECTORS_VERSION}:")
     if settings_sha256 is not None:
         wanted = [settings_sha256] if isinstance(settings_sha256, str) else settings_sha256
         stale = stale or not set(wanted) <= set(recorded_many(recorded_switches))
