@@ -28,7 +28,7 @@ def _prepared_home(base: Path, count: int) -> Path:
     """`count` entries synced with rules, then all edited."""
     import dagster as dg
 
-    from memory_pipeline.runs import run_sync
+    from memory_pipeline.launch.execute import run_sync
     from memory_pipeline_tests.support.store_helpers import write_entries
     from memory_pipeline_tests.support.synthetic import synthetic_entries
 
@@ -57,7 +57,7 @@ def _step_seconds(instance, run_id: str, step: str) -> float:
 def _scenario(prepared: Path, base: Path, name: str, server, *, batch: int, parallel: int = 1, resync: bool = False) -> dict:
     import dagster as dg
 
-    from memory_pipeline.runs import run_sync
+    from memory_pipeline.launch.execute import run_sync
 
     home = base / name
     shutil.copytree(prepared, home)
@@ -74,11 +74,11 @@ def _scenario(prepared: Path, base: Path, name: str, server, *, batch: int, para
         whole = time.perf_counter() - started
         assert run.success, run.error
         step = _step_seconds(instance, run.run_id, "extracted_facts")
-    stored = run.metadata["fact_store"]
+    stored = run.outputs.report
     return {
         "calls": len(server.chat_requests) - before,
-        "updated": int(stored["updated"]),
-        "added": int(stored["added"]),
+        "updated": stored.updated,
+        "added": stored.added,
         "step_s": step,
         "whole_s": whole,
     }

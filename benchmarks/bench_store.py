@@ -45,12 +45,12 @@ def _peak_mb() -> float:
 def measure_pipeline(count: int) -> dict:
     import dagster as dg
 
+    from memory_pipeline.launch.execute import run_sync
     from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
     from memory_pipeline.lib.hermes.profiles import Profile, read_profile
     from memory_pipeline.lib.store.database import connect
     from memory_pipeline.lib.store.ledger import active_ledger
     from memory_pipeline.lib.sync.diff import diff_entries
-    from memory_pipeline.runs import run_sync
     from memory_pipeline_tests.support.store_helpers import table_checksums
 
     with tempfile.TemporaryDirectory() as tmp, dg.instance_for_test() as instance:
@@ -76,13 +76,13 @@ def measure_pipeline(count: int) -> dict:
         (again,) = run_sync(instance, home, ["default"])
         rerun_s = time.perf_counter() - started
         unchanged = table_checksums(db) == rows and db.read_bytes() == raw
-        stored = again.metadata["fact_store"]
+        stored = again.outputs.report
         return {
             "first_s": first_s,
-            "facts": int(first.metadata["fact_store"]["facts_total"]),
+            "facts": first.outputs.report.facts_total,
             "resync_work_s": work_s,
             "resync_run_s": rerun_s,
-            "resync_writes": int(stored["added"] + stored["updated"]) + (0 if unchanged else 1),
+            "resync_writes": stored.added + stored.updated + (0 if unchanged else 1),
             "peak_mb": peak_mb,
         }
 
@@ -117,7 +117,7 @@ def measure_dialects(count: int, rounds: int) -> dict:
     import dagster as dg
     from hrr1_stores import dialect_counts, half_hrr1_copy
 
-    from memory_pipeline.runs import run_sync
+    from memory_pipeline.launch.execute import run_sync
     from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
     from memory_pipeline_tests.support.synthetic import mutate
 
@@ -146,7 +146,7 @@ def measure_dialects(count: int, rounds: int) -> dict:
                 assert again.success
                 results[label].append((sync_s, resync_s))
                 shutil.rmtree(home)
-        return {"results": results, "counts": dialect_counts(mixed), "facts": int(first.metadata["fact_store"]["facts_total"])}
+        return {"results": results, "counts": dialect_counts(mixed), "facts": first.outputs.report.facts_total}
 
 
 def print_dialects(count: int, rounds: int) -> None:

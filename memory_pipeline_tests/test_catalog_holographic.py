@@ -6,10 +6,11 @@ synced into a store the agent does not read."""
 import sqlite3
 
 from memory_pipeline.cli import main
-from memory_pipeline.instance import local_instance
+from memory_pipeline.launch.execute import run_sync
+from memory_pipeline.launch.instance import local_instance
 from memory_pipeline.lib.store.database import HOLOGRAPHIC_SCHEMA
-from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store
+from memory_pipeline_tests.support.run_metadata import run_metadata
 from memory_pipeline_tests.support.store_helpers import query, said, table_checksums
 
 
@@ -24,10 +25,10 @@ def test_added_columns_keep_their_defaults_and_the_run_names_the_schema(demo_hom
     instance = local_instance(demo_home)
     try:
         (run,) = run_sync(instance, demo_home, ["default"])
+        schema = run_metadata(instance, run.run_id)["fact_store"]["holographic_schema"]
     finally:
         instance.dispose()
     assert run.success, run.error
-    schema = run.metadata["fact_store"]["holographic_schema"]
     assert "columns facts.user_scope" in schema and "tables holographic_meta" in schema
     assert query(db, "SELECT DISTINCT user_scope FROM facts WHERE tags LIKE '%synced-from-memory%'") == [("global",)]
     # Hermes 0.19.0 still reads what the pipeline wrote.

@@ -51,7 +51,7 @@ def test_two_syncs_at_once_both_succeed_without_duplicates(demo_home):
 
 
 def test_a_killed_run_is_marked_failed_and_does_not_block_the_next(synced_home):
-    from memory_pipeline.instance import local_instance
+    from memory_pipeline.launch.instance import local_instance
 
     memory = synced_home / "memories" / "MEMORY.md"
     write_entries(memory, memory.read_text(encoding="utf-8").split("\n§\n") + synthetic_entries(400))

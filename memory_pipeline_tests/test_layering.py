@@ -1,41 +1,81 @@
-"""The package's layering, read from the source (every import, top-level or inside a function):
-`lib/` never imports dagster, each `lib/` package imports only from the packages below it (files,
-then the Hermes files, then the store, then extraction and privacy side by side, then the sync, then the
-audit), and no module's imports cycle back to it. Each rule is also shown catching a synthetic
-module that breaks it."""
+"""The package's layering, read from the source (every import, top-level or inside a function).
+
+The whole order, lowest first: `lib` (plain logic), `environment` (the environment, read in one
+place), `runs` (what a run takes and gives), `defs` (the Dagster objects), `definitions` (the code
+location), `launch` (what starts runs), `services`, `mcp_server`, then `cli`; each imports only from
+itself and the layers below it. Inside `lib/`, `lib/` never imports dagster and each package imports
+only from the packages below it (files, then the Hermes files, then the store, then extraction and
+privacy side by side, then the sync, then the audit). The plugin and the files shipped beside it
+import only the standard library, what Hermes provides and each other. No module's imports cycle back to it. Each rule is
+also shown catching a synthetic module that breaks it."""
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 from memory_pipeline_tests.support.repository import REPO_ROOT
+from memory_pipeline_tests.support.source_imports import imports_of, module_name
 
 PACKAGE = REPO_ROOT / "memory_pipeline"
-# Lowest first; a package may import its own modules and those of lower ranks only.
+# The package's top level, lowest first: a layer imports only from itself and lower ranks.
+TOP_LAYERS = {
+    "lib": 0,
+    "environment": 1,
+    "runs": 2,
+    "defs": 3,
+    "definitions": 4,
+    "launch": 5,
+    "services": 6,
+    "mcp_server": 7,
+    "cli": 8,
+}
+# Inside lib/, lowest first; a package may import its own modules and those of lower ranks only.
 LAYERS = {"files": 0, "hermes": 1, "store": 2, "extraction": 3, "privacy": 3, "sync": 4, "audit": 5}
+# The Hermes plugin's own modules; the files shipped beside it are `cli.hermes_plugin_command.PLUGIN_FILES`.
+PLUGIN = "hermes_plugin"
+# What the plugin may take from the Hermes it runs in: Hermes' own module and one of its dependencies.
+HERMES_PROVIDES = {"hermes_constants", "yaml"}
 
 
-def _module(path: Path, root: Path) -> str:
-    name = ".".join(path.relative_to(root.parent).with_suffix("").parts)
-    return name.removesuffix(".__init__")
+def _outside_the_standard_library(imports: set[str]) -> list[str]:
+    """The top-level packages imported that are neither the standard library, nor what Hermes
+    provides the plugin, nor relative."""
+    tops = {i.split(".")[0] for i in imports if not i.startswith(".")}
+    return sorted(t for t in tops if t not in sys.stdlib_module_names | HERMES_PROVIDES and t != "__future__")
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module the file imports: at the top, inside a function or under `TYPE_CHECKING`."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-    return found
+def _top(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def top_level_problems(root: Path) -> list[str]:
+    """A module importing from a layer of the package's top level above its own, or one the
+    order does not name; the plugin's modules importing anything but the standard library."""
+    problems = []
+    for path in sorted(root.rglob("*.py")):
+        module, imports = module_name(path, root), imports_of(path)
+        own = _top(module)
+        if own == PLUGIN:
+            problems.extend(f"{module} imports {i}, not the standard library" for i in _outside_the_standard_library(imports))
+            continue
+        if own not in TOP_LAYERS:
+            if own != "__init__" and module != root.name:
+                problems.append(f"{module} is in no layer of the order")
+            continue
+        for target in sorted({_top(i) for i in imports if i.startswith(f"{root.name}.")}):
+            if target in TOP_LAYERS and TOP_LAYERS[target] > TOP_LAYERS[own]:
+                problems.append(f"{module} imports from {target}, a layer above it")
+            elif target not in TOP_LAYERS:
+                problems.append(f"{module} imports from {target}, in no layer of the order")
+    return problems
 
 
 def layering_problems(root: Path) -> list[str]:
     problems = []
     for path in sorted((root / "lib").rglob("*.py")):
-        module, imports = _module(path, root), _imports(path)
+        module, imports = module_name(path, root), imports_of(path)
         if any(i == "dagster" or i.startswith("dagster.") for i in imports):
             problems.append(f"{module} imports dagster")
         parts = module.split(".")
@@ -49,11 +89,20 @@ def layering_problems(root: Path) -> list[str]:
     return problems
 
 
+def shipped_plugin_problems() -> list[str]:
+    """The files copied beside the plugin import only the standard library and each other."""
+    from memory_pipeline.cli.hermes_plugin_command import PLUGIN_FILES
+
+    shipped = [(name, Path(source)) for name, source in sorted(PLUGIN_FILES.items()) if name.endswith(".py")]
+    assert len(shipped) > 3, shipped
+    return [f"{name} imports {i}" for name, source in shipped for i in _outside_the_standard_library(imports_of(source))]
+
+
 def import_cycles(root: Path) -> list[list[str]]:
     """Cycles among the package's modules through any of their imports: one inside a function or
     under `TYPE_CHECKING` cannot deadlock an import, but it still ties the two modules together."""
-    modules = {_module(p, root): p for p in root.rglob("*.py")}
-    graph = {m: {i for i in _imports(p) if i in modules and i != m} for m, p in modules.items()}
+    modules = {module_name(p, root): p for p in root.rglob("*.py")}
+    graph = {m: {i for i in imports_of(p) if i in modules and i != m} for m, p in modules.items()}
     cycles, state, stack = [], {}, []
 
     def visit(module: str) -> None:
@@ -75,6 +124,16 @@ def import_cycles(root: Path) -> list[list[str]]:
 
 def test_lib_never_imports_dagster_and_each_package_only_from_those_below():
     assert layering_problems(PACKAGE) == []
+
+
+def test_each_top_level_layer_imports_only_from_those_below_and_the_plugin_only_the_standard_library():
+    assert top_level_problems(PACKAGE) == []
+    assert shipped_plugin_problems() == []
+
+
+def test_at_most_four_modules_stay_loose_at_the_package_root():
+    loose = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert loose == ["__init__.py", "definitions.py", "environment.py", "mcp_server.py"]
 
 
 def test_no_import_cycles():
@@ -114,8 +173,34 @@ def test_the_rules_catch_a_module_that_breaks_them(tmp_path):
     ]
 
 
+def test_the_top_level_rules_catch_a_module_that_breaks_them(tmp_path):
+    root = tmp_path / "memory_pipeline"
+    for package in ("lib/store", "runs", "defs", "launch", "services", "cli", "hermes_plugin", "helpers"):
+        (root / package).mkdir(parents=True)
+    (root / "lib" / "store" / "reads.py").write_text("from memory_pipeline.lib.files.writing import write\n", encoding="utf-8")
+    (root / "environment.py").write_text("from memory_pipeline.lib.store import reads\n", encoding="utf-8")
+    # Upward: a stage reading the skip rule's caller, a run's result reading a service.
+    (root / "defs" / "schedules.py").write_text(
+        "def later():\n    from memory_pipeline.services.sync import sync_profiles\n", encoding="utf-8"
+    )
+    (root / "runs" / "result.py").write_text("from memory_pipeline.defs.checks import BLOCKING\n", encoding="utf-8")
+    (root / "launch" / "execute.py").write_text("from memory_pipeline.definitions import defs\nfrom memory_pipeline.runs import result\n")
+    (root / "services" / "sync.py").write_text("from memory_pipeline.launch import execute\nfrom memory_pipeline.cli import main\n")
+    (root / "cli" / "main.py").write_text("from memory_pipeline import mcp_server\nfrom memory_pipeline.helpers import x\n")
+    (root / "helpers" / "x.py").write_text("import os\n", encoding="utf-8")
+    (root / "hermes_plugin" / "plugin.py").write_text("import json\nimport numpy\nimport yaml\nfrom .live_sync import LiveSync\n")
+    assert top_level_problems(root) == [
+        "memory_pipeline.cli.main imports from helpers, in no layer of the order",
+        "memory_pipeline.defs.schedules imports from services, a layer above it",
+        "memory_pipeline.helpers.x is in no layer of the order",
+        "memory_pipeline.hermes_plugin.plugin imports numpy, not the standard library",
+        "memory_pipeline.runs.result imports from defs, a layer above it",
+        "memory_pipeline.services.sync imports from cli, a layer above it",
+    ]
+
+
 def test_benchmarks_take_only_the_support_package_from_the_tests():
-    taken = {i for path in (REPO_ROOT / "benchmarks").glob("*.py") for i in _imports(path) if i.startswith("memory_pipeline_tests")}
+    taken = {i for path in (REPO_ROOT / "benchmarks").glob("*.py") for i in imports_of(path) if i.startswith("memory_pipeline_tests")}
     assert taken and all(i.startswith("memory_pipeline_tests.support.") or i == "memory_pipeline_tests.support" for i in taken), taken
 
 
@@ -135,7 +220,7 @@ def test_the_shape_a_reviewer_checks():
     assert [f"{p}:{name}" for p in lib for name, lines in _functions(p) if lines > 60] == []
     assert [str(p) for p in lib if re.search(r"os\.environ|getenv", p.read_text(encoding="utf-8"))] == []
     outside = [
-        (str(p), i) for p in lib for i in _imports(p) if i.startswith("memory_pipeline.") and not i.startswith("memory_pipeline.lib")
+        (str(p), i) for p in lib for i in imports_of(p) if i.startswith("memory_pipeline.") and not i.startswith("memory_pipeline.lib")
     ]
     assert outside == []
     cli = sorted((PACKAGE / "cli").glob("*.py"))
@@ -149,75 +234,3 @@ def test_the_shape_a_reviewer_checks():
         if isinstance(node, ast.Attribute) and node.attr == "metadata"
     ]
     assert metadata_reads == []
-
-
-# The store's tables: Hermes' own, and the pipeline's (prefixed, or named by a `*_TABLE` constant).
-_STORE_TABLE = r"(facts|facts_fts\w*|fact_entities|entities|memory_banks|memory_pipeline_\w+|\{\w*TABLE\w*\})"
-STORE_SQL = re.compile(rf"\b(FROM|JOIN|INTO|UPDATE|TABLE)\s+(IF NOT EXISTS\s+)?{_STORE_TABLE}(?![\w.])")
-WRITE_SQL = re.compile(r"\b(INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+(OR\s+\w+\s+)?\S+\s+SET|DELETE\s+FROM|REPLACE\s+INTO)\b")
-# Creating and upgrading the schema is the opening's, before any `FactStore` exists.
-SCHEMA_MODULES = {"database", "ledger_schema", "schema_upgrades"}
-
-
-def _strings(path: Path) -> list[str]:
-    """Every string literal of the file, f-strings with `{name}` where they interpolate a name."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            found.append(node.value)
-        elif isinstance(node, ast.JoinedStr):
-            found.append(
-                "".join(part.value if isinstance(part, ast.Constant) else "{" + (ast.unparse(part.value)) + "}" for part in node.values)
-            )
-    return found
-
-
-def store_sql_problems(root: Path, store_parts: set[str]) -> list[str]:
-    """No module outside `lib/store` holds SQL on the store's tables, and inside it only the
-    modules of `FactStore`'s parts (`store_parts`, module names) and the schema's write to them."""
-    problems = []
-    for path in sorted(root.rglob("*.py")):
-        module = _module(path, root)
-        strings = _strings(path)
-        in_store = path.parent == root / "lib" / "store"
-        if not in_store and any(STORE_SQL.search(s) for s in strings):
-            problems.append(f"{module} holds SQL on the store's tables")
-        elif in_store and path.stem not in SCHEMA_MODULES and module not in store_parts:
-            if any(WRITE_SQL.search(s) and STORE_SQL.search(s) for s in strings):
-                problems.append(f"{module} writes the store outside FactStore")
-    return problems
-
-
-def test_every_write_to_the_store_is_a_method_of_fact_store_and_no_sql_on_it_lives_outside_lib_store():
-    from memory_pipeline.lib.store.fact_store import FactStore
-
-    parts = {cls.__module__ for cls in FactStore.__mro__}
-    assert store_sql_problems(PACKAGE, parts) == []
-
-
-def test_the_store_rule_catches_sql_outside_its_owner(tmp_path):
-    root = tmp_path / "memory_pipeline"
-    for package in ("store", "sync", "audit"):
-        (root / "lib" / package).mkdir(parents=True)
-    (root / "services").mkdir()
-    (root / "lib" / "store" / "fact_writes.py").write_text('SQL = "DELETE FROM facts WHERE fact_id = ?"\n', encoding="utf-8")
-    (root / "lib" / "store" / "database.py").write_text('SCHEMA = "CREATE TABLE IF NOT EXISTS facts (x)"\n', encoding="utf-8")
-    (root / "lib" / "store" / "reads.py").write_text(
-        'def n(conn):\n    return conn.execute("SELECT count(*) FROM facts")\n', encoding="utf-8"
-    )
-    (root / "lib" / "store" / "sneaky.py").write_text(
-        'def retire(conn, table):\n    conn.execute(f"UPDATE {LEDGER_TABLE} SET status = 1")\n', encoding="utf-8"
-    )
-    (root / "lib" / "sync" / "writer.py").write_text(
-        'def n(conn):\n    return conn.execute("SELECT count(*) FROM facts")\n', encoding="utf-8"
-    )
-    (root / "services" / "status.py").write_text('Q = f"SELECT max(synced_at) FROM {LEDGER_TABLE}"\n', encoding="utf-8")
-    # The audit's own DuckDB copy of the facts, and prose, are not the store's tables.
-    (root / "lib" / "audit" / "rules.py").write_text(
-        '"""Counts facts from entities of the files."""\nQ = "SELECT count(*) FROM loaded_facts"\n', encoding="utf-8"
-    )
-    assert store_sql_problems(root, {"memory_pipeline.lib.store.fact_writes"}) == [
-        "memory_pipeline.lib.store.sneaky writes the store outside FactStore",
-        "memory_pipeline.lib.sync.writer holds SQL on the store's tables",
-        "memory_pipeline.services.status holds SQL on the store's tables",
-    ]

@@ -24,8 +24,8 @@ from memory_pipeline.cli import (
     why_command,
 )
 from memory_pipeline.cli.common import CommandError, installed_version
+from memory_pipeline.launch.own_state import OwnStateDamaged
 from memory_pipeline.lib.files.writing import private_umask
-from memory_pipeline.own_state import OwnStateDamaged
 
 COMMANDS = [
     entries_command,

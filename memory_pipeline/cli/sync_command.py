@@ -24,9 +24,8 @@ from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, Extr
 from memory_pipeline.lib.privacy.choice import NO_LIST
 from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.services.summaries import retag_change
+from memory_pipeline.runs.options import SyncOptions
 from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, remember_privacy, sync_profiles
-from memory_pipeline.sync_options import SyncOptions
 
 
 def register(commands) -> None:
@@ -136,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     lines = outcome.run_problems + [line for name, failing in outcome.failing_to_report().items() for line in check_errors(name, failing)]
     if not (text and args.retag):  # a re-tag's text says it already; a sync, cron and --json hear it here
         for part in outcome.profiles.values():
-            if part.run is not None and (unhidden := retag_change(part.run).untagged):
+            if part.run is not None and (unhidden := part.run.retag_change().untagged):
                 said = f"{unhidden} facts no longer private under the current keyword list and detectors"
                 print(f"memory-pipeline: {part.summary.profile}: {said}", file=sys.stderr)
     for line in lines:

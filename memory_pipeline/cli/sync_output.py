@@ -11,8 +11,8 @@ from memory_pipeline.cli.common import shown_path
 from memory_pipeline.lib.audit.checks import ERROR, WARN, fix_command
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
 from memory_pipeline.lib.sync.state import FailingCheck
-from memory_pipeline.run_outputs import EntryChange
-from memory_pipeline.services.summaries import ProfileSummary, RetagChange, retag_change
+from memory_pipeline.runs.outputs import EntryChange, RetagChange
+from memory_pipeline.runs.summary import ProfileSummary
 
 _TITLE_CHARS = 60
 _NAMED = 25  # changed entries named per profile; a first sync of a large file says how many more
@@ -123,7 +123,7 @@ class Printer:
         if s.error:
             return  # said on stderr, with the way out
         if self.retag:
-            print(f"{s.profile}: re-tagged: {retag_changes(retag_change(run))}; {s.private_facts} private facts")
+            print(f"{s.profile}: re-tagged: {retag_changes(run.retag_change())}; {s.private_facts} private facts")
             return
         print(
             f"{s.profile}: {s.added} added, {s.updated} updated, {s.unchanged} unchanged, "

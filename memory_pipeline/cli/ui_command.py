@@ -39,7 +39,7 @@ def in_checkout() -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memory_pipeline.instance import prepared_dagster_home
+    from memory_pipeline.launch.instance import prepared_dagster_home
 
     home = hermes_home(args)
     dagster_dir = prepared_dagster_home(home)

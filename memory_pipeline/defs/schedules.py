@@ -6,7 +6,7 @@ from memory_pipeline.defs.resources import HermesHomeResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import config_digest
-from memory_pipeline.services.skip_rule import CONFIG_TAG, unchanged_since_last_sync
+from memory_pipeline.runs.skip_rule import CONFIG_TAG, unchanged_since_last_sync
 
 
 @dg.schedule(

@@ -12,8 +12,8 @@ from memory_pipeline.lib.hermes.profiles import discover_profiles, memory_files_
 from memory_pipeline.lib.privacy.choice import lists_digest
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import config_digest
-from memory_pipeline.run_results import run_result
-from memory_pipeline.services.skip_rule import CONFIG_TAG, record_daemon_run
+from memory_pipeline.runs.result import run_result
+from memory_pipeline.runs.skip_rule import CONFIG_TAG, record_daemon_run
 
 
 @dg.sensor(

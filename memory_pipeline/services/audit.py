@@ -62,8 +62,8 @@ def repair_profile(profile: Profile, home, judge: PrivacyJudge, failing: set[str
                 done += repair_tags(store, judge)
     if failing & _SYNC_CHECKS:
         # Through the sync service, as every sync goes (its skip state, its privacy choice).
+        from memory_pipeline.runs.options import SyncOptions
         from memory_pipeline.services.sync import SyncRequest, sync_profiles
-        from memory_pipeline.sync_options import SyncOptions
 
         listed = judge.keywords.path
         options = SyncOptions(keywords_path=str(listed) if listed and listed.exists() else None)  # the list the audit judged with

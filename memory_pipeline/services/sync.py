@@ -23,12 +23,12 @@ from memory_pipeline.lib.sync.state import (
     recorded,
     reported_before,
 )
-from memory_pipeline.services.skip_rule import record_run, run_inputs
-from memory_pipeline.services.summaries import ProfileSummary, run_problems, summary_of_run, summary_of_skip
-from memory_pipeline.sync_options import SyncOptions
+from memory_pipeline.runs.options import SyncOptions
+from memory_pipeline.runs.skip_rule import record_run, run_inputs
+from memory_pipeline.runs.summary import ProfileSummary, summary_of_run, summary_of_skip
 
 if TYPE_CHECKING:  # Dagster is imported only where a profile runs
-    from memory_pipeline.run_results import ProfileRun
+    from memory_pipeline.runs.result import ProfileRun
 
 
 class SyncNotFinished(Exception):
@@ -136,10 +136,10 @@ def _sync_profiles(request: SyncRequest, hooks: SyncHooks) -> SyncOutcome:
 
 def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOutcome, hooks: SyncHooks) -> None:
     # Dagster is imported only when a profile runs: a no-change sync stays quick.
-    from memory_pipeline.backfill_runs import BackfillNotFinished, BackfillNotTaken, daemon_runs_backfills, run_retag_backfill
     from memory_pipeline.defs.backfills import RETAG_ASSETS
-    from memory_pipeline.instance import local_instance
-    from memory_pipeline.runs import options_config, run_sync
+    from memory_pipeline.launch.backfill import BackfillNotFinished, BackfillNotTaken, daemon_runs_backfills, run_retag_backfill
+    from memory_pipeline.launch.execute import options_config, run_sync
+    from memory_pipeline.launch.instance import local_instance
 
     configs = {name: config_digest(request.profiles[name]) for name in to_run}
     if request.options.allow_remote_ollama:  # given where this process started: its in-process runs see it, a run's config never
@@ -186,5 +186,5 @@ def _keep_result(request: SyncRequest, run: ProfileRun, inputs: tuple[Path | Non
     failing = run.failing if run.success or blocked else None
     outcome.profiles[run.profile] = ProfileSync(summary_of_run(run), run, failing)
     if not blocked:
-        outcome.run_problems.extend(run_problems(run))
+        outcome.run_problems.extend(run.problems())
     record_run(request.home, request.profiles[run.profile], run, inputs, config)

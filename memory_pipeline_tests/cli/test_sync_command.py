@@ -113,7 +113,7 @@ def test_a_keyword_list_of_twenty_thousand_terms_syncs(capsys, demo_home, tmp_pa
 def test_a_cli_runs_event_log_keeps_the_pipelines_lines_and_no_io_manager_debug(synced_home):
     import dagster as dg
 
-    from memory_pipeline.instance import local_instance
+    from memory_pipeline.launch.instance import local_instance
 
     instance = local_instance(synced_home)
     try:

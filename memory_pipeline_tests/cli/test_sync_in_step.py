@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
-from memory_pipeline import runs
 from memory_pipeline.defs import privacy as privacy_defs
 from memory_pipeline.defs import resources
+from memory_pipeline.launch import execute
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, sync_json, write_entries
 
@@ -39,7 +39,7 @@ def after_the_run(monkeypatch):
     calls = []
 
     def hook(change):
-        real = runs.profile_run
+        real = execute.profile_run
 
         def profile_run(*args, **kwargs):
             result = real(*args, **kwargs)
@@ -47,7 +47,7 @@ def after_the_run(monkeypatch):
                 calls.append(change())
             return result
 
-        monkeypatch.setattr(runs, "profile_run", profile_run)
+        monkeypatch.setattr(execute, "profile_run", profile_run)
         return calls
 
     return hook

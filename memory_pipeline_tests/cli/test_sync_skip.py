@@ -7,7 +7,7 @@ import json
 import dagster as dg
 
 from memory_pipeline.cli import main
-from memory_pipeline.instance import local_instance
+from memory_pipeline.launch.instance import local_instance
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.store_helpers import read_entries, sync_runs, write_entries
 

@@ -58,7 +58,7 @@ def test_findings_and_unreadable_file_surface_in_metadata(demo_home, instance):
 
 
 def test_a_bad_choice_is_rejected_before_any_step_runs(demo_home):
-    from memory_pipeline.runs import run_sync
+    from memory_pipeline.launch.execute import run_sync
 
     with dg.instance_for_test() as instance:
         with pytest.raises(dg.DagsterInvalidConfigError) as info:

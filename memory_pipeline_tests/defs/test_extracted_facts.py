@@ -9,8 +9,9 @@ import duckdb
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline.runs import run_sync
+from memory_pipeline.launch.execute import run_sync
 from memory_pipeline_tests.support.fake_ollama import FakeOllama, answer, slow
+from memory_pipeline_tests.support.run_metadata import run_metadata
 from memory_pipeline_tests.support.store_helpers import (
     consistency_problems,
     query,
@@ -67,14 +68,14 @@ def test_metadata_and_checks_of_a_run(demo_home, server):
             resource_config={"extractor": {"extractor": "OLLAMA", "batch_size": 4, "latency_p95_bound_s": 0.05}},
         )
         assert run.success, run.error
-        metadata = run.metadata["extracted_facts"]
+        metadata = run_metadata(instance, run.run_id)["extracted_facts"]
         assert metadata["extractor"] == "ollama" and metadata["model"] == "qwen3.6-nothink"
         numbers = {k: v for k, v in metadata.items() if k not in ("extractor", "extractor_reason", "model", "path")}
         assert [k for k, v in numbers.items() if not isinstance(v, float)] == []  # the UI plots floats
         assert (numbers["llm_calls"], numbers["facts"], numbers["json_failures"], numbers["quarantined"]) == (2.0, 8.0, 0.0, 0.0)
         assert (numbers["prompt_tokens"], numbers["eval_tokens"]) == (240.0, 80.0)
         assert numbers["call_latency_p50_s"] >= 0.25 and numbers["fact_latency_p95_s"] >= 0.25 / 4
-        checks = {name: (passed, severity) for name, passed, severity in run.checks}
+        checks = {c.name: (c.passed, c.severity) for c in run.checks}
         # 0.25 s per call over 4 facts is above a 0.05 s bound: a warning, not an error.
         assert checks["extraction_latency"] == (False, "WARN") and checks["extraction_json_valid"] == (True, "WARN")
         assert run.failing_errors == []

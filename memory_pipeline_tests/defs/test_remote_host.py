@@ -6,8 +6,8 @@ import dagster as dg
 import pytest
 
 from memory_pipeline.defs.resources import ExtractorResource
-from memory_pipeline.instance import local_instance
-from memory_pipeline.runs import run_sync, sync_job
+from memory_pipeline.launch.execute import run_sync, sync_job
+from memory_pipeline.launch.instance import local_instance
 
 REMOTE = "http://192.0.2.10:11434"  # TEST-NET-1: never contacted, the refusal comes first
 

@@ -7,7 +7,7 @@ from memory_pipeline.definitions import defs
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource
 from memory_pipeline.defs.schedules import memory_sync_schedule
-from memory_pipeline.services.skip_rule import CONFIG_TAG
+from memory_pipeline.runs.skip_rule import CONFIG_TAG
 
 
 def _tick(instance, home, tick):

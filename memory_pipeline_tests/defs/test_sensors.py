@@ -9,9 +9,9 @@ from memory_pipeline.defs.backfills import RETAG_ASSETS, RETAG_TAG, retag_in_pro
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.sensors import memory_files_sensor, privacy_keywords_sensor, profile_discovery_sensor
+from memory_pipeline.launch.execute import run_sync
 from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.privacy.choice import Told, lists_digest
-from memory_pipeline.runs import run_sync
 from memory_pipeline_tests.support.store_helpers import query
 
 TERM = "atlas"  # stands in for a private term: it occurs in facts of both demo profiles
@@ -195,11 +195,11 @@ def test_a_daemon_run_is_recorded_so_the_next_tick_skips_the_profile(demo_home):
     import shutil
 
     from memory_pipeline.defs.sensors import sync_recorded_sensor
-    from memory_pipeline.instance import local_instance
+    from memory_pipeline.launch.execute import resources_config, sync_job
+    from memory_pipeline.launch.instance import local_instance
     from memory_pipeline.lib.hermes.profiles import Profile
     from memory_pipeline.lib.sync.state import config_digest
-    from memory_pipeline.runs import resources_config, sync_job
-    from memory_pipeline.services.skip_rule import CONFIG_TAG, unchanged_since_last_sync
+    from memory_pipeline.runs.skip_rule import CONFIG_TAG, unchanged_since_last_sync
 
     shutil.rmtree(demo_home / "profiles")
     profile = Profile("default", demo_home)

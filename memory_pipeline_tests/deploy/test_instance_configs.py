@@ -10,7 +10,7 @@ from dagster._core.errors import DagsterInvalidConfigError
 from dagster._core.instance.config import dagster_instance_config
 from dagster._serdes import class_from_code_pointer
 
-from memory_pipeline.instance import INSTANCE_TEMPLATE
+from memory_pipeline.launch.instance import INSTANCE_TEMPLATE
 from memory_pipeline_tests.support.repository import REPO_ROOT
 
 DEPLOY = REPO_ROOT / "deploy" / "dagster.yaml"

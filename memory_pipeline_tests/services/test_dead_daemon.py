@@ -9,9 +9,9 @@ import pytest
 from dagster._core.execution.backfill import BulkActionStatus
 from dagster._daemon.types import DaemonHeartbeat
 
-from memory_pipeline import backfill_runs
 from memory_pipeline.cli import main
-from memory_pipeline.instance import local_instance
+from memory_pipeline.launch import backfill
+from memory_pipeline.launch.instance import local_instance
 
 
 def _beat(home, age_s: float) -> None:
@@ -26,7 +26,7 @@ def _backfills(home) -> list:
 
 @pytest.mark.parametrize("age_s", [600.0, 0.0])
 def test_a_retag_with_no_live_daemon_runs_in_process(capsys, synced_home, monkeypatch, age_s):
-    monkeypatch.setattr(backfill_runs, "TAKEN_WITHIN_S", 1.0)
+    monkeypatch.setattr(backfill, "TAKEN_WITHIN_S", 1.0)
     _beat(synced_home, age_s)
     assert main(["sync", "--hermes-home", str(synced_home), "--profile", "default", "--retag"]) == 0
     assert "default: re-tagged:" in capsys.readouterr().out

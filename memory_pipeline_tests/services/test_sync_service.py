@@ -34,9 +34,9 @@ def test_runs_what_changed_skips_what_did_not_and_reports_a_standing_problem_onc
 def test_options_reach_the_run(demo_home):
     """A typed option chosen by the caller is what the run does: `delete` deletes a removed entry's
     fact (no archive), and only the chosen options become run config."""
+    from memory_pipeline.launch.execute import options_config
     from memory_pipeline.lib.choices import ExtractorMode, RemovalPolicy
-    from memory_pipeline.runs import options_config
-    from memory_pipeline.sync_options import SyncOptions
+    from memory_pipeline.runs.options import SyncOptions
     from memory_pipeline_tests.support.store_helpers import query
 
     assert options_config(SyncOptions()) == {}
@@ -56,16 +56,18 @@ def test_options_reach_the_run(demo_home):
 def test_a_chosen_privacy_policy_reaches_the_run(demo_home):
     """`tag` leaves a private fact at full trust with its tag; the profile's own default (`hide`)
     would drop its trust below the prefetch threshold. Only the one profile asked is synced."""
+    from memory_pipeline.launch.execute import options_config
     from memory_pipeline.lib.choices import PrivacyPolicy
-    from memory_pipeline.runs import options_config
-    from memory_pipeline.sync_options import SyncOptions
+    from memory_pipeline.runs.options import SyncOptions
     from memory_pipeline_tests.support.store_helpers import query
 
     chosen = SyncOptions(privacy_policy=PrivacyPolicy.TAG)
     assert options_config(chosen) == {"privacy": {"policy": "TAG"}}
     profiles = {p.name: p for p in discover_profiles(demo_home) if p.name == "default"}
     outcome = sync_profiles(SyncRequest(home=demo_home, profiles=profiles, options=chosen))
-    assert outcome.profiles["default"].run.metadata["privacy_tags"]["policy"] == "tag"
+    from memory_pipeline_tests.support.run_metadata import home_run_metadata
+
+    assert home_run_metadata(demo_home, outcome.profiles["default"].run.run_id)["privacy_tags"]["policy"] == "tag"
     trusts = query(demo_home / "memory_store.db", "SELECT DISTINCT trust_score FROM facts WHERE tags LIKE '%private-person%'")
     assert trusts == [(0.5,)]
 
@@ -73,8 +75,8 @@ def test_a_chosen_privacy_policy_reaches_the_run(demo_home):
 def test_a_keyword_list_named_for_one_sync_reaches_its_run_through_the_options(demo_home, tmp_path):
     """The list a caller names travels in the typed options to the run (nothing remembered here):
     the run judges with it, and a default sync's skip rule is not told apart by it."""
-    from memory_pipeline.runs import options_config
-    from memory_pipeline.sync_options import SyncOptions
+    from memory_pipeline.launch.execute import options_config
+    from memory_pipeline.runs.options import SyncOptions
     from memory_pipeline_tests.support.store_helpers import query
 
     keywords = tmp_path / "keywords.txt"

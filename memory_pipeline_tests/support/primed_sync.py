@@ -11,7 +11,7 @@ from pathlib import Path
 PRIMED_SYNC = textwrap.dedent(
     """
     import sys
-    import memory_pipeline.definitions, memory_pipeline.instance, memory_pipeline.runs
+    import memory_pipeline.definitions, memory_pipeline.launch.instance, memory_pipeline.launch.execute
     from memory_pipeline.cli import main
     print("ready", flush=True)
     sys.stdin.readline()

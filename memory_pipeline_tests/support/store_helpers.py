@@ -99,7 +99,7 @@ def sync_runs(home: Path) -> int:
     """How many runs of the sync job the home's local Dagster instance holds."""
     import dagster as dg
 
-    from memory_pipeline.instance import local_instance
+    from memory_pipeline.launch.instance import local_instance
 
     instance = local_instance(home)
     try:

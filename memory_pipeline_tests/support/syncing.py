@@ -8,8 +8,8 @@ from pathlib import Path
 
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.hermes.profiles import discover_profiles
+from memory_pipeline.runs.options import SyncOptions
 from memory_pipeline.services.sync import SyncOutcome, SyncRequest, sync_profiles
-from memory_pipeline.sync_options import SyncOptions
 
 _ENUMS = {"extractor": ExtractorMode, "removal_policy": RemovalPolicy, "vector_format": VectorFormat, "privacy_policy": PrivacyPolicy}
 

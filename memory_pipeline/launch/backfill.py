@@ -9,7 +9,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from memory_pipeline.runs import ProfileRun, profile_run, resources_config
+from memory_pipeline.launch.execute import profile_run, resources_config
+from memory_pipeline.runs.result import ProfileRun
 
 
 class BackfillNotFinished(Exception):

@@ -1,6 +1,6 @@
 """What a run's assets reported, read once into typed fields: the one place the package reads a
 run's metadata by name (the names are what the assets write; a test runs a sync and checks that
-every name read here is among them). And the entries a run found changed, typed. Light: no
+every name read here is among them); the entries a run found changed and what a re-tag changed, typed. Light: no
 Dagster import."""
 
 from __future__ import annotations
@@ -112,3 +112,14 @@ class EntryChange:
     status: str  # new, changed, compacted, removed
     matched_entry_id: str | None = None
     text: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class RetagChange:
+    """What a re-tag changed: how many facts became private and stopped being, by fact id (the
+    ids listed may be fewer than the count: the metadata shows the first hundred)."""
+
+    tagged: int
+    newly_private: list[str]
+    untagged: int
+    no_longer_private: list[str]

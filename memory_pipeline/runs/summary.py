@@ -1,6 +1,5 @@
-"""What one profile's sync did, as typed values: the `--json` shape of a run or of a skip, the
-problems of a run a person must look at, and what a re-tag changed, from the run's typed
-outputs (`run_outputs`, where its metadata is read)."""
+"""What one profile's sync did, in the stable `--json` shape: of a run, from its typed result
+(`runs.result`), or of a skip, from the store as it is."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import FailingCheck
 
 if TYPE_CHECKING:  # Dagster is imported only where a profile runs
-    from memory_pipeline.run_results import ProfileRun
+    from memory_pipeline.runs.result import ProfileRun
 
 
 @dataclass
@@ -107,45 +106,3 @@ def summary_of_skip(profile: Profile, failing: list[FailingCheck]) -> ProfileSum
         private_facts=private,
         failing_checks=sorted(name for name, _, _ in failing),
     )
-
-
-def retry_can_fix(run: ProfileRun) -> bool:
-    """Whether the same inputs run again may end otherwise: a failed run (but one a blocking check
-    stopped), entries waiting in quarantine, a memory file that could not be read. Any other
-    failing check stands until the files, the store or the settings change (a person's fix
-    changes them)."""
-    if run.stopped_by_a_blocking_check:
-        return False
-    return not run.success or run.outputs.report.quarantined > 0 or bool(run.outputs.unreadable)
-
-
-def run_problems(run: ProfileRun) -> list[str]:
-    """One line per thing about the run itself a person must look at, each ending with the way out."""
-    if run.error:
-        return [f"sync of profile {run.profile} failed: {run.error}"]
-    found = []
-    unreadable, missing = run.outputs.unreadable, run.outputs.missing
-    if unreadable:
-        found.append(f"profile {run.profile}: skipped, entries held: {unreadable} (see `memory-pipeline entries --profile {run.profile}`)")
-    held = run.outputs.held_unreadable_entries
-    if held and missing:
-        found.append(
-            f"profile {run.profile}: {held} synced entries held because {missing} is missing; create it (even empty) to let them go"
-        )
-    return found
-
-
-@dataclass
-class RetagChange:
-    """What a re-tag changed: how many facts became private and stopped being, by fact id (the
-    ids listed may be fewer than the count: the metadata shows the first hundred)."""
-
-    tagged: int
-    newly_private: list[str]
-    untagged: int
-    no_longer_private: list[str]
-
-
-def retag_change(run: ProfileRun) -> RetagChange:
-    read = run.outputs
-    return RetagChange(read.tagged, list(read.newly_private_ids), read.untagged, list(read.no_longer_private_ids))

@@ -11,11 +11,10 @@ from memory_pipeline import environment
 from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.sync.state import current_state, forget, record, recorded, state_of_run
-from memory_pipeline.services.summaries import retry_can_fix
-from memory_pipeline.sync_options import SyncOptions
+from memory_pipeline.runs.options import SyncOptions
 
 if TYPE_CHECKING:
-    from memory_pipeline.run_results import ProfileRun
+    from memory_pipeline.runs.result import ProfileRun
 
 # What a daemon's run (the schedule's, the file sensor's) carries so that, once it succeeds, what
 # it read is recorded as a CLI sync's is: config.yaml's digest taken when the run was requested.
@@ -45,7 +44,7 @@ def record_run(home: Path, profile: Profile, run: ProfileRun, inputs: tuple[Path
     during which another writer wrote read what is no longer there: nothing is recorded, the next
     sync runs. `config` is config.yaml's digest taken before the run."""
     data_dir, blocked = environment.data_dir(home), run.stopped_by_a_blocking_check
-    if retry_can_fix(run):
+    if run.retry_can_fix:
         state = None
     elif blocked:
         state = current_state(profile, *inputs, digest_key(data_dir))

@@ -9,11 +9,11 @@ import dagster as dg
 
 from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.launch.own_state import RESET_HINT, OutOfSpace, OwnStateDamaged, damaged_state, move_aside
 from memory_pipeline.lib.files.writing import out_of_space, private_directory
 from memory_pipeline.lib.history import history_path
-from memory_pipeline.own_state import RESET_HINT, OutOfSpace, OwnStateDamaged, damaged_state, move_aside
 
-INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
+INSTANCE_TEMPLATE = Path(__file__).parent.parent / "dagster.yaml"  # shipped at the package root
 
 
 def prepared_dagster_home(hermes_home: Path) -> Path:

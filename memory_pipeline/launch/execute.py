@@ -20,11 +20,11 @@ from pathlib import Path
 import dagster as dg
 
 from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.launch.own_state import OutOfSpace
 from memory_pipeline.lib.files.writing import out_of_space
-from memory_pipeline.own_state import OutOfSpace
-from memory_pipeline.run_outputs import EntryChange
-from memory_pipeline.run_results import ProfileRun, run_result
-from memory_pipeline.sync_options import SyncOptions
+from memory_pipeline.runs.options import SyncOptions
+from memory_pipeline.runs.outputs import EntryChange
+from memory_pipeline.runs.result import ProfileRun, run_result
 
 SYNC_JOB = "memory_sync_job"
 # Which process runs a CLI run: a run whose process died (SIGKILL, power cut) is found by them.

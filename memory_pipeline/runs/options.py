@@ -1,5 +1,5 @@
 """How a sync runs, as the person or program starting it chose: typed, from the command line's flags
-(or a service's own choice) to the run. `runs.options_config` alone turns it into Dagster run
+(or a service's own choice) to the run. `launch.execute.options_config` alone turns it into Dagster run
 config; the skip rule compares what was chosen. Light: no Dagster import."""
 
 from __future__ import annotations
