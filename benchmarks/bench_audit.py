@@ -39,6 +39,7 @@ from hrr1_stores import dialect_counts, half_hrr1_copy
 from memory_pipeline.defs.audit import AUDIT_SPECS, profile_audit
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.audit.engine import CHECKS, Audit, AuditInputs
+from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.detectors import _LONG_NUMBER, DEFAULT_CATEGORIES, DETECTORS
@@ -181,7 +182,7 @@ def main() -> None:
             print(f"built a store of {args.facts:,} facts in {seconds:.0f} s\n")
         mixed_home = half_hrr1_copy(home, Path(tmp) / "half-hrr1")
         settings, mixed_settings = holographic_settings(home), holographic_settings(mixed_home)
-        keywords = PrivacyJudge(load_keywords(DEMO_KEYWORDS), DEFAULT_CATEGORIES, "hide")
+        keywords = PrivacyJudge(load_keywords(DEMO_KEYWORDS), DEFAULT_CATEGORIES, PrivacyPolicy.HIDE)
         read_s, readings = timed(lambda: read_profile(Profile("default", home)))
         entries = sum(len(r.entries) for r in readings)
 

@@ -24,6 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.extraction import entries_to_extract  # noqa: E402
 from memory_pipeline.lib.extraction.rule_based import RulesExtractor  # noqa: E402
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame  # noqa: E402
@@ -61,7 +62,7 @@ def sync_store(home: Path) -> Path:
     keywords = home / "memory-pipeline" / "privacy_keywords.txt"
     keywords.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ROOT / "data" / "privacy_keywords.txt", keywords)
-    retag_store(store, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"))
+    retag_store(store, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, PrivacyPolicy.HIDE))
     store.sync_search_index()
     conn.close()
     return settings.db_path
@@ -176,14 +177,14 @@ def main() -> None:
         keywords = tmp / "kw.txt"
         keywords.write_text("# private\n缓存 token\nre:#\\d*77\\b\n", encoding="utf-8")
         started = time.perf_counter()
-        changed = retag_store(FactStore(conn, settings), PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"))
+        changed = retag_store(FactStore(conn, settings), PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, PrivacyPolicy.HIDE))
         full = time.perf_counter() - started
         started = time.perf_counter()
-        again = retag_store(FactStore(conn, settings), PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, "hide"))
+        again = retag_store(FactStore(conn, settings), PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, PrivacyPolicy.HIDE))
         steady = time.perf_counter() - started
         switched = DEFAULT_CATEGORIES | {"private_network"}  # a detector switched on: every fact judged whole again
         started = time.perf_counter()
-        detector = retag_store(FactStore(conn, settings), PrivacyJudge(load_keywords(keywords), switched, "hide"))
+        detector = retag_store(FactStore(conn, settings), PrivacyJudge(load_keywords(keywords), switched, PrivacyPolicy.HIDE))
         by_detector = time.perf_counter() - started
         conn.close()
         print(f"\n| re-tag, {args.facts:,} facts | seconds | facts changed |")

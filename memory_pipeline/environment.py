@@ -93,19 +93,10 @@ def model(flag: str | None = None) -> str:
     return ollama_model(flag or variable(MODEL_ENV))
 
 
-# `--allow-remote-ollama` given to the command that started this process (its in-process runs see it).
-_STARTED_WITH: set[str] = set()
-
-
-def allow_remote_ollama() -> None:
-    """The command starting this process was given `--allow-remote-ollama`: the same permission as
-    a server started with `MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1`, and never a run's config."""
-    _STARTED_WITH.add(REMOTE_ENV)
-
-
 def remote_ollama_allowed() -> bool:
-    """Whoever started this process allowed an Ollama host off this machine."""
-    return REMOTE_ENV in _STARTED_WITH or (variable(REMOTE_ENV) or "").lower() in ("1", "true", "yes")
+    """Whoever started this process allowed an Ollama host off this machine (a command's own
+    `--allow-remote-ollama` travels in its `SyncOptions` instead)."""
+    return (variable(REMOTE_ENV) or "").lower() in ("1", "true", "yes")
 
 
 def keyword_lists(home: Path, told: Told | None = None) -> dict[str, KeywordList]:

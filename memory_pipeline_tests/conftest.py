@@ -55,11 +55,8 @@ def _isolate(patch) -> None:
 
 @pytest.fixture(autouse=True)
 def isolated_environment(monkeypatch):
-    from memory_pipeline import environment
 
     _isolate(monkeypatch)
-    # What the command starting a process was given (`--allow-remote-ollama`) is each test's own.
-    monkeypatch.setattr(environment, "_STARTED_WITH", set())
 
 
 def _copy_demo(target: Path) -> Path:

@@ -6,6 +6,7 @@ import argparse
 from dataclasses import replace
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_single_profile_argument, single_profile
+from memory_pipeline.lib.choices import ExtractorMode
 from memory_pipeline.lib.hermes.profiles import read_profile
 
 
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     settings = [replace(base, model=model) for model in dict.fromkeys(args.model)]
     try:
         for model_settings in settings:  # every model present (and the host allowed) before any call
-            choose_extractor("ollama", model_settings)
+            choose_extractor(ExtractorMode.OLLAMA, model_settings)
     except ExtractorUnavailable as exc:
         raise CommandError(str(exc)) from None
     print(f"{len(entries)} entries of profile {profile.name}, batches of {args.batch_size}, {base.url}")

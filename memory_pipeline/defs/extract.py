@@ -49,7 +49,7 @@ def extracted_facts(
         work = entries_to_extract(ledger_diff.frame, fact_store.conn if fact_store else None)
     # With nothing to extract no server is even asked: the configured mode stands as the name.
     outcome = ExtractionOutcome()
-    name, model, prompt_version, reason = extractor.mode(), "", "", "nothing new or changed to extract"
+    name, model, prompt_version, reason = extractor.mode().value, "", "", "nothing new or changed to extract"
     if work:
         try:
             choice = extractor.choose()

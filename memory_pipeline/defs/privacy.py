@@ -95,7 +95,7 @@ def privacy_tags(
         "keyword_list_digest": keyed(hermes.digest_key(), keywords.sha256),  # keyed: a plain hash of a short list is an oracle
         "keyword_terms": float(keywords.terms),
         "detectors": judge.detectors,
-        "policy": judge.policy,
+        "policy": judge.policy.value,
     }
     metadata.update({f"matched_{kind}": float(count) for kind, count in sorted(report.reasons.items())})
     return dg.MaterializeResult(metadata=metadata)

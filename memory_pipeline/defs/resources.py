@@ -124,9 +124,9 @@ class FactStoreResource(dg.ConfigurableResource):
         """The store as each step of this run found and left it (one chain per run)."""
         return self._watermarks
 
-    def removal(self) -> str:
-        """The removal policy as the writer takes it (`retire`, `keep`, `delete`)."""
-        return RemovalPolicy(self.removal_policy).value
+    def removal(self) -> RemovalPolicy:
+        """The removal policy, typed, as the writer takes it."""
+        return RemovalPolicy(self.removal_policy)
 
     def settings(self, profile: Profile) -> HolographicSettings:
         """The profile's Holographic settings; a profile whose agent reads one store per user fails
@@ -184,17 +184,31 @@ class ExtractorResource(dg.ConfigurableResource):
             parallel=self.parallel_calls,
             timeout_s=self.timeout_s,
             retries=self.retries,
-            allow_remote=environment.remote_ollama_allowed(),
+            allow_remote=self.remote_allowed(),
             limits=FactLimits(max_facts_per_entry=self.max_facts_per_entry, max_fact_chars=self.max_fact_chars),
         )
+
+    def remote_allowed(self) -> bool:
+        """Whether a host off this machine may be asked: the environment the process was started
+        with decides, never a field a run's config could set."""
+        return environment.remote_ollama_allowed()
 
     def choose(self) -> ExtractorChoice:
         """The extractor for this run and why; `ExtractorUnavailable` when `ollama` cannot be used."""
         return choose_extractor(self.mode(), self.ollama_settings())
 
-    def mode(self) -> str:
-        """The configured mode as the CLI spells it (`auto`, `rules`, `ollama`)."""
-        return ExtractorMode(self.extractor).value
+    def mode(self) -> ExtractorMode:
+        """The configured mode, typed (its value is how the CLI spells it)."""
+        return ExtractorMode(self.extractor)
+
+
+class RemoteAllowedExtractorResource(ExtractorResource):
+    """The extractor of a sync whose command was given `--allow-remote-ollama`: bound only in the
+    job that command runs in its own process (`launch.execute`), never in the code location the UI
+    and the daemon serve, so no run config can reach it."""
+
+    def remote_allowed(self) -> bool:
+        return True
 
 
 class PrivacyResource(dg.ConfigurableResource):
@@ -212,7 +226,7 @@ class PrivacyResource(dg.ConfigurableResource):
     policy: Optional[PrivacyPolicy] = None  # noqa: UP045 - Dagster's config reads Optional
 
     def told(self) -> Told:
-        return Told(policy=PrivacyPolicy(self.policy).value if self.policy else None, keywords=self.keywords_path or None)
+        return Told(policy=PrivacyPolicy(self.policy) if self.policy else None, keywords=self.keywords_path or None)
 
     def choice(self, hermes_home: Path, profile: Profile) -> PrivacyChoice:
         return environment.privacy_choice(profile, hermes_home, self.told())

@@ -122,11 +122,11 @@ def fact_store(
         taken = read_receipts(fact_store.conn, run_id=context.run.run_id) if report.receipts else []
         schema = schema_fingerprint(fact_store.conn)
     if report.removed:
-        context.log.info(f"{report.removed} entries left the files; policy {store.removal()!r} applied to their facts")
+        context.log.info(f"{report.removed} entries left the files; policy {store.removal().value!r} applied to their facts")
     return dg.MaterializeResult(
         metadata={
             **report.metrics(),
-            "removal_policy": store.removal(),
+            "removal_policy": store.removal().value,
             # Which SQLite wrote the store (two writers on one WAL file: see docs/reliability.md).
             "sqlite_version": sqlite3.sqlite_version,
             # Which Holographic made the store: 0.19.0's schema, or the columns and tables beyond it.

@@ -40,6 +40,14 @@ def sync_job() -> dg.JobDefinition:
     return defs.resolve_job_def(SYNC_JOB)
 
 
+def sync_job_allowing_remote_ollama() -> dg.JobDefinition:
+    """The same job with an extractor allowed off this machine, for a command given
+    `--allow-remote-ollama`: chosen here, where the command started, never by a run's config."""
+    from memory_pipeline.definitions import allowing_remote_ollama
+
+    return allowing_remote_ollama().resolve_job_def(SYNC_JOB)
+
+
 def _changes(instance: dg.DagsterInstance, profile: str) -> list[EntryChange]:
     """The rows of the profile's diff that are not `unchanged`, read back through the IO manager
     (the run just stored it); its own debug lines are kept off the terminal."""
@@ -131,20 +139,22 @@ def run_sync(
     assets: list[str] | None = None,
     *,
     with_changes: bool = False,
+    allow_remote_ollama: bool = False,
     on_start: Callable[[str], None] | None = None,
     on_done: Callable[[ProfileRun], None] | None = None,
 ) -> list[ProfileRun]:
     """One run per profile partition (partitions are independent), in order. `resource_config`
     sets resource fields for these runs, as the UI's launchpad would (e.g. the extractor);
     `assets` narrows the run to some of the job's assets (e.g. only re-tagging). `with_changes`
-    reads back which entries the diff found changed (for naming them); `on_start` / `on_done`
+    reads back which entries the diff found changed (for naming them); `allow_remote_ollama` is the
+    permission the command was started with (`SyncOptions`); `on_start` / `on_done`
     hear of each profile as it starts and ends (progress on a terminal)."""
     fail_dead_runs(instance)
     known = set(instance.get_dynamic_partitions(hermes_profiles.name))
     missing = [p for p in profiles if p not in known]
     if missing:
         instance.add_dynamic_partitions(hermes_profiles.name, missing)
-    job = dg.reconstructable(sync_job)
+    job = dg.reconstructable(sync_job_allowing_remote_ollama if allow_remote_ollama else sync_job)
     run_config = {
         **resources_config(hermes_home, resource_config),
         # The CLI speaks for itself; Dagster's event log stays in the instance for the UI.

@@ -18,7 +18,7 @@ class SyncOptions:
     model: str | None = None  # the Ollama model (None: $MEMORY_PIPELINE_OLLAMA_MODEL, else the default)
     batch_size: int | None = None  # entries per LLM call
     ollama_host: str | None = None  # None: $OLLAMA_HOST, else loopback
-    allow_remote_ollama: bool = False  # given where the process starts (`--allow-remote-ollama`), never a run's config
+    allow_remote_ollama: bool = False  # the command's `--allow-remote-ollama`: picks the job, never a run's config
     removal_policy: RemovalPolicy = RemovalPolicy.RETIRE
     privacy_policy: PrivacyPolicy | None = None  # what a private fact gets (None: each profile's own)
     vector_format: VectorFormat = VectorFormat.AUTO

@@ -26,7 +26,11 @@ def run_inputs(home: Path, profile: Profile, options: SyncOptions, retag: bool =
     A default `memory-pipeline sync` and the daemon's runs both have no resource settings of their
     own, so each skips what the other left in step."""
     choice = environment.privacy_choice(profile, home)
-    return choice.keywords_path, {"resources": options.chosen(), "retag": retag, "privacy": [choice.policy, sorted(choice.categories)]}
+    return choice.keywords_path, {
+        "resources": options.chosen(),
+        "retag": retag,
+        "privacy": [choice.policy.value, sorted(choice.categories)],
+    }
 
 
 def unchanged_since_last_sync(home: Path, profile: Profile, options: SyncOptions | None = None) -> bool:

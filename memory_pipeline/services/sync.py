@@ -142,8 +142,6 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOut
     from memory_pipeline.launch.instance import local_instance
 
     configs = {name: config_digest(request.profiles[name]) for name in to_run}
-    if request.options.allow_remote_ollama:  # given where this process started: its in-process runs see it, a run's config never
-        environment.allow_remote_ollama()
 
     def done(run: ProfileRun) -> None:
         _keep_result(request, run, inputs[run.profile], configs[run.profile], outcome)
@@ -171,6 +169,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOut
         resource_config=options_config(request.options),
         assets=[key.to_user_string() for key in RETAG_ASSETS] if request.retag else None,
         with_changes=request.with_changes,
+        allow_remote_ollama=request.options.allow_remote_ollama,
         on_start=hooks.starting,
         on_done=done,
     )

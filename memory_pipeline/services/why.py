@@ -134,7 +134,7 @@ def _privacy(profile: Profile, home: Path, record: FactRecord, owner: bool) -> s
     unsafe = unsafe_kinds(text)
     said = []
     if reasons:
-        said.append(f"private ({', '.join(reasons)}; policy {judge.policy})")
+        said.append(f"private ({', '.join(reasons)}; policy {judge.policy.value})")
     if unsafe:
         said.append(f"unsafe ({', '.join(unsafe)})")
     if record.verdict is None:

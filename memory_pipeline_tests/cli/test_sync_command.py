@@ -147,8 +147,8 @@ def test_an_entry_patched_in_place_by_hand_keeps_its_fact(capsys, synced_home):
 
 
 def test_a_remote_ollama_host_is_refused_unless_the_command_allows_it(capsys, demo_home):
-    """`--allow-remote-ollama` is the permission of the command that starts the process, the same as
-    a server started with MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1: without it, no entry reaches the host."""
+    """`--allow-remote-ollama` is the permission of the command that gives it, the same as a server
+    started with MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA=1: without it, no entry reaches the host."""
     from memory_pipeline_tests.support.fake_ollama import FakeOllama
     from memory_pipeline_tests.support.servers import outside_address
 
@@ -162,3 +162,9 @@ def test_a_remote_ollama_host_is_refused_unless_the_command_allows_it(capsys, de
         assert "--allow-remote-ollama" in capsys.readouterr().err and remote.requests == []
         assert main([*args, "--allow-remote-ollama"]) == 0, capsys.readouterr().err
         assert remote.chat_requests
+        # The permission was that command's alone: the next sync in the same process is refused again.
+        asked = len(remote.chat_requests)
+        memory = demo_home / "profiles" / "work" / "memories" / "MEMORY.md"
+        memory.write_text(memory.read_text(encoding="utf-8") + "\n§\nThe staging box reboots on Sundays.", encoding="utf-8")
+        assert main(args) == 1 and "--allow-remote-ollama" in capsys.readouterr().err
+        assert len(remote.chat_requests) == asked

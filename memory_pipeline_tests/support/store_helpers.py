@@ -110,7 +110,8 @@ def sync_runs(home: Path) -> int:
 
 def judge_of(keywords, policy: str = "hide", categories=None):
     """A privacy judge over a loaded keyword list: the default detectors, `policy`."""
+    from memory_pipeline.lib.choices import PrivacyPolicy
     from memory_pipeline.lib.privacy.choice import PrivacyJudge
     from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES
 
-    return PrivacyJudge(keywords, categories if categories is not None else DEFAULT_CATEGORIES, policy)
+    return PrivacyJudge(keywords, categories if categories is not None else DEFAULT_CATEGORIES, PrivacyPolicy(policy))

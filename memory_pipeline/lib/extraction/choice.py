@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory_pipeline.lib.choices import EXTRACTOR_MODES
+from memory_pipeline.lib.choices import ExtractorMode
 from memory_pipeline.lib.extraction.base import Extractor
 from memory_pipeline.lib.extraction.ollama import OllamaExtractor, OllamaSettings, is_local, server_status
 from memory_pipeline.lib.extraction.rule_based import RulesExtractor
@@ -21,10 +21,9 @@ class ExtractorChoice:
     reason: str
 
 
-def choose_extractor(mode: str, settings: OllamaSettings) -> ExtractorChoice:
-    if mode not in EXTRACTOR_MODES:
-        raise ValueError(f"unknown extractor {mode!r} (available: {', '.join(EXTRACTOR_MODES)})")
-    if mode == "rules":
+def choose_extractor(mode: ExtractorMode, settings: OllamaSettings) -> ExtractorChoice:
+    mode = ExtractorMode(mode)  # a spelling that is no mode fails here, naming the mode
+    if mode is ExtractorMode.RULES:
         return ExtractorChoice(RulesExtractor(), "rules asked for")
     problem = None
     if not is_local(settings.url) and not settings.allow_remote:
@@ -49,6 +48,6 @@ def choose_extractor(mode: str, settings: OllamaSettings) -> ExtractorChoice:
             )
         else:
             return ExtractorChoice(OllamaExtractor(settings), f"Ollama {status.version} at {settings.url} has {settings.model}")
-    if mode == "ollama":
+    if mode is ExtractorMode.OLLAMA:
         raise ExtractorUnavailable(problem)
     return ExtractorChoice(RulesExtractor(), f"auto fell back to rules: {problem}")

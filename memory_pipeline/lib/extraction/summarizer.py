@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from memory_pipeline.lib.choices import ExtractorMode
 from memory_pipeline.lib.extraction.choice import choose_extractor
 from memory_pipeline.lib.extraction.deadline import DeadlineExceeded, within
 from memory_pipeline.lib.extraction.ollama import OllamaSettings, _transport_options
@@ -33,7 +34,7 @@ class OllamaSummarizer:
     def checked(cls, settings: OllamaSettings) -> OllamaSummarizer:
         """The summarizer once the server and model are known to answer (the host refused off this
         machine unless allowed); `ExtractorUnavailable` with one line otherwise."""
-        choose_extractor("ollama", settings)
+        choose_extractor(ExtractorMode.OLLAMA, settings)
         return cls(settings)
 
     def __call__(self, entry: str, rules: str) -> str | None:

@@ -31,7 +31,7 @@ from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256, setting
 from memory_pipeline.lib.store.search_gate import recorded_many
 from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
 
-DEFAULT_POLICY = PrivacyPolicy.HIDE.value
+DEFAULT_POLICY = PrivacyPolicy.HIDE
 NO_LIST = "none"  # remembered for `--no-keywords`: the built-in detectors alone
 NO_SWITCHES = settings_digest({})  # a config.yaml that switches no detector
 
@@ -40,7 +40,7 @@ NO_SWITCHES = settings_digest({})  # a config.yaml that switches no detector
 class Told:
     """What this run was told: a flag or a run's config; None where it was told nothing."""
 
-    policy: str | None = None
+    policy: PrivacyPolicy | None = None
     keywords: str | None = None  # a path, or NO_LIST
 
 
@@ -48,7 +48,7 @@ class Told:
 class PrivacyChoice:
     """The resolved choice for one profile, each part with where it came from."""
 
-    policy: str
+    policy: PrivacyPolicy
     policy_from: str  # "flag", "config.yaml", "remembered", "default"
     keywords_path: Path | None  # None: no list (the built-in detectors alone)
     keywords_named: bool  # named by a flag, the variable or a remembered flag: it must be there
@@ -62,7 +62,7 @@ class PrivacyJudge:
 
     keywords: KeywordList
     categories: frozenset[str]
-    policy: str
+    policy: PrivacyPolicy
     settings_sha256: str = NO_SWITCHES  # the detector switches the categories came from
 
     def reasons(self, text: str | Folded) -> list[str]:
@@ -122,7 +122,7 @@ def united_judge(judges: list[PrivacyJudge]) -> PrivacyJudge:
     verdict wins, so no profile's private fact is served because another profile synced last."""
     if len(judges) == 1:
         return judges[0]
-    policy = PrivacyPolicy.HIDE.value if any(j.policy == PrivacyPolicy.HIDE.value for j in judges) else judges[0].policy
+    policy = PrivacyPolicy.HIDE if any(j.policy is PrivacyPolicy.HIDE for j in judges) else judges[0].policy
     switches = sorted({d for j in judges for d in recorded_many(j.settings_sha256)})
     return PrivacyJudge(
         united([j.keywords for j in judges]),
@@ -178,7 +178,7 @@ def resolve(profile: Profile, home: Path, data_dir: Path, told: Told, variable: 
     kept = remembered(data_dir, profile.name)
     for source, value in (("flag", told.policy), ("config.yaml", policy_config), ("remembered", kept.get("policy"))):
         if value in (p.value for p in PrivacyPolicy):
-            policy, policy_from = value, source
+            policy, policy_from = PrivacyPolicy(value), source
             break
     else:
         policy, policy_from = DEFAULT_POLICY, "default"

@@ -64,8 +64,8 @@ def _target_tags(normal_tags: str, private: bool, unsafe: bool) -> str:
     return ",".join(parts + [PRIVATE_TAG] * private + [UNSAFE_TAG] * unsafe)
 
 
-def _withheld_from_prefetch(private: bool, unsafe: bool, policy: str) -> bool:
-    return unsafe or (private and policy == PrivacyPolicy.HIDE.value)
+def _withheld_from_prefetch(private: bool, unsafe: bool, policy: PrivacyPolicy) -> bool:
+    return unsafe or (private and policy is PrivacyPolicy.HIDE)
 
 
 def retag_store(store: FactStore, judge: PrivacyJudge, watermarks: WatermarkChain | None = None) -> RetagReport:
@@ -178,7 +178,9 @@ def _needed(judge: PrivacyJudge, raw: bytes, verdict) -> tuple[str, str | None]:
     return (_LIST if verdict.outcome == SHOWN else _WHOLE), digest
 
 
-def _restorable(private: bool, unsafe: bool, policy: str, tags: str, trust: float, settings: HolographicSettings, backed: bool) -> bool:
+def _restorable(
+    private: bool, unsafe: bool, policy: PrivacyPolicy, tags: str, trust: float, settings: HolographicSettings, backed: bool
+) -> bool:
     """Trust the judge once lowered that goes back now (not a retired fact's, not a stray mirror's)."""
     parts = tags.split(",")
     return (
@@ -191,7 +193,15 @@ def _restorable(private: bool, unsafe: bool, policy: str, tags: str, trust: floa
 
 
 def _settled(
-    private: bool, unsafe: bool, tags: str, links_right: bool, trust: float, backed: bool, *, policy: str, settings: HolographicSettings
+    private: bool,
+    unsafe: bool,
+    tags: str,
+    links_right: bool,
+    trust: float,
+    backed: bool,
+    *,
+    policy: PrivacyPolicy,
+    settings: HolographicSettings,
 ) -> bool:
     """Tags, links and trust already as the judgement wants them (a pure function of its
     arguments: the scan asks it once per distinct state)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from memory_pipeline.lib.choices import RemovalPolicy
 from memory_pipeline.lib.hermes.hashing import entry_id as entry_id_of
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
@@ -138,7 +139,7 @@ class EntryWrites:
             is not None
         )
 
-    def release(self, fact_ids: list[int], policy: str, entry: tuple[str, str] | None = None) -> None:
+    def release(self, fact_ids: list[int], policy: RemovalPolicy, entry: tuple[str, str] | None = None) -> None:
         """Apply the removal policy to facts no entry backs any more; what it took away is left
         as a receipt per action (`entry`: the removed entry's id and hash, when known; the receipt
         keeps its file alone)."""
@@ -147,14 +148,14 @@ class EntryWrites:
             if self.changed_by_agent(fact_id):  # the agent changed it: its own now, never retired or deleted
                 self.hand_to_agent(fact_id)
                 continue
-            if policy == "keep" or self._backed_elsewhere(fact_id):
+            if policy is RemovalPolicy.KEEP or self._backed_elsewhere(fact_id):
                 continue
             row = self.conn.execute(
                 "SELECT category, (SELECT count(*) FROM fact_entities WHERE fact_id = ?) FROM facts WHERE fact_id = ?", (fact_id, fact_id)
             ).fetchone()
             if row is None:
                 continue
-            if policy == "retire":
+            if policy is RemovalPolicy.RETIRE:
                 action = self._retire(fact_id)
                 self.report.retired_facts += bool(action)
             elif self.delete(fact_id):
@@ -203,7 +204,7 @@ class EntryWrites:
         self.report.mirrors_adopted += 1
         return True
 
-    def release_gone(self, fact_ids: list[int], source: str, policy: str) -> None:
+    def release_gone(self, fact_ids: list[int], source: str, policy: RemovalPolicy) -> None:
         """Facts of an entry version the ledger never held (a mirror row): recorded as retired
         rows of that version, then handled by the removal policy."""
         for fact_id in fact_ids:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from memory_pipeline.lib.choices import REMOVAL_POLICIES
+from memory_pipeline.lib.choices import RemovalPolicy
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.tagging import tag_written
 from memory_pipeline.lib.store.fact_store import FactStore
@@ -52,7 +52,7 @@ def write_sync(
     entry_diff: EntryDiff,
     extraction: Extraction,
     *,
-    removal_policy: str = "retire",
+    removal_policy: RemovalPolicy = RemovalPolicy.RETIRE,
     judge: PrivacyJudge | None = None,
     watermarks: WatermarkChain | None = None,
     run_id: str | None = None,
@@ -64,8 +64,7 @@ def write_sync(
     in that transaction too, so none is ever visible untagged. `watermarks` hears how the store was
     found and left. The store's `owner` says whose ledger rows these are (profiles sharing one store)."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
-    if removal_policy not in REMOVAL_POLICIES:
-        raise ValueError(f"removal policy must be one of {', '.join(REMOVAL_POLICIES)}, not {removal_policy!r}")
+    removal_policy = RemovalPolicy(removal_policy)  # a spelling that is no policy fails here, naming it
     conn, settings = store.conn, store.settings
     diff = entry_diff.frame
     report = SyncReport(unchanged=int((diff["status"] == "unchanged").sum()))
@@ -97,7 +96,7 @@ def write_sync(
     return report
 
 
-def _plan(store: FactStore, entry_diff: EntryDiff, extraction: Extraction, removal_policy: str, report: SyncReport) -> _Plan:
+def _plan(store: FactStore, entry_diff: EntryDiff, extraction: Extraction, removal_policy: RemovalPolicy, report: SyncReport) -> _Plan:
     conn, owner = store.conn, store.owner
     diff, held = entry_diff.frame, entry_diff.held
     facts_by_entry: dict[str, list] = defaultdict(list)
@@ -111,7 +110,7 @@ def _plan(store: FactStore, entry_diff: EntryDiff, extraction: Extraction, remov
     plan.adoptions = [(e, f) for e, f in entry_diff.mirrors.adopted if e in settled]  # an entry still waiting keeps its mirror
     plan.releasable = releasable_entries(conn, set(diff.loc[diff["status"] != "removed", "entry_id"]), held, set(ready["entry_id"]))
     # Facts an older sync kept at full trust under `keep` move to `retire` when it is the policy.
-    plan.to_retire = unbacked_facts_to_retire(conn) if removal_policy == "retire" and ledger_exists(conn) else []
+    plan.to_retire = unbacked_facts_to_retire(conn) if removal_policy is RemovalPolicy.RETIRE and ledger_exists(conn) else []
     if owner.profile and ledger_exists(conn) and has_profile_column(conn):
         # A store of one profile's: every row is its own. A shared one: the rows its unchanged entries took.
         unchanged = None if owner.sole else set(diff.loc[diff["status"] == "unchanged", "matched_entry_id"])
@@ -127,7 +126,7 @@ def _guard(store: FactStore, entry_diff: EntryDiff) -> None:
         raise StaleDiff(f"{store.path}: the ledger changed since the diff was made; run the sync again")
 
 
-def _write_entries(writer: FactStore, plan: _Plan, removal_policy: str) -> list[int]:
+def _write_entries(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy) -> list[int]:
     """New and changed entries: each fact updated in place when the extractor matched it to one
     of the entry's facts, else added; the ledger names the version written. Returns the facts."""
     all_written: list[int] = []
@@ -163,17 +162,17 @@ def _write_compacted(writer: FactStore, plan: _Plan) -> None:
         writer.record_entry(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
 
 
-def _write_removed(writer: FactStore, plan: _Plan, removal_policy: str) -> None:
+def _write_removed(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy) -> None:
     for entry in plan.removed.itertuples(index=False):
         known = writer.ledger_identity(entry.entry_id)  # (source, hash): the receipt names the entry by them
-        if removal_policy == "delete":
+        if removal_policy is RemovalPolicy.DELETE:
             writer.drop_entry(entry.entry_id)
         else:
             writer.retire_entry(entry.entry_id)
         writer.release(list(entry.existing_fact_ids), removal_policy, (entry.entry_id, known[1] if known else None))
 
 
-def _adopt_and_retire_mirrors(writer: FactStore, plan: _Plan, entry_diff: EntryDiff, removal_policy: str) -> list[int]:
+def _adopt_and_retire_mirrors(writer: FactStore, plan: _Plan, entry_diff: EntryDiff, removal_policy: RemovalPolicy) -> list[int]:
     """Holographic's mirror rows: those of an entry in the files become its facts (returned),
     those of an entry gone are released by the removal policy."""
     adopted = []
@@ -187,7 +186,7 @@ def _adopt_and_retire_mirrors(writer: FactStore, plan: _Plan, entry_diff: EntryD
     return adopted
 
 
-def _move_quarantine_and_release_kept(writer: FactStore, plan: _Plan, removal_policy: str) -> None:
+def _move_quarantine_and_release_kept(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy) -> None:
     """The quarantine moved (written or vanished entries out, failed ones in), and facts kept
     under an older `keep` released by the policy now."""
     writer.release_entries(plan.releasable)

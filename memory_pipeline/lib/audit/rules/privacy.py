@@ -47,7 +47,7 @@ def privacy_coverage(layers: LoadedLayers) -> AuditResult:
     tagged, variants, visible = _private_tagging(layers)
     untagged = _untagged_matches(layers, tagged)  # a tagged fact is covered, whatever it holds
     private = sum(tagged.values())
-    hiding = inputs.judge.policy == PrivacyPolicy.HIDE.value
+    hiding = inputs.judge.policy is PrivacyPolicy.HIDE
     passed = untagged == 0 and variants == 0 and not (hiding and visible)
     return AuditResult(
         "privacy_coverage",
@@ -55,7 +55,7 @@ def privacy_coverage(layers: LoadedLayers) -> AuditResult:
         ERROR,
         f"{private} facts tagged `{PRIVATE_TAG}`, {untagged} untagged facts match the keyword list or a detector; "
         f"{variants} tag variants; {visible} private facts visible to prefetch (trust ≥ {inputs.settings.min_trust}) "
-        f"under policy `{inputs.judge.policy}`" + ("" if hiding else " (the user's choice: `sync --privacy-policy hide` hides them)"),
+        f"under policy `{inputs.judge.policy.value}`" + ("" if hiding else " (the user's choice: `sync --privacy-policy hide` hides them)"),
         {
             "private_facts": float(private),
             "untagged_private": float(untagged),
