@@ -63,7 +63,7 @@ def sync_store(home: Path) -> Path:
     keywords.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ROOT / "data" / "privacy_keywords.txt", keywords)
     retag_store(store, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, PrivacyPolicy.HIDE))
-    store.sync_search_index()
+    store.index.sync_search_index()
     conn.close()
     return settings.db_path
 

@@ -33,7 +33,7 @@ def half_hrr1_copy(home: Path, target: Path) -> Path:
                 [(vector_codec.encode(vector_codec.decode(blob, dim), VectorFormat.HRR1), i) for i, blob in rows],
             )
             categories = {c for (c,) in conn.execute("SELECT DISTINCT category FROM facts")}
-            writes.rebuild_banks_in_full(categories)
+            writes.facts.rebuild_banks_in_full(categories)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return target
 

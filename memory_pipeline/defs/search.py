@@ -25,15 +25,15 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
     settings = store.settings(profile)
     with store.opened(settings, create=True) as fact_store:
         conn = fact_store.conn
-        before = fact_store.holographic_fts_health()
+        before = fact_store.index.holographic_fts_health()
         if not before.healthy:
             context.log.warning(
                 f"facts_fts out of step ({before.integrity}, "
                 f"{before.indexed} indexed for {before.facts} facts, {before.probe_misses} probe misses): rebuilding"
             )
-            fact_store.rebuild_holographic_fts()
-        after = fact_store.holographic_fts_health() if not before.healthy else before
-        synced = fact_store.sync_search_index(watermarks=store.watermarks)
+            fact_store.index.rebuild_holographic_fts()
+        after = fact_store.index.holographic_fts_health() if not before.healthy else before
+        synced = fact_store.index.sync_search_index(watermarks=store.watermarks)
         vectors = vector_counts(conn, settings.hrr_dim)
         dialect = store_format(conn, settings.hrr_dim)
     return dg.MaterializeResult(

@@ -33,9 +33,9 @@ def profile_drift(profile: Profile, *, apply: bool = False, restore: bool = Fals
             with store.transaction() as writes:
                 for fact in drifted_facts(store.conn, scope, params):
                     if restore:
-                        writes.restore_written(fact.fact_id)
+                        writes.entries.restore_written(fact.fact_id)
                     else:
-                        writes.hand_to_agent(fact.fact_id)
-                        writes.drop_fact_rows(fact.fact_id)  # its entry is synced afresh
+                        writes.entries.hand_to_agent(fact.fact_id)
+                        writes.ledger.drop_fact_rows(fact.fact_id)  # its entry is synced afresh
                     found.settled.append(fact.fact_id)
     return found

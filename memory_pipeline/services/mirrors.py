@@ -40,7 +40,7 @@ def profile_mirrors(profile: Profile, *, apply: bool = False, keep: bool = False
 
 def _retired(store: FactStore, fact_id: int) -> int:
     """A mirror row retired in place on request, with its receipt (Hermes' own fact: never moved)."""
-    changed = store.retire_in_place(fact_id)
+    changed = store.records.retire_in_place(fact_id)
     if changed:
-        store.write_receipt(Receipt("retired", None, (fact_id,), 0, 0, ()))
+        store.records.write_receipt(Receipt("retired", None, (fact_id,), 0, 0, ()))
     return changed

@@ -56,7 +56,7 @@ def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_
 def _search_one(where: ProfileStore, query: str, limit: int, include_private: bool, refresh_index: bool) -> list[dict]:
     if refresh_index:  # the writer, only to index what Hermes wrote since the last sync
         with where.opened(create=False) as store:
-            store.sync_search_index()
+            store.index.sync_search_index()
             return search(store.conn, query, limit=limit, include_private=include_private)
     with where.read_only() as conn:
         return search(conn, query, limit=limit, include_private=include_private)

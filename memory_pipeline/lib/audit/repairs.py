@@ -21,23 +21,23 @@ def repair_indexes(store: FactStore) -> list[str]:
     from content and links, in the store's dialect (a decodable vector, and any other fact Hermes
     wrote, is left byte for byte); the banks that are off rebuilt from their vectors."""
     done = []
-    if not store.holographic_fts_health().healthy:
-        store.rebuild_holographic_fts()
+    if not store.index.holographic_fts_health().healthy:
+        store.index.rebuild_holographic_fts()
         done.append("rebuilt facts_fts")
     with store.transaction() as writes:
-        added = writes.add_missing_vectors()
+        added = writes.facts.add_missing_vectors()
         bad = undecodable_pipeline_facts(store.conn, store.settings.hrr_dim)
         for fact_id, content in bad:
-            writes.relink(fact_id, content, writes.resolve(linked_entity_names(store.conn, fact_id)))
+            writes.facts.relink(fact_id, content, writes.facts.resolve(linked_entity_names(store.conn, fact_id)))
         stale = banks_off(store.conn, store.settings.hrr_dim)
-        writes.rebuild_banks_in_full(stale)
+        writes.facts.rebuild_banks_in_full(stale)
     if added:
         done.append(f"added {added} HRR vectors to facts Hermes stored without one")
     if bad:
-        done.append(f"recomputed {len(bad)} HRR vectors ({writes.vector_format.value})")
+        done.append(f"recomputed {len(bad)} HRR vectors ({writes.facts.vector_format.value})")
     if stale:
         done.append(f"rebuilt {len(stale)} category banks")
-    synced = store.sync_search_index()
+    synced = store.index.sync_search_index()
     if synced.changed:
         done.append(f"brought the search index in step ({synced.changed} rows)")
     return done
@@ -58,13 +58,13 @@ def repair_ledger(store: FactStore, saved_to: Path) -> list[str]:
     found_superseded = set(superseded_rows(store.conn)) - found_malformed
     if not (found_malformed or found_superseded):
         return []
-    store.save_ledger_rows(sorted(found_malformed | found_superseded), saved_to)
+    store.ledger.save_ledger_rows(sorted(found_malformed | found_superseded), saved_to)
     with store.transaction() as writes:
         # Only rows saved and still as found: a writer may have come between.
         malformed = [r for r in malformed_rows(store.conn) if r in found_malformed]
         superseded = [r for r in superseded_rows(store.conn) if r in found_superseded]
-        writes.delete_ledger_rows(malformed)
-        writes.retire_ledger_rows(superseded)
+        writes.ledger.delete_ledger_rows(malformed)
+        writes.ledger.retire_ledger_rows(superseded)
     done = [f"deleted {len(malformed)} malformed ledger rows"] if malformed else []
     done += [f"retired {len(superseded)} ledger rows of an entry's older versions"] if superseded else []
     return [*done, f"saved the rows as they were to {saved_to}"]
@@ -75,13 +75,13 @@ def repair_links(store: FactStore) -> list[str]:
     (their entries are synced afresh); the pipeline's facts that no ledger row names (ghosts of
     entries gone) deleted, and the banks they were in rebuilt."""
     with store.transaction() as writes:
-        links = writes.delete_dangling_links()
-        orphans = writes.delete_rows_naming_no_fact()
-        foreign = writes.delete_rows_naming_anothers_fact()
+        links = writes.records.delete_dangling_links()
+        orphans = writes.ledger.delete_rows_naming_no_fact()
+        foreign = writes.ledger.delete_rows_naming_anothers_fact()
         ghosts = unbacked_pipeline_facts(store.conn)
         for ghost in ghosts:
-            writes.delete(ghost)
-        writes.rebuild_banks()
+            writes.facts.delete(ghost)
+        writes.facts.rebuild_banks()
     done = [f"deleted {links} dangling entity links"] if links else []
     done += [f"deleted {orphans} ledger rows pointing at no fact"] if orphans else []
     done += [f"deleted {foreign} ledger rows naming a fact that is not their entry's (those entries sync afresh)"] if foreign else []

@@ -88,10 +88,10 @@ def retag_store(store: FactStore, judge: PrivacyJudge, watermarks: WatermarkChai
         backed = backed_fact_ids(conn)
         for fact_id in candidates:
             _apply(writes, fact_id, judge, report, backed, scanned.get(fact_id))
-        writes.rebuild_banks()
-        writes.record_verdicts(report.verdicts)
-        writes.drop_orphan_verdicts()
-        writes.set_judge(*judge_row)
+        writes.facts.rebuild_banks()
+        writes.records.record_verdicts(report.verdicts)
+        writes.records.drop_orphan_verdicts()
+        writes.records.set_judge(*judge_row)
         watermarks.wrote(conn)
     return report
 
@@ -225,7 +225,7 @@ def tag_written(writes: FactStore, fact_ids: list[int], judge: PrivacyJudge) -> 
     backed = set(written)
     for fact_id in written:
         _apply(writes, fact_id, judge, report, backed, None)
-    writes.record_verdicts(report.verdicts)
+    writes.records.record_verdicts(report.verdicts)
     return report
 
 
@@ -272,15 +272,15 @@ def _apply(
         report.unhidden += 1
 
     if judgement.private:
-        links = writes.resolve([PRIVATE_ENTITY])
+        links = writes.facts.resolve([PRIVATE_ENTITY])
     elif was_private:
         # The real entities come back, found as the extractor finds them.
         entity = title_entity(content) if PIPELINE_TAG in tags else None
-        links = writes.links_for(content, entity)
+        links = writes.facts.links_for(content, entity)
     else:
         links = None
-    if links is not None and writes.current_links(fact_id) != [entity_id for entity_id, _ in links]:
-        writes.relink(fact_id, content, links)
+    if links is not None and writes.facts.current_links(fact_id) != [entity_id for entity_id, _ in links]:
+        writes.facts.relink(fact_id, content, links)
         report.relinked += 1
     if target_tags != tags or new_trust != trust:
-        writes.set_tags_and_trust(fact_id, target_tags, new_trust)
+        writes.records.set_tags_and_trust(fact_id, target_tags, new_trust)

@@ -1,7 +1,7 @@
 """The pipeline's archive of retired facts: an entry removed from the files takes its facts out of
 Hermes' tables (so no Hermes tool returns them at any trust) into this table, row and entity
-links' ids kept, until the entry comes back and `FactStore.restore` puts them back with their own
-ids. `FactStore.archive` and `restore` are its only writers."""
+links' ids kept, until the entry comes back and `FactStore.facts.restore` puts them back with their own
+ids. `FactStore.facts.archive` and `restore` are its only writers."""
 
 ARCHIVE_TABLE = "memory_pipeline_archive"
 ARCHIVE_SCHEMA = f"""

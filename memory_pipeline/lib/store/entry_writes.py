@@ -3,40 +3,41 @@ a mirror row and released by the removal policy, with the ledger rows that say s
 
 from __future__ import annotations
 
-import sqlite3
-
 from memory_pipeline.lib.choices import RemovalPolicy
 from memory_pipeline.lib.hermes.hashing import entry_id as entry_id_of
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
 from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG, SOURCE_CATEGORY
+from memory_pipeline.lib.store.fact_writes import FactWrites
+from memory_pipeline.lib.store.ledger_writes import LedgerWrites
 from memory_pipeline.lib.store.receipts import Receipt
+from memory_pipeline.lib.store.record_writes import RecordWrites
 from memory_pipeline.lib.store.retirement import merge_tags
-from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.sync_report import SyncReport
+from memory_pipeline.lib.store.store_part import OpenStore, StorePart
+from memory_pipeline.lib.store.written_writes import WrittenWrites
 
 # Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
 _RESET_TAGS = frozenset(SOURCE_FILES) | {RETIRED_TAG}
 
 
-class EntryWrites:
+class EntryWrites(StorePart):
     """Part of `FactStore`: every write of a sync to the facts of entries, counted in the
-    transaction's `report`; what its removals took away kept as `receipts`."""
+    transaction's `report`; what its removals took away kept as `receipts`. It writes a fact's
+    links, vector and banks through `facts`, the entry's ledger rows through `ledger`, receipts
+    and retirements through `records`, and what it wrote through `written`."""
 
-    conn: sqlite3.Connection
-    settings: HolographicSettings
-    report: SyncReport
-    run_id: str | None
-    receipts: list[Receipt]
+    def __init__(self, store: OpenStore, *, facts: FactWrites, ledger: LedgerWrites, records: RecordWrites, written: WrittenWrites) -> None:
+        super().__init__(store)
+        self.facts, self.ledger, self.records, self.written = facts, ledger, records, written
 
     # --- facts -------------------------------------------------------------------------------
 
     def add(self, fact, source: str) -> int:
         # The entry came back: its archived fact returns with its own id (a pointer to it resolves again).
-        self.restore(fact.content)
+        self.facts.restore(fact.content)
         tags = merge_tags([PIPELINE_TAG, source], fact.tags)
-        links = self.links_for(fact.content, fact.entity)
-        blob = self.vector(fact.content, links)
+        links = self.facts.links_for(fact.content, fact.entity)
+        blob = self.facts.vector(fact.content, links)
         cursor = self.conn.execute(
             """INSERT INTO facts (content, category, tags, trust_score, hrr_vector) VALUES (?, ?, ?, ?, ?)
                ON CONFLICT(content) DO NOTHING""",
@@ -45,9 +46,9 @@ class EntryWrites:
         self.report.added += 1
         if cursor.rowcount == 1:
             fact_id = cursor.lastrowid
-            self.set_links(fact_id, links, fresh=True)
-            self.vector_changed(None, None, fact.category, blob)
-            self.note_written(fact_id, fact.content)
+            self.facts.set_links(fact_id, links, fresh=True)
+            self.facts.vector_changed(None, None, fact.category, blob)
+            self.written.note_written(fact_id, fact.content)
             return fact_id
         # Identical content already stored (Holographic's own add-mirror, or another entry):
         # adopt that row instead of duplicating it.
@@ -55,7 +56,7 @@ class EntryWrites:
             "SELECT fact_id, category, tags, trust_score, hrr_vector FROM facts WHERE content = ?", (fact.content,)
         ).fetchone()
         self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust, old_blob=old_blob)
-        self.note_written(fact_id, fact.content)
+        self.written.note_written(fact_id, fact.content)
         return fact_id
 
     def update(self, fact_id: int, fact, source: str) -> int:
@@ -65,16 +66,16 @@ class EntryWrites:
         if row is None:
             return self.add(fact, source)
         content, category, old_tags, trust, old_blob = row
-        if self.changed_by_agent(fact_id):  # the agent's words are never overwritten: they stay its own fact
+        if self.written.changed_by_agent(fact_id):  # the agent's words are never overwritten: they stay its own fact
             self.hand_to_agent(fact_id)
             return self.add(fact, source)
-        if content != fact.content and self.backed_by_sharer(fact_id):
+        if content != fact.content and self.ledger.backed_by_sharer(fact_id):
             return self.add(fact, source)  # another profile's entry backs this text too: it stays as it is
         if content != fact.content:
             clash = self.conn.execute("SELECT 1 FROM facts WHERE content = ? AND fact_id != ?", (fact.content, fact_id)).fetchone()
             if clash:
                 return self.add(fact, source)  # the new text is already another fact: adopt it
-        links = self.links_for(fact.content, fact.entity)
+        links = self.facts.links_for(fact.content, fact.entity)
         self._rewrite(
             fact_id,
             fact,
@@ -86,13 +87,13 @@ class EntryWrites:
             old_blob=old_blob,
             old_content=content,
         )
-        self.note_written(fact_id, fact.content)
+        self.written.note_written(fact_id, fact.content)
         self.report.updated += 1
         return fact_id
 
     def _rewrite(self, fact_id, fact, source, *, old_category, old_tags, links, trust, old_blob, old_content=None) -> None:
         tags = merge_tags([t for t in (old_tags or "").split(",") if t.strip() not in _RESET_TAGS], [PIPELINE_TAG, source], fact.tags)
-        current_links = self.current_links(fact_id)
+        current_links = self.facts.current_links(fact_id)
         content_changed = old_content is not None and old_content != fact.content
         links_changed = current_links != [entity_id for entity_id, _ in links]
         # A fact the pipeline retired comes back to full trust when an entry backs it again.
@@ -103,12 +104,12 @@ class EntryWrites:
         params: list = [fact.content, fact.category, tags, new_trust]
         blob = old_blob
         if content_changed or links_changed:
-            blob = self.vector(fact.content, links)
+            blob = self.facts.vector(fact.content, links)
             assignments.append("hrr_vector = ?")
             params.append(blob)
-            self.set_links(fact_id, links)
+            self.facts.set_links(fact_id, links)
         self.conn.execute(f"UPDATE facts SET {', '.join(assignments)} WHERE fact_id = ?", (*params, fact_id))
-        self.vector_changed(old_category, old_blob, fact.category, blob)
+        self.facts.vector_changed(old_category, old_blob, fact.category, blob)
 
     def hand_to_agent(self, fact_id: int) -> None:
         """The fact leaves the pipeline as the agent's own: its text, id, trust and links kept, the
@@ -118,17 +119,17 @@ class EntryWrites:
         if left != tags:
             self.conn.execute("UPDATE facts SET tags = ? WHERE fact_id = ?", (left, fact_id))
         self.conn.execute(f"INSERT OR IGNORE INTO {KEPT_TABLE} (fact_id) VALUES (?)", (fact_id,))
-        self.forget_written(fact_id)
+        self.written.forget_written(fact_id)
         self.report.handed_to_agent += 1
 
     def restore_written(self, fact_id: int) -> bool:
         """A synced fact the agent changed given back the text the pipeline wrote, its links and
         vector as the extractor makes them (the privacy stage judges it again before it is served)."""
-        written = self.written_if_changed(fact_id)
+        written = self.written.written_if_changed(fact_id)
         if written is None:
             return False
         self.conn.execute("UPDATE facts SET content = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (written, fact_id))
-        self.relink(fact_id, written, self.links_for(written, title_entity(written)))
+        self.facts.relink(fact_id, written, self.facts.links_for(written, title_entity(written)))
         return True
 
     # --- removals ----------------------------------------------------------------------------
@@ -145,7 +146,7 @@ class EntryWrites:
         keeps its file alone)."""
         taken: dict[str, list[tuple[int, str | None, int]]] = {}
         for fact_id in fact_ids:
-            if self.changed_by_agent(fact_id):  # the agent changed it: its own now, never retired or deleted
+            if self.written.changed_by_agent(fact_id):  # the agent changed it: its own now, never retired or deleted
                 self.hand_to_agent(fact_id)
                 continue
             if policy is RemovalPolicy.KEEP or self._backed_elsewhere(fact_id):
@@ -158,8 +159,8 @@ class EntryWrites:
             if policy is RemovalPolicy.RETIRE:
                 action = self._retire(fact_id)
                 self.report.retired_facts += bool(action)
-            elif self.delete(fact_id):
-                self.drop_retired_rows_of(fact_id)
+            elif self.facts.delete(fact_id):
+                self.ledger.drop_retired_rows_of(fact_id)
                 self.report.deleted_facts += 1
                 action = "deleted"
             else:
@@ -177,7 +178,7 @@ class EntryWrites:
                 tuple(sorted({f"cat:{c}" for _, c, _ in facts if c})) if moved else (),
                 self.run_id,
             )
-            self.write_receipt(receipt)
+            self.records.write_receipt(receipt)
             self.receipts.append(receipt)
 
     def _retire(self, fact_id: int) -> str:
@@ -188,8 +189,8 @@ class EntryWrites:
         if row is None:
             return ""
         if PIPELINE_TAG in (row[0] or "").split(","):
-            return "archived" if self.archive(fact_id) else ""
-        return "retired" if self.retire_in_place(fact_id) else ""
+            return "archived" if self.facts.archive(fact_id) else ""
+        return "retired" if self.records.retire_in_place(fact_id) else ""
 
     # --- mirror rows and the ledger ---------------------------------------------------------
 
@@ -200,7 +201,7 @@ class EntryWrites:
             return False
         tags = merge_tags(row[0] or "", [PIPELINE_TAG, source])
         self.conn.execute("UPDATE facts SET tags = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?", (tags, fact_id))
-        self.record_entry(entry_id, source, sha, [fact_id])
+        self.ledger.record_entry(entry_id, source, sha, [fact_id])
         self.report.mirrors_adopted += 1
         return True
 
@@ -212,6 +213,6 @@ class EntryWrites:
             if row is None or not isinstance(row[0], str):
                 continue
             sha = entry_sha256(row[0].strip())
-            self.record_entry(entry_id_of(source, sha), source, sha, [fact_id], status="retired")
+            self.ledger.record_entry(entry_id_of(source, sha), source, sha, [fact_id], status="retired")
             self.release([fact_id], policy, (entry_id_of(source, sha), sha))
             self.report.mirrors_retired += 1

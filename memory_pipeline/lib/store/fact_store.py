@@ -1,14 +1,15 @@
 """`FactStore`: one profile's `memory_store.db`, opened once, and the one owner of every write to
 it, Hermes' tables and the pipeline's own. Its writes are grouped by what they touch, one part per
-module, all of them methods of this one class:
+module, each part an attribute of the store, given the parts it calls by name:
 
-| part                 | writes                                                                 |
-|----------------------|------------------------------------------------------------------------|
-| `FactWrites`         | facts' entity links, HRR vectors, category banks, archive and restore  |
-| `EntryWrites`        | an entry's facts added, updated, adopted and released by the policy    |
-| `LedgerWrites`       | the ledger's rows and the run that wrote each entry version            |
-| `RecordWrites`       | tags and trust, verdicts and the judge, quarantine, receipts, kept rows |
-| `SearchIndexWrites`  | `facts_fts` rebuilt, the pipeline's trigram index kept in step          |
+| part       | class               | writes                                                          | calls          |
+|------------|---------------------|-----------------------------------------------------------------|----------------|
+| `written`  | `WrittenWrites`     | the text each synced fact was written with                      | —              |
+| `records`  | `RecordWrites`      | tags and trust, verdicts and the judge, quarantine, receipts    | —              |
+| `ledger`   | `LedgerWrites`      | the ledger's rows and the run that wrote each entry version      | —              |
+| `facts`    | `FactWrites`        | entity links, HRR vectors, category banks, archive and restore  | written        |
+| `index`    | `SearchIndexWrites` | `facts_fts` rebuilt, the pipeline's trigram index kept in step   | —              |
+| `entries`  | `EntryWrites`       | an entry's facts added, updated, adopted, released by the policy | all four above |
 
 Creating and upgrading the schema is the opening's (`database`); reads are the plain functions
 of the other `lib/store` modules, each given `store.conn`."""
@@ -18,6 +19,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from memory_pipeline.lib.store import database
 from memory_pipeline.lib.store.entry_writes import EntryWrites
@@ -28,26 +30,52 @@ from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.record_writes import RecordWrites
 from memory_pipeline.lib.store.search_index import SearchIndexWrites
 from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.store_part import NO_PROVENANCE, OpenStore
 from memory_pipeline.lib.store.sync_report import SyncReport
-from memory_pipeline.lib.store.written import WrittenWrites
-
-NO_PROVENANCE = ("", "", "")
+from memory_pipeline.lib.store.written_writes import WrittenWrites
 
 
-class FactStore(EntryWrites, FactWrites, LedgerWrites, RecordWrites, SearchIndexWrites, WrittenWrites):
-    """An open store: its settings (path, dimension, trust), the connection, and whose ledger
-    rows are this profile's (`owner`). Every write happens inside `transaction()`, except the
-    index upkeep, which takes its own."""
+class FactStore:
+    """An open store: its settings (path, dimension, trust), the connection, whose ledger rows
+    are this profile's (`owner`), and its parts. Every write happens inside `transaction()`,
+    except the index upkeep, which takes its own."""
+
+    PARTS = (WrittenWrites, RecordWrites, LedgerWrites, FactWrites, SearchIndexWrites, EntryWrites)
 
     def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings, owner: LedgerOwner = SOLE_OWNER):
-        self.conn = conn
-        self.settings = settings
-        self.owner = owner
-        self._start(SyncReport(), NO_PROVENANCE, None)
+        self._open = OpenStore(conn, settings, owner)
+        self.written = WrittenWrites(self._open)
+        self.records = RecordWrites(self._open)
+        self.ledger = LedgerWrites(self._open)
+        self.facts = FactWrites(self._open, written=self.written)
+        self.index = SearchIndexWrites(self._open)
+        self.entries = EntryWrites(self._open, facts=self.facts, ledger=self.ledger, records=self.records, written=self.written)
 
     @property
-    def path(self):
+    def conn(self) -> sqlite3.Connection:
+        return self._open.conn
+
+    @property
+    def settings(self) -> HolographicSettings:
+        return self._open.settings
+
+    @property
+    def owner(self) -> LedgerOwner:
+        return self._open.owner
+
+    @property
+    def path(self) -> Path:
         return self.settings.db_path
+
+    @property
+    def report(self) -> SyncReport:
+        """What the transaction in progress (or the last one) wrote, counted."""
+        return self._open.report
+
+    @property
+    def receipts(self) -> list[Receipt]:
+        """What the removals of the transaction in progress (or the last one) took away."""
+        return self._open.receipts
 
     @classmethod
     @contextmanager
@@ -65,14 +93,9 @@ class FactStore(EntryWrites, FactWrites, LedgerWrites, RecordWrites, SearchIndex
     ) -> Iterator[FactStore]:
         """One write transaction (BEGIN IMMEDIATE … COMMIT, rolled back on any error). A sync
         counts its writes in `report` and stamps its ledger rows with `provenance` and `run_id`."""
-        self._start(report or SyncReport(), provenance, run_id)
+        self._open.report, self._open.provenance, self._open.run_id = report or SyncReport(), provenance, run_id
+        self._open.receipts = []
+        self.facts.begin()
         with database.write_transaction(self.conn):
             yield self
-            self.drop_unlinked_entities()
-
-    def _start(self, report: SyncReport, provenance: tuple[str, str, str], run_id: str | None) -> None:
-        self.report = report
-        self.provenance = provenance
-        self.run_id = run_id
-        self.receipts: list[Receipt] = []
-        self._start_fact_writes()
+            self.facts.drop_unlinked_entities()

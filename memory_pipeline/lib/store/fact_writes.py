@@ -15,22 +15,25 @@ from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.store import hrr, vector_codec
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE
 from memory_pipeline.lib.store.entities import EntityResolver, extract_entities
-from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.store_part import OpenStore, StorePart
 from memory_pipeline.lib.store.store_reads import facts_without_vector, linked_entity_names
+from memory_pipeline.lib.store.written_writes import WrittenWrites
 
 BANK_SUMS = "memory_pipeline_bank_sums"
 _BLOCK_ROWS = 1024  # vectors decoded at once when a bank is summed in full: bounded memory
 
 
-class FactWrites:
+class FactWrites(StorePart):
     """Part of `FactStore`, used inside its write transaction. Every change to a fact's vector or
     category is noted, so each touched bank is brought up to date by its change alone (see
-    `rebuild_banks`)."""
+    `rebuild_banks`). A fact it deletes or archives is forgotten by `written`."""
 
-    conn: sqlite3.Connection
-    settings: HolographicSettings
+    def __init__(self, store: OpenStore, *, written: WrittenWrites) -> None:
+        super().__init__(store)
+        self.written = written
+        self.begin()
 
-    def _start_fact_writes(self) -> None:
+    def begin(self) -> None:
         """Fresh per transaction: what a rolled-back one noted or cached is forgotten."""
         dim = self.settings.hrr_dim
         self._resolver: EntityResolver | None = None
@@ -157,7 +160,7 @@ class FactWrites:
             return False
         self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
         self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
-        self.forget_written(fact_id)
+        self.written.forget_written(fact_id)
         self.vector_changed(row[0], row[1], None, None)
         return True
 

@@ -120,7 +120,7 @@ def import_tsv(store: FactStore, text: str, current: dict[tuple[str, str], tuple
         provenance = tuple((parts[i].strip() if len(parts) > i else "") for i in (5, 6, 7))
         latest[entry_id] = (number, source, short.lower()[:SHORT_HASH_CHARS], int(fact_id), stamp, provenance)
 
-    with store.transaction() as ledger:
+    with store.transaction() as writes:
         existing = dict(store.conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts"))
         for entry_id, (number, source, short, fact_id, stamp, provenance) in latest.items():
             if fact_id not in existing:
@@ -133,7 +133,7 @@ def import_tsv(store: FactStore, text: str, current: dict[tuple[str, str], tuple
                 continue
             key, sha = (entry[0], entry[1]) if entry else (entry_id, short)
             report.matched_current += entry is not None
-            ledger.import_row(key, source, sha, fact_id, stamp, provenance)
+            writes.ledger.import_row(key, source, sha, fact_id, stamp, provenance)
             report.imported += 1
     report.bad_lines.sort()
     return report

@@ -4,26 +4,20 @@ import brings in, and the rows a repair deletes or retires. Inside the store's w
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
 from memory_pipeline.lib.files.writing import private_directory
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, PIPELINE_TAG, RUNS_TABLE, has_tag_sql, write_transaction
-from memory_pipeline.lib.store.owner import LedgerOwner
+from memory_pipeline.lib.store.store_part import StorePart
 
 _RETIRE = f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP"
 
 
-class LedgerWrites:
+class LedgerWrites(StorePart):
     """Part of `FactStore`. Every row is written as `owner`'s and only rows it may take are
     changed; `provenance` (extractor, model, prompt version) goes on every row recorded and
     `run_id` (the Dagster run writing) is kept per entry version, for `why`."""
-
-    conn: sqlite3.Connection
-    owner: LedgerOwner
-    provenance: tuple[str, str, str]
-    run_id: str | None
 
     @property
     def _scope(self) -> str:

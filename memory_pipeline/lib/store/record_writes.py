@@ -5,22 +5,18 @@ links a repair finds dangling. Inside the store's write transaction."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 
 from memory_pipeline.lib.store.database import DANGLING_LINK_SQL, KEPT_TABLE, QUARANTINE_TABLE, RETIRED_TAG
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, VERDICTS_TABLE
 from memory_pipeline.lib.store.receipts import RECEIPTS_TABLE, Receipt
 from memory_pipeline.lib.store.retirement import merge_tags
-from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.store_part import StorePart
 from memory_pipeline.lib.store.verdicts import Verdict
 
 
-class RecordWrites:
-    """Part of `FactStore`."""
-
-    conn: sqlite3.Connection
-    settings: HolographicSettings
+class RecordWrites(StorePart):
+    """Part of `FactStore`: what the pipeline records beside the facts; it calls no other part."""
 
     # --- a fact's tags and trust ---------------------------------------------------------------
 

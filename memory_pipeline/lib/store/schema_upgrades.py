@@ -8,9 +8,9 @@ from __future__ import annotations
 import sqlite3
 
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE
-from memory_pipeline.lib.store.ledger_schema import add_profile_column, has_profile_column
+from memory_pipeline.lib.store.ledger_schema import LEDGER_TABLE, add_profile_column, has_profile_column
 from memory_pipeline.lib.store.receipts import RECEIPTS_TABLE
-from memory_pipeline.lib.store.written import fill, needs_filling
+from memory_pipeline.lib.store.written import WRITTEN_TABLE
 
 _ADDED_COLUMNS = (("facts", "hrr_vector", "BLOB"), (JUDGE_TABLE, "settings_sha256", "TEXT"), (RECEIPTS_TABLE, "source", "TEXT"))
 _SCRUB_RECEIPT_HASHES = f"""UPDATE {RECEIPTS_TABLE}
@@ -40,3 +40,22 @@ def upgrade(conn: sqlite3.Connection) -> None:
     conn.execute(_SCRUB_RECEIPT_HASHES)
     if needs_filling(conn):
         fill(conn)
+
+
+# The synced facts: those an active ledger row names.
+_ACTIVE = f"SELECT DISTINCT fact_id FROM {LEDGER_TABLE} WHERE status = 'active'"
+
+
+def needs_filling(conn: sqlite3.Connection) -> bool:
+    """An empty `memory_pipeline_written` on a store with synced facts: made before the table
+    existed. It is filled with their text as it is then (taken to be in step: drift from before
+    that is not seen)."""
+    return conn.execute(f"SELECT 1 FROM {WRITTEN_TABLE} LIMIT 1").fetchone() is None and (
+        conn.execute(f"SELECT 1 FROM facts WHERE fact_id IN ({_ACTIVE}) LIMIT 1").fetchone() is not None
+    )
+
+
+def fill(conn: sqlite3.Connection) -> None:
+    """Inside the caller's write transaction: every synced fact's text as it is now."""
+    sql = f"INSERT OR IGNORE INTO {WRITTEN_TABLE} (fact_id, content) SELECT fact_id, content FROM facts WHERE fact_id IN ({_ACTIVE})"
+    conn.execute(sql)

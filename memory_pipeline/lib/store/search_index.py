@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from memory_pipeline.lib.store.database import read_snapshot, table_exists, write_transaction
 from memory_pipeline.lib.store.fact_search import INDEX_TABLE, indexed_text
 from memory_pipeline.lib.store.search_query import pair_text
+from memory_pipeline.lib.store.store_part import StorePart
 from memory_pipeline.lib.store.watermark import WatermarkChain
 
 _SCHEMA = f"CREATE VIRTUAL TABLE IF NOT EXISTS {INDEX_TABLE} USING fts5(content, pairs, tokenize = 'trigram')"
@@ -53,11 +54,9 @@ class IndexSync:
         return self.added + self.updated + self.removed
 
 
-class SearchIndexWrites:
+class SearchIndexWrites(StorePart):
     """Part of `FactStore`: Holographic's `facts_fts` checked and rebuilt, and the pipeline's own
     index brought in step with `facts`."""
-
-    conn: sqlite3.Connection
 
     def holographic_fts_health(self) -> HolographicFtsHealth:
         """`facts_fts` checked three ways: FTS5's own integrity-check against `facts`, one indexed

@@ -3,8 +3,7 @@ the agent changed (`fact_store update`) from the one its entry made, and what `d
 writes back. A row goes when its fact leaves Hermes' tables (archived or deleted), so no removed
 memory stays here.
 
-A store written before this table existed has it filled, on its next write, with its synced facts'
-text as they are then (taken to be in step: drift from before that is not seen)."""
+A store written before this table existed has it filled by the schema's upgrade (`schema_upgrades`)."""
 
 from __future__ import annotations
 
@@ -19,20 +18,6 @@ SCHEMA = f"""CREATE TABLE IF NOT EXISTS {WRITTEN_TABLE} (
     content TEXT NOT NULL
 );
 """
-_ACTIVE = f"SELECT DISTINCT fact_id FROM {LEDGER_TABLE} WHERE status = 'active'"
-
-
-def needs_filling(conn: sqlite3.Connection) -> bool:
-    """An empty table on a store with synced facts: made before the table existed."""
-    return conn.execute(f"SELECT 1 FROM {WRITTEN_TABLE} LIMIT 1").fetchone() is None and (
-        conn.execute(f"SELECT 1 FROM facts WHERE fact_id IN ({_ACTIVE}) LIMIT 1").fetchone() is not None
-    )
-
-
-def fill(conn: sqlite3.Connection) -> None:
-    """Inside the caller's write transaction: every synced fact's text as it is now."""
-    sql = f"INSERT OR IGNORE INTO {WRITTEN_TABLE} (fact_id, content) SELECT fact_id, content FROM facts WHERE fact_id IN ({_ACTIVE})"
-    conn.execute(sql)
 
 
 @dataclass(frozen=True)
@@ -64,22 +49,3 @@ def written_if_changed(conn: sqlite3.Connection, fact_id: int) -> str | None:
         (fact_id,),
     ).fetchone()
     return row[0] if row else None
-
-
-class WrittenWrites:
-    """Part of `FactStore`: the text each of its facts was written with, inside its transaction."""
-
-    conn: sqlite3.Connection
-
-    def written_if_changed(self, fact_id: int) -> str | None:
-        return written_if_changed(self.conn, fact_id)
-
-    def changed_by_agent(self, fact_id: int) -> bool:
-        """Whether the fact's text is no longer the one the pipeline wrote (the agent's `fact_store update`)."""
-        return self.written_if_changed(fact_id) is not None
-
-    def note_written(self, fact_id: int, content: str) -> None:
-        self.conn.execute(f"INSERT OR REPLACE INTO {WRITTEN_TABLE} (fact_id, content) VALUES (?, ?)", (fact_id, content))
-
-    def forget_written(self, fact_id: int) -> None:
-        self.conn.execute(f"DELETE FROM {WRITTEN_TABLE} WHERE fact_id = ?", (fact_id,))

@@ -159,7 +159,7 @@ def settle_unexplained(store: FactStore, fact_ids: list[int], readings: list[Sou
         chosen = [i for i in dict.fromkeys(fact_ids) if i in still]
         for fact_id in chosen:
             if keep:
-                writes.keep_as_agents_own(fact_id)
+                writes.records.keep_as_agents_own(fact_id)
             else:
                 retire_one(writes, fact_id)
     return chosen

@@ -79,16 +79,16 @@ def write_sync(
         watermarks.observe(conn)
         left_behind = banks_off(conn, settings.hrr_dim)  # by a Holographic write racing another
         _guard(store, entry_diff)
-        writer.claim_entries(plan.claims)
+        writer.ledger.claim_entries(plan.claims)
         written = _write_entries(writer, plan, removal_policy)
         _write_compacted(writer, plan)
         _write_removed(writer, plan, removal_policy)
         written += _adopt_and_retire_mirrors(writer, plan, entry_diff, removal_policy)
         _move_quarantine_and_release_kept(writer, plan, removal_policy)
-        report.vectors_added = writer.add_missing_vectors()  # Hermes without NumPy writes facts without one
+        report.vectors_added = writer.facts.add_missing_vectors()  # Hermes without NumPy writes facts without one
         if judge is not None:
             report.tagged_private = tag_written(writer, written, judge).tagged
-        writer.rebuild_banks_in_full(left_behind)
+        writer.facts.rebuild_banks_in_full(left_behind)
         report.receipts = len(writer.receipts)
         report.facts_total = fact_count(conn)
         report.wrote = True
@@ -114,7 +114,7 @@ def _plan(store: FactStore, entry_diff: EntryDiff, extraction: Extraction, remov
     if owner.profile and ledger_exists(conn) and has_profile_column(conn):
         # A store of one profile's: every row is its own. A shared one: the rows its unchanged entries took.
         unchanged = None if owner.sole else set(diff.loc[diff["status"] == "unchanged", "matched_entry_id"])
-        plan.claims = store.unclaimed_entries(unchanged)
+        plan.claims = store.ledger.unclaimed_entries(unchanged)
     return plan
 
 
@@ -135,41 +135,41 @@ def _write_entries(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy
         written: list[int] = []
         for fact in plan.facts_by_entry[entry.entry_id]:
             if fact.action == "update" and fact.existing_fact_id in candidates and fact.existing_fact_id not in written:
-                written.append(writer.update(int(fact.existing_fact_id), fact, entry.source))
+                written.append(writer.entries.update(int(fact.existing_fact_id), fact, entry.source))
             else:
-                written.append(writer.add(fact, entry.source))
+                written.append(writer.entries.add(fact, entry.source))
         leftover = [i for i in entry.existing_fact_ids if i not in written]
-        previous = writer.ledger_identity(entry.matched_entry_id) if entry.matched_entry_id else None
+        previous = writer.ledger.ledger_identity(entry.matched_entry_id) if entry.matched_entry_id else None
         if entry.matched_entry_id:
-            writer.drop_entry(entry.matched_entry_id)
-            writer.drop_entry(entry.entry_id)
-        writer.record_entry(entry.entry_id, entry.source, entry.entry_sha256, written)
+            writer.ledger.drop_entry(entry.matched_entry_id)
+            writer.ledger.drop_entry(entry.entry_id)
+        writer.ledger.record_entry(entry.entry_id, entry.source, entry.entry_sha256, written)
         all_written += written
         if leftover and previous is not None:
             # Facts of the old version that the new one did not take over: accounted for as
             # retired rows of the old entry, then handled by the removal policy.
-            writer.record_entry(entry.matched_entry_id, previous[0], previous[1], leftover, status="retired")
-            writer.release(leftover, removal_policy, (entry.matched_entry_id, previous[1]))
+            writer.ledger.record_entry(entry.matched_entry_id, previous[0], previous[1], leftover, status="retired")
+            writer.entries.release(leftover, removal_policy, (entry.matched_entry_id, previous[1]))
         elif leftover:  # a mirror row of the old version the new one did not take over
-            writer.release_gone(leftover, entry.source, removal_policy)
+            writer.entries.release_gone(leftover, entry.source, removal_policy)
     return all_written
 
 
 def _write_compacted(writer: FactStore, plan: _Plan) -> None:
     """A summary takes over the ledger rows of the entry it compacts; the facts stay as they are."""
     for entry in plan.compacted.itertuples(index=False):
-        writer.drop_entry(entry.matched_entry_id)
-        writer.record_entry(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
+        writer.ledger.drop_entry(entry.matched_entry_id)
+        writer.ledger.record_entry(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
 
 
 def _write_removed(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy) -> None:
     for entry in plan.removed.itertuples(index=False):
-        known = writer.ledger_identity(entry.entry_id)  # (source, hash): the receipt names the entry by them
+        known = writer.ledger.ledger_identity(entry.entry_id)  # (source, hash): the receipt names the entry by them
         if removal_policy is RemovalPolicy.DELETE:
-            writer.drop_entry(entry.entry_id)
+            writer.ledger.drop_entry(entry.entry_id)
         else:
-            writer.retire_entry(entry.entry_id)
-        writer.release(list(entry.existing_fact_ids), removal_policy, (entry.entry_id, known[1] if known else None))
+            writer.ledger.retire_entry(entry.entry_id)
+        writer.entries.release(list(entry.existing_fact_ids), removal_policy, (entry.entry_id, known[1] if known else None))
 
 
 def _adopt_and_retire_mirrors(writer: FactStore, plan: _Plan, entry_diff: EntryDiff, removal_policy: RemovalPolicy) -> list[int]:
@@ -179,16 +179,16 @@ def _adopt_and_retire_mirrors(writer: FactStore, plan: _Plan, entry_diff: EntryD
     if plan.adoptions:
         identities = entry_diff.frame.set_index("entry_id")[["source", "entry_sha256"]].to_dict("index")
         for owner, fact_id in plan.adoptions:
-            if writer.adopt(owner, identities[owner]["source"], identities[owner]["entry_sha256"], fact_id):
+            if writer.entries.adopt(owner, identities[owner]["source"], identities[owner]["entry_sha256"], fact_id):
                 adopted.append(fact_id)
     for gone in entry_diff.mirrors.retired:
-        writer.release_gone([gone.fact_id], gone.source, removal_policy)
+        writer.entries.release_gone([gone.fact_id], gone.source, removal_policy)
     return adopted
 
 
 def _move_quarantine_and_release_kept(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy) -> None:
     """The quarantine moved (written or vanished entries out, failed ones in), and facts kept
     under an older `keep` released by the policy now."""
-    writer.release_entries(plan.releasable)
-    writer.quarantine_entries(plan.failed)
-    writer.release(plan.to_retire, removal_policy)
+    writer.records.release_entries(plan.releasable)
+    writer.records.quarantine_entries(plan.failed)
+    writer.entries.release(plan.to_retire, removal_policy)

@@ -249,7 +249,7 @@ def test_quarantined_entry(work):
 
     record = QuarantineRecord(entry_id("user", entry_sha256(pending.entries[-1])), "user", "m", "0" * 64, "not json", "not JSON")
     with FactStore.opened(holographic_settings(profile.home)) as store, store.transaction() as writes:
-        writes.quarantine_entries([record])
+        writes.records.quarantine_entries([record])
     assert failing(profile) == {"quarantine_empty"}
 
 

@@ -43,7 +43,7 @@ def test_resolution_matches_holographic(tmp_path, holographic):
     holographic._conn.execute("INSERT INTO entities (name, aliases) VALUES ('Robert', 'Bob,Bobby')")
     store = FactStore(conn, holographic_settings(tmp_path))
     for name in names + ["Bobby", "bob"]:
-        mine, _ = store.entity(name)
+        mine, _ = store.facts.entity(name)
         assert mine == holographic._resolve_entity(name), name
     mine_rows = conn.execute("SELECT entity_id, name FROM entities ORDER BY entity_id").fetchall()
     oracle_rows = [tuple(r) for r in holographic._conn.execute("SELECT entity_id, name FROM entities ORDER BY entity_id")]

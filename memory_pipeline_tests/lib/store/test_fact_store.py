@@ -25,16 +25,16 @@ def test_a_failed_transaction_leaves_the_store_and_the_next_transaction_as_they_
     before = query(where.path, _COUNTS)
     with where.opened() as store:
         with pytest.raises(RuntimeError), store.transaction() as writes:
-            writes.add(_fact("**Backups**: restic to the NAS nightly, with Zhang Wei's new entity"), "memory")
-            writes.rebuild_banks()
+            writes.entries.add(_fact("**Backups**: restic to the NAS nightly, with Zhang Wei's new entity"), "memory")
+            writes.facts.rebuild_banks()
             raise RuntimeError("killed mid-write")
         assert query(where.path, _COUNTS) == before
         # The next transaction counts only its own change: the rolled-back add left no trace in its bank sums.
         with store.transaction() as writes:
             text = "**Standup**: 09:45 in room Orion"
-            fact_id = writes.add(_fact(text), "memory")
-            writes.record_entry(entry_id("memory", entry_sha256(text)), "memory", entry_sha256(text), [fact_id])
-            writes.rebuild_banks()
+            fact_id = writes.entries.add(_fact(text), "memory")
+            writes.ledger.record_entry(entry_id("memory", entry_sha256(text)), "memory", entry_sha256(text), [fact_id])
+            writes.facts.rebuild_banks()
         assert writes.report.added == 1
     facts, general = query(where.path, _COUNTS)[0]
     assert (facts, general) == (before[0][0] + 1, before[0][1] + 1)
@@ -45,7 +45,7 @@ def test_a_store_opened_to_read_cannot_be_written_through(synced_home):
     where = profile_store(get_profile(synced_home, "default"))
     with where.read_only() as conn, pytest.raises(sqlite3.OperationalError, match="readonly"):
         with FactStore(conn, where.settings).transaction() as writes:
-            writes.set_tags_and_trust(1, "", 0.5)
+            writes.records.set_tags_and_trust(1, "", 0.5)
     with where.reading() as conn:
         assert conn is not None
     assert profile_store(get_profile(synced_home, "work")).exists

@@ -61,15 +61,15 @@ def test_index_follows_facts_hermes_writes(demo_store):
         store.close()
     with opened(demo_store) as conn:
         assert fact_id not in [r["fact_id"] for r in search(conn, "部署窗口", include_private=True)]
-        assert FactStore(conn, holographic_settings(demo_store.parent)).sync_search_index().added == 1
+        assert FactStore(conn, holographic_settings(demo_store.parent)).index.sync_search_index().added == 1
         assert [r["fact_id"] for r in search(conn, "部署窗口", include_private=True)] == [fact_id]
         assert search(conn, "部署窗口") == []  # indexed is not judged: no verdict, not shown
         retag_store(FactStore(conn, holographic_settings(demo_store.parent)), judge_of(load_keywords(DEMO_KEYWORDS)))
         assert [r["fact_id"] for r in search(conn, "部署窗口")] == [fact_id]
         conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
-        assert FactStore(conn, holographic_settings(demo_store.parent)).sync_search_index().removed == 1
+        assert FactStore(conn, holographic_settings(demo_store.parent)).index.sync_search_index().removed == 1
         assert search(conn, "部署窗口", include_private=True) == []
-        assert FactStore(conn, holographic_settings(demo_store.parent)).sync_search_index().changed == 0
+        assert FactStore(conn, holographic_settings(demo_store.parent)).index.sync_search_index().changed == 0
 
 
 def test_short_query_is_refused_but_one_cjk_character_is_a_word(demo_store):
@@ -91,14 +91,14 @@ def test_a_query_typed_in_full_width_finds_what_its_plain_form_finds(demo_store)
 
 def test_holographic_fts_out_of_step_is_detected_and_rebuilt(demo_store):
     with opened(demo_store) as conn:
-        assert FactStore(conn, holographic_settings(demo_store.parent)).holographic_fts_health().healthy
+        assert FactStore(conn, holographic_settings(demo_store.parent)).index.holographic_fts_health().healthy
         # A known pitfall: a direct UPDATE with the triggers gone leaves facts_fts stale.
         conn.execute("DROP TRIGGER facts_au")
         conn.execute("UPDATE facts SET content = 'Completely rewritten zebra content' WHERE fact_id = 1")
-        health = FactStore(conn, holographic_settings(demo_store.parent)).holographic_fts_health()
+        health = FactStore(conn, holographic_settings(demo_store.parent)).index.holographic_fts_health()
         assert not health.healthy
-        FactStore(conn, holographic_settings(demo_store.parent)).rebuild_holographic_fts()
-        assert FactStore(conn, holographic_settings(demo_store.parent)).holographic_fts_health().healthy
+        FactStore(conn, holographic_settings(demo_store.parent)).index.rebuild_holographic_fts()
+        assert FactStore(conn, holographic_settings(demo_store.parent)).index.holographic_fts_health().healthy
         hit = conn.execute("SELECT rowid FROM facts_fts WHERE facts_fts MATCH 'zebra'").fetchall()
         assert hit == [(1,)]
 
@@ -106,10 +106,10 @@ def test_holographic_fts_out_of_step_is_detected_and_rebuilt(demo_store):
 def test_text_after_a_nul_byte_is_found_and_the_index_stays_in_step(demo_store):
     with opened(demo_store) as conn:
         conn.execute("INSERT INTO facts (content, category) VALUES (?, 'general')", ("before\x00after the byte findme",))
-        assert FactStore(conn, holographic_settings(demo_store.parent)).sync_search_index().added == 1
+        assert FactStore(conn, holographic_settings(demo_store.parent)).index.sync_search_index().added == 1
         assert [r["content"] for r in search(conn, "findme", include_private=True)] == ["before\x00after the byte findme"]
         assert (
-            FactStore(conn, holographic_settings(demo_store.parent)).sync_search_index().changed == 0
+            FactStore(conn, holographic_settings(demo_store.parent)).index.sync_search_index().changed == 0
         )  # indexed once, not rewritten on every sync
         assert search(conn, "findme") == []  # not judged yet
         retag_store(FactStore(conn, holographic_settings(demo_store.parent)), judge_of(load_keywords(DEMO_KEYWORDS)))

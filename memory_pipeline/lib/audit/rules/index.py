@@ -19,7 +19,7 @@ def index_store_side(conn: sqlite3.Connection, settings: HolographicSettings) ->
     """facts_fts's health, and per category the HRR1-sized vectors that lack the prefix (they
     decode in no dialect): reading those blobs is the costly part of classifying vectors."""
     false_hrr1 = false_hrr1_by_category(conn, settings.hrr_dim)
-    return FactStore(conn, settings).holographic_fts_health(), false_hrr1
+    return FactStore(conn, settings).index.holographic_fts_health(), false_hrr1
 
 
 def _sql_text(value) -> str:

@@ -1,0 +1,64 @@
+"""What each part of `FactStore` is given: the open store (its connection, settings and whose ledger
+rows are this profile's) and the state of the write transaction in progress (its report,
+provenance, run id and receipts), one object all the parts share."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.receipts import Receipt
+from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.sync_report import SyncReport
+
+NO_PROVENANCE = ("", "", "")
+
+
+@dataclass
+class OpenStore:
+    """The store one `FactStore` opened, and its transaction's state (fresh per transaction)."""
+
+    conn: sqlite3.Connection
+    settings: HolographicSettings
+    owner: LedgerOwner = SOLE_OWNER
+    report: SyncReport = field(default_factory=SyncReport)
+    provenance: tuple[str, str, str] = NO_PROVENANCE  # extractor, model, prompt version
+    run_id: str | None = None
+    receipts: list[Receipt] = field(default_factory=list)
+
+
+class StorePart:
+    """A part of `FactStore`: it writes through the open store it shares with the others; the
+    parts it calls are given to its constructor by name."""
+
+    def __init__(self, store: OpenStore) -> None:
+        self._store = store
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self._store.conn
+
+    @property
+    def settings(self) -> HolographicSettings:
+        return self._store.settings
+
+    @property
+    def owner(self) -> LedgerOwner:
+        return self._store.owner
+
+    @property
+    def report(self) -> SyncReport:
+        return self._store.report
+
+    @property
+    def provenance(self) -> tuple[str, str, str]:
+        return self._store.provenance
+
+    @property
+    def run_id(self) -> str | None:
+        return self._store.run_id
+
+    @property
+    def receipts(self) -> list[Receipt]:
+        return self._store.receipts

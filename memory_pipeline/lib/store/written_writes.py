@@ -1,0 +1,24 @@
+"""`FactStore`'s writes of the text each synced fact was written with (`written`'s table), inside
+its transaction: what tells a fact the agent changed from the one its entry made."""
+
+from __future__ import annotations
+
+from memory_pipeline.lib.store.store_part import StorePart
+from memory_pipeline.lib.store.written import WRITTEN_TABLE, written_if_changed
+
+
+class WrittenWrites(StorePart):
+    """Part of `FactStore`: the text each of its facts was written with, inside its transaction."""
+
+    def written_if_changed(self, fact_id: int) -> str | None:
+        return written_if_changed(self.conn, fact_id)
+
+    def changed_by_agent(self, fact_id: int) -> bool:
+        """Whether the fact's text is no longer the one the pipeline wrote (the agent's `fact_store update`)."""
+        return self.written_if_changed(fact_id) is not None
+
+    def note_written(self, fact_id: int, content: str) -> None:
+        self.conn.execute(f"INSERT OR REPLACE INTO {WRITTEN_TABLE} (fact_id, content) VALUES (?, ?)", (fact_id, content))
+
+    def forget_written(self, fact_id: int) -> None:
+        self.conn.execute(f"DELETE FROM {WRITTEN_TABLE} WHERE fact_id = ?", (fact_id,))
