@@ -57,10 +57,11 @@ postgres:
 	  echo "installing Debian's postgresql for the team-server test"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
 
-# The linter and the formatter, pinned in the dev extra and configured in pyproject.toml.
+# The linter, the formatter and the type checker, pinned in the dev extra and configured in pyproject.toml.
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # The whole suite, a worker per core and one more (conftest says why), each test file on one worker, in the order conftest gives
 # (the slowest files first, so they do not end the run alone); pytest's "no tests collected"

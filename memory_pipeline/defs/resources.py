@@ -146,7 +146,8 @@ class FactStoreResource(dg.ConfigurableResource):
         exist yet (reading never creates it). A store problem fails the step with one line naming
         the file."""
         try:
-            with FactStore.opened(settings, owner=owner, create=create, missing_ok=True) as fact_store:
+            opening = FactStore.opened(settings, owner=owner) if create else FactStore.opened_if_exists(settings, owner=owner)
+            with opening as fact_store:
                 yield fact_store
         except StoreError as exc:
             raise dg.Failure(description=str(exc)) from None

@@ -5,8 +5,10 @@ one-line errors only: never an entry's, a fact's or a keyword's text."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 import duckdb
 
@@ -30,18 +32,20 @@ def history_path(data_dir: Path) -> Path:
     return data_dir / HISTORY_FILE
 
 
-def _with_lock_retry(fn):
+T = TypeVar("T")
+
+
+def _with_lock_retry(fn: Callable[[], T]) -> T:
     """Another run may hold DuckDB's file lock for a moment: wait for it rather than lose rows."""
-    for attempt in range(_LOCK_ATTEMPTS):
+    for _ in range(_LOCK_ATTEMPTS - 1):
         try:
             return fn()
         except duckdb.IOException:
-            if attempt == _LOCK_ATTEMPTS - 1:
-                raise
             time.sleep(0.25)
+    return fn()  # the last attempt: its error is the caller's
 
 
-def append_rows(data_dir: Path, table: str, rows: list[tuple]) -> None:
+def append_rows(data_dir: Path, table: str, rows: list[tuple[Any, ...]]) -> None:
     """Append rows to one history table, creating it on first use."""
     if not rows:
         return
@@ -49,7 +53,7 @@ def append_rows(data_dir: Path, table: str, rows: list[tuple]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     marks = ", ".join("?" * len(rows[0]))
 
-    def append():
+    def append() -> None:
         with duckdb.connect(str(path)) as db:
             db.execute(f"CREATE TABLE IF NOT EXISTS {table} ({TABLES[table]})")
             db.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
@@ -57,13 +61,13 @@ def append_rows(data_dir: Path, table: str, rows: list[tuple]) -> None:
     _with_lock_retry(append)
 
 
-def read_rows(data_dir: Path, table: str, sql: str, params: list) -> list[tuple]:
+def read_rows(data_dir: Path, table: str, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
     """Rows of a query on one history table; none when the history or the table does not exist yet."""
     path = history_path(data_dir)
     if not path.exists():
         return []
 
-    def read():
+    def read() -> list[tuple[Any, ...]]:
         with duckdb.connect(str(path), read_only=True) as db:
             if not db.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table]).fetchall():
                 return []

@@ -5,6 +5,7 @@ config; the skip rule compares what was chosen. Light: no Dagster import."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Any
 
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 
@@ -25,7 +26,7 @@ class SyncOptions:
     cap_target: float | None = None  # None: each profile's own
     keywords_path: str | None = None  # a keyword list this sync judges with, or "none" (None: each profile's own)
 
-    def chosen(self) -> dict:
+    def chosen(self) -> dict[str, Any]:
         """The options that differ from the defaults, as plain values: what the skip rule compares
         (a default sync and the daemon's runs choose nothing, so each skips what the other left).
         The keyword list is compared as the privacy choice it resolves to, which a named list is

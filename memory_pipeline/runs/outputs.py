@@ -72,7 +72,8 @@ def read_outputs(metadata: dict[str, dict[str, object]]) -> RunOutputs:
         return str(value(asset, name, "") or "")
 
     def number(asset: str, name: str) -> int:
-        return int(value(asset, name, 0) or 0)
+        found = value(asset, name, 0)
+        return int(found) if isinstance(found, int | float | str) and found else 0
 
     def ids(name: str) -> tuple[str, ...]:
         return tuple(i for i in text("privacy_tags", name).split(",") if i)

@@ -5,7 +5,7 @@ what its last clean sync read. What a run read is recorded here, and compared he
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memory_pipeline import environment
 from memory_pipeline.lib.files.digest_key import digest_key
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 CONFIG_TAG = "memory_pipeline/config_sha256"
 
 
-def run_inputs(home: Path, profile: Profile, options: SyncOptions, retag: bool = False) -> tuple[Path | None, dict]:
+def run_inputs(home: Path, profile: Profile, options: SyncOptions, retag: bool = False) -> tuple[Path | None, dict[str, Any]]:
     """The keyword list a run of the profile reads, and the run's settings with its privacy choice.
     A default `memory-pipeline sync` and the daemon's runs both have no resource settings of their
     own, so each skips what the other left in step."""
@@ -40,7 +40,7 @@ def unchanged_since_last_sync(home: Path, profile: Profile, options: SyncOptions
     return now is not None and now == recorded(environment.data_dir(home), profile.name).state
 
 
-def record_run(home: Path, profile: Profile, run: ProfileRun, inputs: tuple[Path | None, dict], config: str) -> None:
+def record_run(home: Path, profile: Profile, run: ProfileRun, inputs: tuple[Path | None, dict[str, Any]], config: str) -> None:
     """What a finished run read, kept for the next skip, with the checks it left failing (they
     stand while nothing changes). A run a blocking check stopped wrote nothing and read no store
     for its audit: the inputs now are recorded (while the ledger stays corrupt, no run could write
@@ -53,7 +53,8 @@ def record_run(home: Path, profile: Profile, run: ProfileRun, inputs: tuple[Path
     elif blocked:
         state = current_state(profile, *inputs, digest_key(data_dir))
     else:
-        state = (read := run.inputs_read()) and state_of_run(profile, *inputs, read, config)
+        read = run.inputs_read()
+        state = state_of_run(profile, *inputs, read, config) if read is not None else None
     if state:
         record(data_dir, profile.name, state, run.run_id, (run.failing if run.success or blocked else None) or [])
     else:  # also a re-tag (no files read)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.fact_search import fact_counts
@@ -49,7 +49,7 @@ class ProfileSummary:
     failing_checks: list[str] = field(default_factory=list)
     error: str | None = None
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return asdict(self)
 
 

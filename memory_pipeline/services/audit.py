@@ -9,7 +9,8 @@ from pathlib import Path
 
 from memory_pipeline import environment
 from memory_pipeline.lib.audit.checks import AuditResult
-from memory_pipeline.lib.audit.engine import AuditInputs, run_audits
+from memory_pipeline.lib.audit.engine import run_audits
+from memory_pipeline.lib.audit.layers import AuditInputs
 from memory_pipeline.lib.audit.repairs import repair_indexes, repair_ledger, repair_links, repair_tags
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, read_profile
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
@@ -28,7 +29,7 @@ def audit_profile(profile: Profile, home: Path, judge: PrivacyJudge, cap_target:
     """Every check of the profile, on its files and store as they are now."""
 
     where = profile_store(profile)
-    with where.opened(create=False, missing_ok=True) as store:
+    with where.opened_if_exists() as store:
         return run_audits(
             AuditInputs(
                 read_profile(profile),
@@ -43,7 +44,7 @@ def audit_profile(profile: Profile, home: Path, judge: PrivacyJudge, cap_target:
         )
 
 
-def repair_profile(profile: Profile, home, judge: PrivacyJudge, failing: set[str]) -> tuple[list[str], list[str]]:
+def repair_profile(profile: Profile, home: Path, judge: PrivacyJudge, failing: set[str]) -> tuple[list[str], list[str]]:
     """The failing checks' mechanical repairs, then a sync of the profile where entries are left
     to sync afresh: what was repaired, and what could not be."""
     where = profile_store(profile)

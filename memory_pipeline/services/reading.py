@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
@@ -24,7 +25,7 @@ from memory_pipeline.lib.store.verdicts import judge_in_force
 class Found:
     """What a search or a lookup over several profiles found."""
 
-    facts: list[dict] = field(default_factory=list)  # each with its `profile`
+    facts: list[dict[str, Any]] = field(default_factory=list)  # each with its `profile`
     # For a lookup: ids not answered, whether no fact has them or they are not shown (alike, so
     # that nothing answered tells of a fact that was not shown).
     unavailable_ids: list[int] = field(default_factory=list)
@@ -53,7 +54,7 @@ def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_
     return found
 
 
-def _search_one(where: ProfileStore, query: str, limit: int, include_private: bool, refresh_index: bool) -> list[dict]:
+def _search_one(where: ProfileStore, query: str, limit: int, include_private: bool, refresh_index: bool) -> list[dict[str, Any]]:
     if refresh_index:  # the writer, only to index what Hermes wrote since the last sync
         with where.opened(create=False) as store:
             store.index.sync_search_index()

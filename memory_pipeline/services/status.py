@@ -4,6 +4,7 @@ compacted, Hermes' own), quarantine, vectors, the last sync and the checks that 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from memory_pipeline.lib.audit.report import last_report
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
@@ -17,12 +18,12 @@ from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
 
 
-def _store_status(profile: Profile, pointers: set[int]) -> dict:
+def _store_status(profile: Profile, pointers: set[int]) -> dict[str, Any]:
     """The store's facts: all, synced, and of those current, retired (a removed entry's) and
     compacted (full text a `fact_store#N` pointer in the files names)."""
     where = profile_store(profile)
     settings = where.settings
-    status = {
+    status: dict[str, Any] = {
         "store": str(where.path),
         "facts": None,
         "pipeline_facts": None,
@@ -53,14 +54,14 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict:
     return status
 
 
-def _last_audit(data_dir: Path, profile: Profile) -> dict:
+def _last_audit(data_dir: Path, profile: Profile) -> dict[str, Any]:
     """The report the last full sync run wrote (every run ends with `audit_report`)."""
     report = last_report(data_dir, profile.name)
     failing = [f"{c['name']} ({c['severity']})" for c in report.get("checks", []) if not c.get("passed")]
     return {"last_sync": report.get("checked_at"), "failing_checks": failing}
 
 
-def profile_status(data_dir: Path, profile: Profile, profiles: list[Profile] | None = None) -> dict:
+def profile_status(data_dir: Path, profile: Profile, profiles: list[Profile] | None = None) -> dict[str, Any]:
     """One profile as `status` (and the agent's `memory_status`) report it; `profiles`, the home's
     profiles, tell which of them share its store."""
     readings = read_profile(profile)

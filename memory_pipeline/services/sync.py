@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memory_pipeline import environment
 from memory_pipeline.lib.files.digest_key import digest_key
@@ -87,14 +87,14 @@ def remember_privacy(home: Path, profiles: list[str], *, policy: str | None, key
     (Hermes' cron, the UI's runs) until another is named."""
     from memory_pipeline.lib.privacy.choice import NO_LIST, remember
 
-    if keywords not in (None, NO_LIST):
+    if keywords is not None and keywords != NO_LIST:
         keywords = str(Path(keywords).expanduser().absolute())
     for name in profiles:
         if policy is not None or keywords is not None:
             remember(environment.data_dir(home), name, **{k: v for k, v in (("policy", policy), ("keywords", keywords)) if v is not None})
 
 
-def _privacy_inputs(request: SyncRequest) -> dict[str, tuple[Path | None, dict]]:
+def _privacy_inputs(request: SyncRequest) -> dict[str, tuple[Path | None, dict[str, Any]]]:
     """Per profile: the keyword list its run reads, and the run's settings with its privacy choice."""
     return {name: run_inputs(request.home, profile, request.options, request.retag) for name, profile in request.profiles.items()}
 
@@ -134,7 +134,7 @@ def _sync_profiles(request: SyncRequest, hooks: SyncHooks) -> SyncOutcome:
     return outcome
 
 
-def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOutcome, hooks: SyncHooks) -> None:
+def _run(request: SyncRequest, to_run: list[str], inputs: dict[str, Any], outcome: SyncOutcome, hooks: SyncHooks) -> None:
     # Dagster is imported only when a profile runs: a no-change sync stays quick.
     from memory_pipeline.defs.backfills import RETAG_ASSETS
     from memory_pipeline.launch.backfill import BackfillNotFinished, BackfillNotTaken, daemon_runs_backfills, run_retag_backfill
@@ -175,7 +175,9 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict, outcome: SyncOut
     )
 
 
-def _keep_result(request: SyncRequest, run: ProfileRun, inputs: tuple[Path | None, dict], config: str, outcome: SyncOutcome) -> None:
+def _keep_result(
+    request: SyncRequest, run: ProfileRun, inputs: tuple[Path | None, dict[str, Any]], config: str, outcome: SyncOutcome
+) -> None:
     """A run's result kept: its summary and failing checks, its problems, and what the next sync
     compares with. Its failing checks stand. A run a blocking check stopped wrote nothing and read
     no store for its audit: the inputs now are recorded (while the ledger stays corrupt, no run

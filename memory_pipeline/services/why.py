@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.hashing import entry_identities
@@ -35,13 +36,13 @@ class FactStory:
     category: str | None = None
     trust: float | None = None
     state: str = "not in this profile's store"  # current, retired, removed (archived), Hermes' own
-    entries: list[dict] = field(default_factory=list)  # each entry version the ledger ties it to
-    history: list[dict] = field(default_factory=list)  # the agent's writes of those entries, from the journal
+    entries: list[dict[str, Any]] = field(default_factory=list)  # each entry version the ledger ties it to
+    history: list[dict[str, Any]] = field(default_factory=list)  # the agent's writes of those entries, from the journal
     privacy: str = ""
     surfaces: dict[str, bool] = field(default_factory=dict)  # may this surface hand it to the agent
-    injected: list[dict] = field(default_factory=list)  # turns the plugin added it to
+    injected: list[dict[str, Any]] = field(default_factory=list)  # turns the plugin added it to
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -94,7 +95,7 @@ def _state(record: FactRecord) -> str:
     return "current"
 
 
-def _entries(profile: Profile, record: FactRecord) -> list[dict]:
+def _entries(profile: Profile, record: FactRecord) -> list[dict[str, Any]]:
     """Each entry version the ledger ties the fact to, with where that entry stands now."""
     where: dict[str, tuple[int, str]] = {}
     for reading in read_profile(profile):
@@ -104,14 +105,14 @@ def _entries(profile: Profile, record: FactRecord) -> list[dict]:
             where[entry_id] = (position, label if len(label) <= _LABEL_CHARS else label[: _LABEL_CHARS - 1] + "…")
     found = []
     for line in record.ledger:
-        position, label = where.get(line.entry_id, (None, None))
+        now = where.get(line.entry_id)  # None: the entry is no longer in the files
         found.append(
             {
                 "entry_id": line.entry_id,
                 "file": SOURCE_FILES.get(line.source, line.source),
                 "status": line.status,
-                "position_now": position,
-                "label": label,
+                "position_now": now[0] if now else None,
+                "label": now[1] if now else None,
                 "synced_at": line.synced_at,
                 "extractor": line.extractor,
                 "model": line.model,

@@ -58,7 +58,7 @@ class Audit:
     def __enter__(self) -> Audit:
         return self
 
-    def __exit__(self, *_) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
 

@@ -35,6 +35,13 @@ class AuditInputs:
     cap_target: float = DEFAULT_CAP_TARGET  # the share of each cap `cap_usage` warns above
     owner: LedgerOwner = SOLE_OWNER  # whose ledger rows are the profile's (a store several profiles share)
 
+    @property
+    def privacy_judge(self) -> PrivacyJudge:
+        """The judge, for a check that needs it (the engine runs none of those without one)."""
+        if self.judge is None:
+            raise ValueError("a privacy check was run without the keyword list and detectors")
+        return self.judge
+
 
 def entries_frame(readings: list[SourceReading]) -> pd.DataFrame:
     sources = [r.source for r in readings for _ in r.entries]

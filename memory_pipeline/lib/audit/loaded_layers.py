@@ -9,6 +9,7 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cached_property, partial
+from typing import Any
 
 import duckdb
 
@@ -26,12 +27,12 @@ class LoadedLayers:
     start at once beside the loading (each on its own connection); `load_store` says whether the
     store's frames are read at all (not for the blocking ledger check alone)."""
 
-    def __init__(self, inputs: AuditInputs, store_side: Mapping[str, Callable], *, load_store: bool):
+    def __init__(self, inputs: AuditInputs, store_side: Mapping[str, Callable[..., Any]], *, load_store: bool):
         self.inputs = inputs
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit")
         self._store_side_work = dict(store_side)
-        self._store_side: dict[str, Future] = {}
-        self._store_frames: Future | None = None
+        self._store_side: dict[str, Future[Any]] = {}
+        self._store_frames: Future[Any] | None = None
         self._lock = threading.Lock()
         self._database: duckdb.DuckDBPyConnection | None = None
         self._entries_lock = threading.Lock()  # its own: hashing must not hold up other checks' cursors
@@ -50,7 +51,7 @@ class LoadedLayers:
                     on_own_connection, inputs.settings.db_path, partial(work, settings=inputs.settings)
                 )
 
-    def store_side(self, name: str):
+    def store_side(self, name: str) -> Any:
         """The result of a store-side check: from its thread when started, else computed now (on
         a connection of its own: the caller's belongs to another thread)."""
         if name in self._store_side:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from memory_pipeline.lib.audit.checks import CHECK_SPECS, ERROR, WARN, AuditResult
 from memory_pipeline.lib.files.reading import UnreadableFile, read_text_file
@@ -29,7 +30,7 @@ def changed_during_run(results: list[AuditResult], what: str = "the store") -> l
     ]
 
 
-def report_payload(profile: str, results: list[AuditResult]) -> dict:
+def report_payload(profile: str, results: list[AuditResult]) -> dict[str, Any]:
     return {
         "profile": profile,
         "checks": [{"name": r.name, "passed": r.passed, "severity": r.severity, "detail": r.detail} for r in results],
@@ -72,7 +73,7 @@ def report_path(data_dir: Path, profile: str) -> Path:
     return data_dir / "reports" / profile / "audit.json"
 
 
-def last_report(data_dir: Path, profile: str) -> dict:
+def last_report(data_dir: Path, profile: str) -> dict[str, Any]:
     """That report as written, or an empty one when there is none (or it cannot be read)."""
     try:
         report = json.loads(read_text_file(report_path(data_dir, profile)) or "{}")

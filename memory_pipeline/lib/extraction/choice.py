@@ -44,7 +44,7 @@ def choose_extractor(mode: ExtractorMode, settings: OllamaSettings) -> Extractor
         elif not status.can_generate():
             problem = (
                 f"model {settings.model} cannot generate text (capabilities: "
-                f"{', '.join(status.capabilities) or 'none'}); choose a chat model"
+                f"{', '.join(status.capabilities or ()) or 'none'}); choose a chat model"
             )
         else:
             return ExtractorChoice(OllamaExtractor(settings), f"Ollama {status.version} at {settings.url} has {settings.model}")

@@ -13,6 +13,7 @@ import time
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memory_pipeline.lib.extraction.base import (
     CallRecord,
@@ -32,6 +33,10 @@ from memory_pipeline.lib.extraction.prompt import (
     retry_message,
 )
 from memory_pipeline.lib.extraction.replies import ReplyInvalid, validate_reply
+
+if TYPE_CHECKING:  # imported where a model is called: loading the code location stays quick
+    import httpx
+    import ollama
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_PORT = 11434
@@ -87,7 +92,7 @@ class OllamaSettings:
     allow_remote: bool = False
     limits: FactLimits = field(default_factory=FactLimits)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.batch_size < 1 or self.parallel < 1 or self.retries < 0 or self.timeout_s <= 0:
             raise ValueError("batch size and parallel calls must be ≥ 1, retries ≥ 0 and the timeout > 0")
 
@@ -111,7 +116,7 @@ def _one_line(text: object) -> str:
     return printable(text, _ERROR_CHARS)
 
 
-def _transport_options(url: str) -> dict:
+def _transport_options(url: str) -> dict[str, Any]:
     # Plain http needs no TLS context, and building one (CA bundle load) costs ~0.1 s per client.
     return {"verify": False} if url.startswith("http://") else {}
 
@@ -142,7 +147,7 @@ def server_status(url: str, model: str | None = None, timeout_s: float = PROBE_T
         close()
 
 
-def _probe(web, client, url: str, model: str | None, unreadable: tuple) -> ServerStatus:
+def _probe(web: httpx.Client, client: ollama.Client, url: str, model: str | None, unreadable: tuple[Any, ...]) -> ServerStatus:
     response = web.get(f"{url}/api/version")
     response.raise_for_status()
     version = printable(response.json().get("version", ""), 40)
@@ -163,6 +168,14 @@ def plan_batches(entries: list[EntryToExtract], batch_size: int) -> list[list[En
     alone = [[entry] for entry in entries if entry.quarantined]
     rest = [entry for entry in entries if not entry.quarantined]
     return [rest[i : i + batch_size] for i in range(0, len(rest), batch_size)] + alone
+
+
+class _CallOf(NamedTuple):
+    """Which request a call record is of: its batch, its attempt and how many entries it carried."""
+
+    batch: int
+    attempt: int
+    entries: int
 
 
 @dataclass
@@ -191,7 +204,7 @@ class OllamaExtractor:
         outcome.calls.sort(key=lambda call: (call.batch, call.attempt))
         return outcome
 
-    def _chat(self, messages: list[dict], schema: dict):
+    def _chat(self, messages: list[dict[str, Any]], schema: dict[str, Any]) -> ollama.ChatResponse:
         """One chat request within `timeout_s` all told, on a client of its own (closed at the
         deadline, whatever the server is still sending)."""
         import ollama  # imported only by runs that call a model: loading the code location stays quick
@@ -206,14 +219,16 @@ class OllamaExtractor:
         finally:
             client.close()
 
-    def _call(self, index: int, attempt: int, batch: list[EntryToExtract], messages: list[dict], schema: dict):
+    def _call(
+        self, index: int, attempt: int, batch: list[EntryToExtract], messages: list[dict[str, Any]], schema: dict[str, Any]
+    ) -> tuple[CallRecord, list[ExtractedFact] | None, str | None]:
         """One request: its record, the validated facts (None when the call failed or the reply was
         rejected) and the model's raw reply (None when none came back)."""
         import httpx
         import ollama
 
         started = time.perf_counter()
-        record = dict(batch=index, attempt=attempt, entries=len(batch))
+        record = _CallOf(index, attempt, len(batch))
         # Errors name a status code or an exception class, never a body: a server's error page may
         # echo the batch, and call records are kept in the history database.
         try:
@@ -231,13 +246,13 @@ class OllamaExtractor:
         else:
             latency = time.perf_counter() - started
             reply = response.message.content or ""
-            tokens = dict(prompt_tokens=response.prompt_eval_count, eval_tokens=response.eval_count)
+            tokens = (response.prompt_eval_count, response.eval_count)
             try:
                 facts = validate_reply(reply, batch, self.settings.limits)
             except ReplyInvalid as exc:
-                return CallRecord(**record, facts=0, latency_s=latency, outcome="invalid", error=str(exc), **tokens), None, reply
-            return CallRecord(**record, facts=len(facts), latency_s=latency, outcome="ok", **tokens), facts, reply
-        return CallRecord(**record, facts=0, latency_s=time.perf_counter() - started, outcome=outcome, error=error), None, None
+                return CallRecord(*record, 0, latency, "invalid", str(exc), *tokens), None, reply
+            return CallRecord(*record, len(facts), latency, "ok", "", *tokens), facts, reply
+        return CallRecord(*record, 0, time.perf_counter() - started, outcome, error), None, None
 
     def _extract_batch(self, index: int, batch: list[EntryToExtract]) -> _BatchResult:
         base = batch_messages(batch)
@@ -252,7 +267,7 @@ class OllamaExtractor:
                 return _BatchResult([replace(fact, latency_s=per_fact) for fact in facts], calls)
             if call.outcome == "invalid":
                 # The retry shows the model its own reply and what was wrong with it.
-                messages = [*base, {"role": "assistant", "content": answered}, retry_message(call.error)]
+                messages = [*base, {"role": "assistant", "content": answered or ""}, retry_message(call.error)]
         prompt_hash = prompt_sha256(self.model, base, schema)
         error = calls[-1].error
         return _BatchResult(

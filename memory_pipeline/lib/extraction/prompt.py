@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from memory_pipeline.lib.extraction.base import EntryToExtract
 from memory_pipeline.lib.store.database import CATEGORIES
@@ -50,7 +51,7 @@ Output that JSON and nothing else: no analysis, no prose, no code fences."""
 def batch_messages(batch: list[EntryToExtract]) -> list[dict[str, str]]:
     entries = []
     for entry in batch:
-        item = {"entry_id": entry.entry_id, "source": entry.source, "text": entry.text}
+        item: dict[str, Any] = {"entry_id": entry.entry_id, "source": entry.source, "text": entry.text}
         if entry.candidates:
             item["existing_facts"] = [{"fact_id": fact_id, "content": content} for fact_id, content in entry.candidates]
         entries.append(item)
@@ -58,7 +59,7 @@ def batch_messages(batch: list[EntryToExtract]) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": data}]
 
 
-def batch_schema(batch: list[EntryToExtract], limits: FactLimits) -> dict:
+def batch_schema(batch: list[EntryToExtract], limits: FactLimits) -> dict[str, Any]:
     """The answer's JSON schema for this batch, as Ollama's `format` takes it."""
     candidate_ids = sorted({fact_id for entry in batch for fact_id, _ in entry.candidates})
     fact = {
@@ -102,7 +103,7 @@ def retry_message(error: str) -> dict[str, str]:
     }
 
 
-def prompt_sha256(model: str, messages: list[dict[str, str]], schema: dict) -> str:
+def prompt_sha256(model: str, messages: list[dict[str, str]], schema: dict[str, Any]) -> str:
     """Identifies exactly what was asked (model, messages, schema), for the quarantine table."""
     payload = json.dumps({"model": model, "messages": messages, "format": schema}, ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()

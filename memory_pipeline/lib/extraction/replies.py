@@ -60,7 +60,8 @@ def _tags(value: object, where: str, limits: FactLimits) -> tuple[str, ...]:
 def _fact(item: object, where: str, batch: dict[str, EntryToExtract], limits: FactLimits) -> ExtractedFact:
     if not isinstance(item, dict):
         raise ReplyInvalid(f"{where} is not an object")
-    entry = batch.get(item.get("entry_id")) if isinstance(item.get("entry_id"), str) else None
+    entry_id = item.get("entry_id")
+    entry = batch.get(entry_id) if isinstance(entry_id, str) else None
     if entry is None:
         raise ReplyInvalid(f"{where}: entry_id is not one of this batch's ids ({', '.join(batch)})")
     where = f"{where} (entry {entry.entry_id})"

@@ -6,6 +6,7 @@ Either one lets the agent follow a compacted entry's `fact_store#N` pointer to i
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from memory_pipeline.lib.hermes.profiles import Profile, config_section
 
@@ -31,7 +32,7 @@ def pointer_reader(profile: Profile) -> str | None:
     return None
 
 
-def _runs_our_server(server: dict) -> bool:
+def _runs_our_server(server: dict[str, Any]) -> bool:
     command = str(server.get("command") or "")
     args = [str(a) for a in server.get("args") or [] if isinstance(a, str | int)]
     words = [Path(command).name, *args]

@@ -14,7 +14,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,14 +22,13 @@ from pathlib import Path
 from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET, compact_target
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
+from memory_pipeline.lib.hermes.entry_reader import ENTRY_DELIMITER, parse_entries
 from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
 from memory_pipeline.lib.hermes.memory_files import (
-    ENTRY_DELIMITER,
     SourceReading,
     canonical_chars,
     fact_pointers,
     hermes_read_entries,
-    parse_entries,
 )
 from memory_pipeline.lib.hermes.summaries import left_out, lines_left_out, one_sentence, pointer_entry, summaries, title_and_body, values
 
@@ -128,7 +127,9 @@ def propose(
     return proposal
 
 
-def _first_choices(reading: SourceReading, synced: dict, model) -> list[Rewrite]:
+def _first_choices(
+    reading: SourceReading, synced: dict[tuple[str, str], list[int]], model: Callable[[str, str], str | None] | None
+) -> list[Rewrite]:
     """Each shortenable entry with its one-sentence summary (the model's, when accepted)."""
     found = []
     for position, text in enumerate(reading.entries):
@@ -203,7 +204,7 @@ def accepted(offered: str, entry: str, rules: str) -> bool:
 
 
 @contextmanager
-def hermes_lock(path: Path, timeout_s: float):
+def hermes_lock(path: Path, timeout_s: float) -> Iterator[None]:
     """Hermes' own lock for a memory file (`MEMORY.md.lock`, `fcntl.flock`), waited for up to
     `timeout_s` seconds."""
     lock_path = path.with_name(path.name + ".lock")

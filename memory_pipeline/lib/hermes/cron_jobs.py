@@ -42,6 +42,7 @@ def jobs_named(home: Path, name: str) -> list[CronJob]:
     found = []
     for job in jobs if isinstance(jobs, list) else []:
         if isinstance(job, dict) and job.get("name") == name:
-            schedule = job.get("schedule") if isinstance(job.get("schedule"), dict) else {}
+            schedule = job.get("schedule")
+            schedule = schedule if isinstance(schedule, dict) else {}
             found.append(CronJob(str(job.get("id", "")), str(schedule.get("kind", ""))))
     return found

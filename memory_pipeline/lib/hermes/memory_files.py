@@ -8,6 +8,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def hermes_read_entries(text: str) -> list[str]:
     return _dedupe(part.strip() for part in text.split(ENTRY_DELIMITER))
 
 
-def _dedupe(parts) -> list[str]:
+def _dedupe(parts: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(p for p in parts if p))
 
 

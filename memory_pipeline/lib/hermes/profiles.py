@@ -8,6 +8,7 @@ import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -87,12 +88,12 @@ def default_hermes_home() -> Path:
     return Path.home() / ".hermes"
 
 
-def resolve_hermes_home(explicit: str | os.PathLike | None = None) -> Path:
+def resolve_hermes_home(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The home named, else `~/.hermes` (`environment.hermes_home` names it: flag, then variable)."""
     return Path(explicit or default_hermes_home()).expanduser().resolve()
 
 
-def pipeline_data_dir(hermes_home: Path, override: str | os.PathLike | None) -> Path:
+def pipeline_data_dir(hermes_home: Path, override: str | os.PathLike[str] | None) -> Path:
     """Where the pipeline keeps what it writes besides the stores (reports, history, Dagster home):
     the directory named (`environment.data_dir` names it), else the home's `memory-pipeline/`."""
     return Path(override).expanduser().resolve() if override else hermes_home / "memory-pipeline"
@@ -191,7 +192,7 @@ def _parsed_config(config_path: Path) -> object:
     return parsed
 
 
-def config_section(config_path: Path, *keys: str) -> dict:
+def config_section(config_path: Path, *keys: str) -> dict[str, Any]:
     """The mapping at `keys` in a profile's config.yaml (`plugins`, `hermes-memory-store`), empty
     when the file, a key or the YAML is missing or odd: like Hermes, the defaults then apply.
     Read-only: the mapping may be shared with the next caller."""

@@ -17,6 +17,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.files.digest_key import keyed
@@ -80,8 +81,8 @@ class PrivacyJudge:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             return Judgement(digest, (), (), unreadable=True)
-        text = folded(text)  # one fold for every rule
-        return Judgement(digest, tuple(self.reasons(text)), tuple(unsafe_kinds(text)))
+        fold = folded(text)  # one fold for every rule
+        return Judgement(digest, tuple(self.reasons(fold)), tuple(unsafe_kinds(fold)))
 
     def judged_by_list(self, texts: dict[int, tuple[bytes, str]]) -> dict[int, Judgement]:
         """Texts (id -> stored bytes, their SHA-256) the same detectors and unsafe scan found nothing
@@ -123,7 +124,7 @@ def united_judge(judges: list[PrivacyJudge]) -> PrivacyJudge:
     if len(judges) == 1:
         return judges[0]
     policy = PrivacyPolicy.HIDE if any(j.policy is PrivacyPolicy.HIDE for j in judges) else judges[0].policy
-    switches = sorted({d for j in judges for d in recorded_many(j.settings_sha256)})
+    switches = sorted({d for j in judges for d in recorded_many(j.settings_sha256) if d is not None})
     return PrivacyJudge(
         united([j.keywords for j in judges]),
         frozenset().union(*(j.categories for j in judges)),
@@ -138,7 +139,7 @@ def configured(profile: Profile) -> tuple[str | None, frozenset[str], str]:
     switches' digest, which the judge records and the agent's surfaces compare."""
     section = config_section(profile.home / "config.yaml", "plugins", "memory-pipeline")
     policy = section.get("privacy_policy")
-    policy = policy if policy in (p.value for p in PrivacyPolicy) else None
+    policy = policy if policy in {p.value for p in PrivacyPolicy} else None
     switches = section.get("private_data")
     switches = switches if isinstance(switches, dict) else {}
     on = {
@@ -151,7 +152,7 @@ def _remembered_path(data_dir: Path, profile: str) -> Path:
     return data_dir / "privacy" / f"{profile}.json"
 
 
-def remembered(data_dir: Path, profile: str) -> dict:
+def remembered(data_dir: Path, profile: str) -> dict[str, Any]:
     """What earlier syncs of the profile left: `policy` and `keywords` a flag named, and the list
     it was last judged with (`judged_with`: path, `judged_terms`; never a hash of it)."""
     try:
@@ -161,7 +162,7 @@ def remembered(data_dir: Path, profile: str) -> dict:
     return found if isinstance(found, dict) else {}
 
 
-def remember(data_dir: Path, profile: str, **values) -> None:
+def remember(data_dir: Path, profile: str, **values: str | int) -> None:
     """Keep these values for the profile's next syncs (None forgets one)."""
     kept = {**remembered(data_dir, profile), **values}
     # A list's hash was once kept here too: a plain hash of a short list gives it away, so it goes.
@@ -177,7 +178,7 @@ def resolve(profile: Profile, home: Path, data_dir: Path, told: Told, variable: 
     policy_config, categories, settings = configured(profile)
     kept = remembered(data_dir, profile.name)
     for source, value in (("flag", told.policy), ("config.yaml", policy_config), ("remembered", kept.get("policy"))):
-        if value in (p.value for p in PrivacyPolicy):
+        if value in {p.value for p in PrivacyPolicy}:
             policy, policy_from = PrivacyPolicy(value), source
             break
     else:

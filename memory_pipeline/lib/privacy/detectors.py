@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import re2
@@ -68,7 +68,7 @@ def _luhn_valid(digits: str) -> bool:
     return total % 10 == 0
 
 
-def _addresses(text: str):
+def _addresses(text: str) -> Iterator[ipaddress.IPv4Address | ipaddress.IPv6Address]:
     """Every IPv4 and IPv6 address written in the text (not a version string, not loopback)."""
     for match in _IPV4.finditer(text):
         if _VERSION_CONTEXT.search(text[max(0, match.start() - 12) : match.start()]):
@@ -95,7 +95,7 @@ _LOCAL_NETWORKS = tuple(
 )
 
 
-def _is_local(address) -> bool:
+def _is_local(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return any(address.version == network.version and address in network for network in _LOCAL_NETWORKS)
 
 

@@ -17,18 +17,19 @@ import json
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.hermes.memory_files import title_entity
 from memory_pipeline.lib.privacy.choice import Judgement, PrivacyJudge
-from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, PRIVATE_TAG, KeywordList, normalise_tags
+from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, KeywordList, normalise_tags
 from memory_pipeline.lib.store import verdicts
-from memory_pipeline.lib.store.database import PIPELINE_TAG, RETIRED_TAG, UNSAFE_TAG, read_snapshot
+from memory_pipeline.lib.store.database import PIPELINE_TAG, PRIVATE_TAG, RETIRED_TAG, UNSAFE_TAG, read_snapshot
 from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256, store_relative
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.store_reads import backed_fact_ids, entity_id_named, fact_state, fact_states, linked_entities
-from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE
+from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
 from memory_pipeline.lib.store.watermark import WatermarkChain
 
 
@@ -41,8 +42,8 @@ class RetagReport:
     hidden: int = 0
     unhidden: int = 0
     unsafe: list[int] = field(default_factory=list)  # fact ids withheld as unsafe instructions
-    verdicts: dict = field(default_factory=dict)  # fact id -> Verdict recorded this run
-    reasons: Counter = field(default_factory=Counter)  # detector kind -> facts (never the matches)
+    verdicts: dict[int, Verdict] = field(default_factory=dict)  # fact id -> Verdict recorded this run
+    reasons: Counter[str] = field(default_factory=Counter)  # detector kind -> facts (never the matches)
     newly_private: list[int] = field(default_factory=list)  # fact ids that gained the tag this run
     no_longer_private: list[int] = field(default_factory=list)  # fact ids that lost it: no longer matching
 
@@ -103,7 +104,9 @@ def _recorded_lists(conn: sqlite3.Connection, keywords: KeywordList) -> str | No
     return listed[0] if len(listed) == 1 else json.dumps(listed)
 
 
-def _scan(conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSettings) -> tuple[RetagReport, list[int], dict]:
+def _scan(
+    conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSettings
+) -> tuple[RetagReport, list[int], dict[int, Judgement]]:
     """Every fact judged (from its verdict, when that is current): the counts, the facts whose
     verdict, tags, links or trust must change, and each judgement made."""
     report = RetagReport()
@@ -147,13 +150,14 @@ def _recorded(outcome: str) -> tuple[bool, bool, bool]:
     return PRIVATE in parts, UNSAFE in parts, UNREADABLE in parts
 
 
-def _fresh_judgements(judge: PrivacyJudge, states: list, known: dict) -> dict[int, Judgement]:
+def _fresh_judgements(judge: PrivacyJudge, states: list[Any], known: dict[int, Verdict]) -> dict[int, Judgement]:
     """The facts whose verdict is not for their current text under this judge, judged again: by
     the keyword list alone where only the list changed (all at once), else whole."""
-    listed, whole = {}, {}
+    listed: dict[int, tuple[bytes, str]] = {}
+    whole: dict[int, Judgement] = {}
     for fact_id, raw, *_ in states:
         need, digest = _needed(judge, raw, known.get(fact_id))
-        if need == _LIST:
+        if need == _LIST and digest is not None:
             listed[fact_id] = (raw, digest)
         elif need == _WHOLE:
             whole[fact_id] = judge.judge(raw)
@@ -163,7 +167,7 @@ def _fresh_judgements(judge: PrivacyJudge, states: list, known: dict) -> dict[in
 _CURRENT, _LIST, _WHOLE = "current", "list", "whole"
 
 
-def _needed(judge: PrivacyJudge, raw: bytes, verdict) -> tuple[str, str | None]:
+def _needed(judge: PrivacyJudge, raw: bytes, verdict: Verdict | None) -> tuple[str, str | None]:
     """What judging a fact takes, and its text's SHA-256 where that was computed: nothing (its
     verdict is for this text under this judge), the keyword list alone (only the list changed,
     and the same detectors and scan found nothing in this very text: most facts of a re-tag after

@@ -13,14 +13,21 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memory_pipeline.lib.files.writing import out_of_space
-from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA, ARCHIVE_TABLE
-from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, PRIVATE_TAG, RETIRED_TAG, VERDICTS_TABLE, has_tag_sql  # noqa: F401 - the store's tag registry
-from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_SCHEMA, LEDGER_TABLE
+from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA
+from memory_pipeline.lib.store.archive import ARCHIVE_TABLE as ARCHIVE_TABLE
+from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, VERDICTS_TABLE
+from memory_pipeline.lib.store.fact_search import PRIVATE_TAG as PRIVATE_TAG  # the store's tags, named here with its own
+from memory_pipeline.lib.store.fact_search import RETIRED_TAG as RETIRED_TAG
+from memory_pipeline.lib.store.fact_search import has_tag_sql as has_tag_sql
+from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_SCHEMA
+from memory_pipeline.lib.store.ledger_schema import LEDGER_TABLE as LEDGER_TABLE
 from memory_pipeline.lib.store.receipts import RECEIPTS_SCHEMA, RECEIPTS_TABLE
-from memory_pipeline.lib.store.runs_written import RUNS_SCHEMA, RUNS_TABLE
+from memory_pipeline.lib.store.runs_written import RUNS_SCHEMA
+from memory_pipeline.lib.store.runs_written import RUNS_TABLE as RUNS_TABLE
 from memory_pipeline.lib.store.schema_fingerprint import refuse_unwritable_columns
 from memory_pipeline.lib.store.schema_upgrades import needs_upgrade, upgrade
-from memory_pipeline.lib.store.store_file import StoreError, refuse_foreign_file, store_error
+from memory_pipeline.lib.store.store_file import StoreError as StoreError
+from memory_pipeline.lib.store.store_file import refuse_foreign_file, store_error
 from memory_pipeline.lib.store.verdicts import SCHEMA as VERDICT_SCHEMA
 from memory_pipeline.lib.store.written import SCHEMA as WRITTEN_SCHEMA
 from memory_pipeline.lib.store.written import WRITTEN_TABLE
@@ -222,14 +229,10 @@ def _statements(script: str) -> list[str]:
 
 
 @contextmanager
-def opened(path: Path, *, create: bool = True, missing_ok: bool = False) -> Iterator[sqlite3.Connection | None]:
+def opened(path: Path, *, create: bool = True) -> Iterator[sqlite3.Connection]:
     """`connect`, and the connection closed when the block ends, however it ends. A SQLite error
     inside the block (a table missing, a damaged page) leaves it as a `StoreError`: one line
-    naming the file. With `missing_ok`, a store that does not exist yet gives None (reading
-    never creates one)."""
-    if missing_ok and not create and not path.exists():
-        yield None
-        return
+    naming the file."""
     with _closed_after(path, connect(path, create=create)) as conn:
         yield conn
 
@@ -262,7 +265,7 @@ def read_only(path: Path) -> Iterator[sqlite3.Connection]:
 
 
 @contextmanager
-def write_transaction(conn: sqlite3.Connection):
+def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE … COMMIT: takes the write lock up front (waiting up to the busy timeout),
     rolls back on any error, so a crash or failure leaves the store as it was."""
     conn.execute("BEGIN IMMEDIATE")
@@ -286,7 +289,7 @@ def _rollback(conn: sqlite3.Connection) -> None:
 
 
 @contextmanager
-def read_snapshot(conn: sqlite3.Connection):
+def read_snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """BEGIN … COMMIT around reads: every query in the block sees one state of the store, even
     while Hermes writes (WAL readers are never blocked)."""
     conn.execute("BEGIN")

@@ -3,6 +3,8 @@ a mirror row and released by the removal policy, with the ledger rows that say s
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 from memory_pipeline.lib.choices import RemovalPolicy
 from memory_pipeline.lib.hermes.hashing import entry_id as entry_id_of
 from memory_pipeline.lib.hermes.hashing import entry_sha256
@@ -13,8 +15,22 @@ from memory_pipeline.lib.store.ledger_writes import LedgerWrites
 from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.record_writes import RecordWrites
 from memory_pipeline.lib.store.retirement import merge_tags
-from memory_pipeline.lib.store.store_part import OpenStore, StorePart
+from memory_pipeline.lib.store.store_part import OpenStore, StorePart, inserted_id
 from memory_pipeline.lib.store.written_writes import WrittenWrites
+
+
+class FactToWrite(Protocol):
+    """What the store needs of a fact to write it (the extractor's `ExtractedFact` is one)."""
+
+    @property
+    def content(self) -> str: ...
+    @property
+    def category(self) -> str: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+    @property
+    def entity(self) -> str | None: ...
+
 
 # Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
 _RESET_TAGS = frozenset(SOURCE_FILES) | {RETIRED_TAG}
@@ -32,7 +48,7 @@ class EntryWrites(StorePart):
 
     # --- facts -------------------------------------------------------------------------------
 
-    def add(self, fact, source: str) -> int:
+    def add(self, fact: FactToWrite, source: str) -> int:
         # The entry came back: its archived fact returns with its own id (a pointer to it resolves again).
         self.facts.restore(fact.content)
         tags = merge_tags([PIPELINE_TAG, source], fact.tags)
@@ -45,21 +61,23 @@ class EntryWrites(StorePart):
         )
         self.report.added += 1
         if cursor.rowcount == 1:
-            fact_id = cursor.lastrowid
+            fact_id = inserted_id(cursor)
             self.facts.set_links(fact_id, links, fresh=True)
             self.facts.vector_changed(None, None, fact.category, blob)
             self.written.note_written(fact_id, fact.content)
             return fact_id
         # Identical content already stored (Holographic's own add-mirror, or another entry):
         # adopt that row instead of duplicating it.
-        fact_id, category, old_tags, trust, old_blob = self.conn.execute(
+        row = self.conn.execute(
             "SELECT fact_id, category, tags, trust_score, hrr_vector FROM facts WHERE content = ?", (fact.content,)
         ).fetchone()
+        fact_id = int(row[0])
+        category, old_tags, trust, old_blob = row[1:]
         self._rewrite(fact_id, fact, source, old_category=category, old_tags=old_tags, links=links, trust=trust, old_blob=old_blob)
         self.written.note_written(fact_id, fact.content)
         return fact_id
 
-    def update(self, fact_id: int, fact, source: str) -> int:
+    def update(self, fact_id: int, fact: FactToWrite, source: str) -> int:
         row = self.conn.execute(
             "SELECT content, category, tags, trust_score, hrr_vector FROM facts WHERE fact_id = ?", (fact_id,)
         ).fetchone()
@@ -91,7 +109,19 @@ class EntryWrites(StorePart):
         self.report.updated += 1
         return fact_id
 
-    def _rewrite(self, fact_id, fact, source, *, old_category, old_tags, links, trust, old_blob, old_content=None) -> None:
+    def _rewrite(
+        self,
+        fact_id: int,
+        fact: FactToWrite,
+        source: str,
+        *,
+        old_category: str | None,
+        old_tags: str | None,
+        links: list[tuple[int, str]],
+        trust: float | None,
+        old_blob: bytes | None,
+        old_content: str | None = None,
+    ) -> None:
         tags = merge_tags([t for t in (old_tags or "").split(",") if t.strip() not in _RESET_TAGS], [PIPELINE_TAG, source], fact.tags)
         current_links = self.facts.current_links(fact_id)
         content_changed = old_content is not None and old_content != fact.content
@@ -101,7 +131,7 @@ class EntryWrites(StorePart):
         if not (content_changed or links_changed or tags != old_tags or fact.category != old_category or new_trust != trust):
             return
         assignments = ["content = ?", "category = ?", "tags = ?", "trust_score = ?", "updated_at = CURRENT_TIMESTAMP"]
-        params: list = [fact.content, fact.category, tags, new_trust]
+        params: list[Any] = [fact.content, fact.category, tags, new_trust]
         blob = old_blob
         if content_changed or links_changed:
             blob = self.facts.vector(fact.content, links)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import math
 import sqlite3
+from collections.abc import Callable
+from typing import Any
 
 # Relative: inside the package and in the plugin's directory alike (`hermes-plugin install` copies both).
 from .search_gate import JUDGE_TABLE, Gate, gate, recorded_list, settings_digest, store_relative
@@ -84,8 +86,14 @@ def content_sha256(raw: bytes) -> str:
 
 
 def _shown_rows(
-    conn: sqlite3.Connection, sql: str, params: tuple, judge: Gate | None = None, *, best_first=None, wanted: int | None = None
-) -> list[tuple]:
+    conn: sqlite3.Connection,
+    sql: str,
+    params: tuple[Any, ...],
+    judge: Gate | None = None,
+    *,
+    best_first: Callable[[tuple[Any, ...]], Any] | None = None,
+    wanted: int | None = None,
+) -> list[tuple[Any, ...]]:
     """Rows of a query joined to `_SHOWN` (its first column the fact id, its second the text as
     bytes, its last the verdict's hash) whose verdict is for the text as it is now; none when the
     store was never judged or its keyword list changed since. `judge`: the store's gate, when the
@@ -110,14 +118,14 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-def _ranked(row: tuple):
+def _ranked(row: tuple[Any, ...]) -> tuple[Any, Any, int]:
     """Current before retired; BM25 lower is better; newest first among equals."""
     return (row[5], row[4], -row[0])
 
 
 def search(
     conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False, judge: Gate | None = None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Facts holding every word of `query` (`search_query`'s grammar), best BM25 first, newest
     first among equals: only those the agent may see, unless `include_private` (the user at the
     command line: every fact, retired ones last). Each: fact_id, content, category, tags, score,
@@ -146,7 +154,7 @@ def search(
     ]
 
 
-def facts_by_id(conn: sqlite3.Connection, fact_ids: list[int], *, include_private: bool = False) -> tuple[list[dict], list[int]]:
+def facts_by_id(conn: sqlite3.Connection, fact_ids: list[int], *, include_private: bool = False) -> tuple[list[dict[str, Any]], list[int]]:
     """(the facts named that may be shown, the other ids): an id no fact has and one withheld
     are alike, so the answer tells nothing of a fact that was not shown."""
     wanted = list(dict.fromkeys(int(i) for i in fact_ids))
@@ -174,7 +182,9 @@ def shown_count(conn: sqlite3.Connection) -> int:
     return len(_shown_rows(conn, f"SELECT f.fact_id, CAST(f.content AS BLOB), v.content_sha256 FROM facts f {_SHOWN}", ()))
 
 
-def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max_chars: int = 600, judge: Gate | None = None) -> list[dict]:
+def message_facts(
+    conn: sqlite3.Connection, message: str, *, limit: int = 3, max_chars: int = 600, judge: Gate | None = None
+) -> list[dict[str, Any]]:
     """The facts the agent may see that a message is about: those holding what it names (a name,
     a product, a place, a number: `message_terms`), best first, at most `limit` and `max_chars` of
     content in all; none when the message names nothing such a fact holds.
@@ -190,7 +200,7 @@ def message_facts(conn: sqlite3.Connection, message: str, *, limit: int = 3, max
     held = _held_terms(conn, message_terms(message), judge)
     if not held:
         return []
-    rarest = sorted(held, key=held.get)[:_ASKED_TERMS]
+    rarest = sorted(held, key=lambda term: held[term])[:_ASKED_TERMS]
     rows = _shown_rows(
         conn,
         f"""SELECT f.fact_id, CAST(f.content AS BLOB), f.category, v.content_sha256 {_INDEXED} {_SHOWN}

@@ -79,13 +79,21 @@ class FactStore:
 
     @classmethod
     @contextmanager
-    def opened(
-        cls, settings: HolographicSettings, *, owner: LedgerOwner = SOLE_OWNER, create: bool = True, missing_ok: bool = False
-    ) -> Iterator[FactStore | None]:
+    def opened(cls, settings: HolographicSettings, *, owner: LedgerOwner = SOLE_OWNER, create: bool = True) -> Iterator[FactStore]:
         """The store opened for writing (its schema made or brought up to date), closed when the
-        block ends; with `missing_ok`, None for a store that does not exist and is not created."""
-        with database.opened(settings.db_path, create=create, missing_ok=missing_ok) as conn:
-            yield None if conn is None else cls(conn, settings, owner)
+        block ends; without `create`, a store that does not exist is a `StoreError`."""
+        with database.opened(settings.db_path, create=create) as conn:
+            yield cls(conn, settings, owner)
+
+    @classmethod
+    @contextmanager
+    def opened_if_exists(cls, settings: HolographicSettings, *, owner: LedgerOwner = SOLE_OWNER) -> Iterator[FactStore | None]:
+        """`opened` without `create`, or None for a store that does not exist (reading never creates one)."""
+        if not settings.db_path.exists():
+            yield None
+            return
+        with cls.opened(settings, owner=owner, create=False) as store:
+            yield store
 
     @contextmanager
     def transaction(

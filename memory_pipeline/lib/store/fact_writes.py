@@ -15,7 +15,7 @@ from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.store import hrr, vector_codec
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE
 from memory_pipeline.lib.store.entities import EntityResolver, extract_entities
-from memory_pipeline.lib.store.store_part import OpenStore, StorePart
+from memory_pipeline.lib.store.store_part import OpenStore, StorePart, inserted_id
 from memory_pipeline.lib.store.store_reads import facts_without_vector, linked_entity_names
 from memory_pipeline.lib.store.written_writes import WrittenWrites
 
@@ -94,7 +94,7 @@ class FactWrites(StorePart):
         """(entity_id, stored name) the name resolves to, a new entity row when none answers."""
         found = self.resolver.find(name)
         if found is None:
-            found = self.resolver.added(self.conn.execute("INSERT INTO entities (name) VALUES (?)", (name,)).lastrowid, name)
+            found = self.resolver.added(inserted_id(self.conn.execute("INSERT INTO entities (name) VALUES (?)", (name,))), name)
         return found
 
     def links_for(self, content: str, entity: str | None = None) -> list[tuple[int, str]]:
@@ -187,7 +187,8 @@ class FactWrites(StorePart):
         ).fetchone()
         if row is None or self.conn.execute("SELECT 1 FROM facts WHERE content = ? OR fact_id = ?", (content, row[0])).fetchone():
             return None
-        fact_id, category, blob, entity_ids = row
+        fact_id: int = row[0]
+        category, blob, entity_ids = row[1:]
         self.conn.execute(
             f"""INSERT INTO facts (fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at,
                     updated_at, hrr_vector)

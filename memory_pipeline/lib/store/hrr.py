@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -39,11 +39,11 @@ class AtomCache:
     def phasor(self, word: str) -> np.ndarray:
         return self._lookup(self._phasors, word, lambda: np.exp(1j * self.phase(word)))
 
-    def _lookup(self, table: OrderedDict, word: str, make) -> np.ndarray:
-        value = table.get(word)
-        if value is not None:
+    def _lookup(self, table: OrderedDict[str, np.ndarray], word: str, make: Callable[[], np.ndarray]) -> np.ndarray:
+        found = table.get(word)
+        if found is not None:
             table.move_to_end(word)
-            return value
+            return found
         value = table[word] = make()
         if len(table) > self.capacity:
             table.popitem(last=False)
@@ -68,12 +68,14 @@ def _suffixes(blocks: int) -> tuple[bytes, ...]:
 
 
 def bind(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return (a + b) % TWO_PI
+    bound: np.ndarray = (a + b) % TWO_PI
+    return bound
 
 
 def bundle_phasors(phasors: Iterable[np.ndarray]) -> np.ndarray:
     """Angle of the sum of unit phasors, summed in the given order (as Holographic does)."""
-    return np.angle(np.sum(list(phasors), axis=0)) % TWO_PI
+    bundled: np.ndarray = np.angle(np.sum(list(phasors), axis=0)) % TWO_PI
+    return bundled
 
 
 def bundle(*vectors: np.ndarray) -> np.ndarray:

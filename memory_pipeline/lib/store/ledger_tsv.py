@@ -94,7 +94,8 @@ def import_tsv(store: FactStore, text: str, current: dict[tuple[str, str], tuple
     ids. A row is taken only when the fact it names is that entry's: its text is the entry's, or
     its hash is the row's (a ledger carried to another store names other facts by those ids);
     any other row is left out, and its entry is written afresh by the next sync."""
-    report = ImportReport(bad_lines=[])
+    bad_lines: list[int] = []
+    report = ImportReport(bad_lines=bad_lines)
     latest: dict[str, tuple[int, str, str, int, str | None, tuple[str, str, str]]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
@@ -102,30 +103,30 @@ def import_tsv(store: FactStore, text: str, current: dict[tuple[str, str], tuple
         parts = line.split("\t")
         if len(parts) < 4:
             report.malformed += 1
-            report.bad_lines.append(number)
+            bad_lines.append(number)
             continue
-        entry_id, short, fact_id, source = (p.strip() for p in parts[:4])
+        entry_id, short, fact_text, source = (p.strip() for p in parts[:4])
         stamp = _sql_timestamp(parts[4]) if len(parts) > 4 else None
         source = _SOURCE_ALIASES.get(source.lower(), "")
-        if not fact_id.isdigit() or int(fact_id) <= 0:
+        if not fact_text.isdigit() or int(fact_text) <= 0:
             report.bad_fact_id += 1
-            report.bad_lines.append(number)
+            bad_lines.append(number)
             continue
         if not entry_id or source not in SOURCE_FILES or not _HEX.match(short.lower()):
             report.malformed += 1
-            report.bad_lines.append(number)
+            bad_lines.append(number)
             continue
         if entry_id in latest:
             report.superseded += 1
-        provenance = tuple((parts[i].strip() if len(parts) > i else "") for i in (5, 6, 7))
-        latest[entry_id] = (number, source, short.lower()[:SHORT_HASH_CHARS], int(fact_id), stamp, provenance)
+        extractor, model, prompt_version = ((parts[i].strip() if len(parts) > i else "") for i in (5, 6, 7))
+        latest[entry_id] = (number, source, short.lower()[:SHORT_HASH_CHARS], int(fact_text), stamp, (extractor, model, prompt_version))
 
     with store.transaction() as writes:
         existing = dict(store.conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts"))
         for entry_id, (number, source, short, fact_id, stamp, provenance) in latest.items():
             if fact_id not in existing:
                 report.missing_fact += 1
-                report.bad_lines.append(number)
+                bad_lines.append(number)
                 continue
             entry = current.get((source, short))
             if not _its_fact(existing[fact_id], short, entry[2] if entry else None):
@@ -135,7 +136,7 @@ def import_tsv(store: FactStore, text: str, current: dict[tuple[str, str], tuple
             report.matched_current += entry is not None
             writes.ledger.import_row(key, source, sha, fact_id, stamp, provenance)
             report.imported += 1
-    report.bad_lines.sort()
+    bad_lines.sort()
     return report
 
 

@@ -76,9 +76,10 @@ class LedgerWrites(StorePart):
 
     def ledger_identity(self, entry_id: str) -> tuple[str, str] | None:
         """(source, hash) the owner's ledger holds for an entry id."""
-        return self.conn.execute(
+        row: tuple[str, str] | None = self.conn.execute(
             f"SELECT source, entry_sha256 FROM {LEDGER_TABLE} WHERE entry_id = ? AND {self._scope} LIMIT 1", (entry_id, *self._scope_params)
         ).fetchone()
+        return row
 
     def unclaimed_entries(self, entry_ids: Iterable[str] | None = None) -> list[str]:
         """The entries (of those named; every entry when none are) with rows the owner may take

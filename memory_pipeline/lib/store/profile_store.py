@@ -40,13 +40,17 @@ class ProfileStore:
         """The agent reads one store per user (the catalog Holographic's `scope: user`), not this one."""
         return self.settings.per_user
 
-    def opened(
-        self, *, owner: LedgerOwner = SOLE_OWNER, create: bool = True, missing_ok: bool = False
-    ) -> AbstractContextManager[FactStore | None]:
+    def opened(self, *, owner: LedgerOwner = SOLE_OWNER, create: bool = True) -> AbstractContextManager[FactStore]:
         """The store opened for writing, its schema made or brought up to date (see `FactStore.opened`)."""
         from memory_pipeline.lib.store.fact_store import FactStore
 
-        return FactStore.opened(self.settings, owner=owner, create=create, missing_ok=missing_ok)
+        return FactStore.opened(self.settings, owner=owner, create=create)
+
+    def opened_if_exists(self, *, owner: LedgerOwner = SOLE_OWNER) -> AbstractContextManager[FactStore | None]:
+        """`opened` without `create`, or None for a store that does not exist yet."""
+        from memory_pipeline.lib.store.fact_store import FactStore
+
+        return FactStore.opened_if_exists(self.settings, owner=owner)
 
     def read_only(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read-only connection for `lib/store`'s reads (no writer, no lock ever taken); a store

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 RECEIPTS_TABLE = "memory_pipeline_receipts"
 RECEIPTS_SCHEMA = f"""
@@ -43,7 +44,7 @@ class Receipt:
     at: str | None = None
     receipt_id: int | None = None
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "receipt_id": self.receipt_id,
             "at": self.at,

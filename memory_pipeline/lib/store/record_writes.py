@@ -6,6 +6,7 @@ links a repair finds dangling. Inside the store's write transaction."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from memory_pipeline.lib.store.database import DANGLING_LINK_SQL, KEPT_TABLE, QUARANTINE_TABLE, RETIRED_TAG
 from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, VERDICTS_TABLE
@@ -61,7 +62,7 @@ class RecordWrites(StorePart):
 
     # --- quarantine, receipts, kept mirror rows, dangling links --------------------------------
 
-    def quarantine_entries(self, records: Iterable) -> None:
+    def quarantine_entries(self, records: Iterable[Any]) -> None:
         """Put entries in quarantine, or count one more failed attempt for those already there."""
         self.conn.executemany(
             f"""INSERT INTO {QUARANTINE_TABLE} (entry_id, source, model, prompt_sha256, reply, error)

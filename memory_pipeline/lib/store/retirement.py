@@ -6,11 +6,12 @@ sync left to retire, and the tag merging every rewrite of a fact's tags goes thr
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 
 from memory_pipeline.lib.store.database import IS_PIPELINE_FACT_SQL, LEDGER_TABLE
 
 
-def merge_tags(*groups) -> str:
+def merge_tags(*groups: str | Iterable[str]) -> str:
     """One comma-separated tag string, first spelling of each tag kept, empty parts dropped."""
     seen: dict[str, None] = {}
     for group in groups:

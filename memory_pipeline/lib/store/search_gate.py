@@ -16,6 +16,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 JUDGE_TABLE = "memory_pipeline_judge"
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
@@ -43,7 +44,7 @@ def _list_sha256(path: str | None) -> str | None:
 
 # The keyword list's hash by its path, kept while its inode, size and times stay the same: a query
 # then reads the list's metadata, not its bytes.
-_LIST_HASHES: dict[str, tuple[tuple, str]] = {}
+_LIST_HASHES: dict[str, tuple[tuple[Any, ...], str]] = {}
 
 
 # The version of the detectors and the unsafe scan (`privacy.detectors` keys verdicts by it): kept
@@ -100,7 +101,7 @@ def recorded_list(conn: sqlite3.Connection, recorded: str | None) -> str | None:
 
 
 def _store_dir(conn: sqlite3.Connection) -> str:
-    file = next(row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main")
+    file = str(next(row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"))
     return os.path.dirname(os.path.abspath(file))
 
 
@@ -120,13 +121,14 @@ def gate(conn: sqlite3.Connection, settings_sha256: str | list[str] | None = Non
     return Gate(sha256, detectors, stale)
 
 
-def _judge_row(conn: sqlite3.Connection) -> tuple | None:
+def _judge_row(conn: sqlite3.Connection) -> tuple[Any, ...] | None:
     """(keywords path, SHA-256, detectors, switches) of the judge; None before any judgement. A
     store judged before the switches were recorded has none (every caller that reads them then
     finds the judge stale)."""
     for columns in ("keywords_path, keywords_sha256, detectors, settings_sha256", "keywords_path, keywords_sha256, detectors, NULL"):
         try:
-            return conn.execute(f"SELECT {columns} FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
+            row: tuple[Any, ...] | None = conn.execute(f"SELECT {columns} FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
+            return row
         except sqlite3.OperationalError:
             continue
     return None
@@ -135,6 +137,7 @@ def _judge_row(conn: sqlite3.Connection) -> tuple | None:
 def _lists_sha256(conn: sqlite3.Connection, recorded: str | None) -> str | None:
     """The recorded list's (or lists') hash as the files are now; None when one cannot be read."""
     hashes = [_list_sha256(recorded_list(conn, p)) for p in recorded_many(recorded)]
-    if None in hashes:
+    known = [h for h in hashes if h is not None]
+    if len(known) != len(hashes):
         return None
-    return hashes[0] if len(hashes) == 1 else united_sha256(hashes)
+    return known[0] if len(known) == 1 else united_sha256(known)

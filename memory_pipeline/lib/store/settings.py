@@ -3,8 +3,10 @@ provider reads them (`plugins.hermes-memory-store`), with its defaults on any tr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
@@ -57,7 +59,10 @@ def holographic_settings(profile_home: Path) -> HolographicSettings:
     )
 
 
-def _positive(value, kind, default):
+_Number = TypeVar("_Number", int, float)
+
+
+def _positive(value: object, kind: Callable[[Any], _Number], default: _Number) -> _Number:
     try:
         number = kind(value)
     except (TypeError, ValueError):

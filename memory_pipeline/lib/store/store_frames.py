@@ -4,6 +4,7 @@ to compare with the files: counts, ids and states, with each fact's content as i
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 import pandas as pd
 
@@ -15,7 +16,7 @@ from memory_pipeline.lib.store.watermark import store_watermark
 FACTS_FRAME = "loaded_facts"  # the name the audit's copy of the facts goes by: never the store's `facts`
 
 
-def _table(conn: sqlite3.Connection, sql: str, columns: list[str], params: dict | tuple = ()) -> pd.DataFrame:
+def _table(conn: sqlite3.Connection, sql: str, columns: list[str], params: dict[str, Any] | tuple[Any, ...] = ()) -> pd.DataFrame:
     # fetchall + from_records is about twice as fast as pandas.read_sql_query on wide scans.
     return pd.DataFrame.from_records(conn.execute(sql, params).fetchall(), columns=columns)
 

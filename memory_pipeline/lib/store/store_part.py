@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.settings import HolographicSettings
+from memory_pipeline.lib.store.store_file import StoreError
 from memory_pipeline.lib.store.sync_report import SyncReport
 
 NO_PROVENANCE = ("", "", "")
@@ -62,3 +63,10 @@ class StorePart:
     @property
     def receipts(self) -> list[Receipt]:
         return self._store.receipts
+
+
+def inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The rowid of the row the cursor's INSERT just wrote."""
+    if cursor.lastrowid is None:  # SQLite sets it for every row an INSERT writes
+        raise StoreError("an insert reported no row id")
+    return cursor.lastrowid

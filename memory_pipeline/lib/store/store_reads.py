@@ -5,6 +5,7 @@ id, and the facts a repair or the privacy stage works through. Each takes an ope
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -24,7 +25,7 @@ _CHUNK = 500  # ids per query: under SQLite's limit on bound parameters
 
 
 def fact_count(conn: sqlite3.Connection) -> int:
-    return conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+    return int(conn.execute("SELECT count(*) FROM facts").fetchone()[0])
 
 
 @dataclass(frozen=True)
@@ -47,14 +48,14 @@ def store_counts(conn: sqlite3.Connection) -> StoreCounts:
     return StoreCounts(facts, pipeline, retired, archived, last_write)
 
 
-def existing_fact_ids(conn: sqlite3.Connection, fact_ids) -> set[int]:
+def existing_fact_ids(conn: sqlite3.Connection, fact_ids: Iterable[int]) -> set[int]:
     """Those of the ids that name a fact in Hermes' tables."""
     return set(fact_contents(conn, fact_ids))
 
 
-def fact_contents(conn: sqlite3.Connection, fact_ids) -> dict[int, str]:
+def fact_contents(conn: sqlite3.Connection, fact_ids: Iterable[int]) -> dict[int, str]:
     """The stored text of each of these facts that exists."""
-    ids, contents = list(dict.fromkeys(int(i) for i in fact_ids)), {}
+    ids, contents = list(dict.fromkeys(int(i) for i in fact_ids)), dict[int, str]()
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
         contents.update(conn.execute(f"SELECT fact_id, content FROM facts WHERE fact_id IN ({', '.join('?' * len(chunk))})", chunk))
@@ -73,7 +74,7 @@ class FactState(NamedTuple):
 _STATE_SQL = "SELECT fact_id, CAST(content AS BLOB), tags, trust_score FROM facts"
 
 
-def fact_states(conn: sqlite3.Connection):
+def fact_states(conn: sqlite3.Connection) -> Iterator[FactState]:
     """Every fact's state, streamed in the store's order."""
     return map(FactState._make, conn.execute(_STATE_SQL))
 
@@ -134,7 +135,7 @@ def unsafe_fact_entries(conn: sqlite3.Connection) -> list[tuple[int, str | None]
 
 def dangling_link_count(conn: sqlite3.Connection) -> int:
     """Entity links whose fact or entity is gone."""
-    return conn.execute(f"SELECT count(*) FROM fact_entities WHERE {DANGLING_LINK_SQL}").fetchone()[0]
+    return int(conn.execute(f"SELECT count(*) FROM fact_entities WHERE {DANGLING_LINK_SQL}").fetchone()[0])
 
 
 def false_hrr1_by_category(conn: sqlite3.Connection, dim: int) -> dict[str, int]:

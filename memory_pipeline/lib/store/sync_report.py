@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Any
 
 from memory_pipeline.lib.store.database import StoreError
 
@@ -36,7 +37,8 @@ class SyncReport:
         return {f.name: getattr(self, f.name) if f.type == "bool" else float(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
-    def from_metrics(cls, metadata: dict) -> SyncReport:
+    def from_metrics(cls, metadata: dict[str, Any]) -> SyncReport:
         """The report back from that metadata (a run that did not write the store: all zero).
         The keys are the fields, so a renamed field is renamed on both sides."""
-        return cls(**{f.name: (bool if f.type == "bool" else int)(metadata[f.name]) for f in fields(cls) if f.name in metadata})
+        values: dict[str, Any] = {f.name: (bool if f.type == "bool" else int)(metadata[f.name]) for f in fields(cls) if f.name in metadata}
+        return cls(**values)

@@ -50,7 +50,7 @@ def _collides(dim: int) -> bool:
     return legacy_size(dim) == hrr1_size(dim)
 
 
-def state(blob, dim: int) -> VectorState:
+def state(blob: object, dim: int) -> VectorState:
     """The dialect of one blob, by Hermes' rules: size first, legacy wins the dim-1 collision."""
     if blob is None or (isinstance(blob, (bytes, bytearray, memoryview)) and len(blob) == 0):
         return VectorState.MISSING
@@ -64,9 +64,11 @@ def state(blob, dim: int) -> VectorState:
     return VectorState.MALFORMED
 
 
-def decode(blob, dim: int) -> np.ndarray | None:
+def decode(blob: object, dim: int) -> np.ndarray | None:
     """float64 phases, or None when the blob is missing or malformed."""
     kind = state(blob, dim)
+    if not isinstance(blob, bytes):
+        return None
     if kind is VectorState.LEGACY:
         return np.frombuffer(blob, dtype=np.float64)
     if kind is VectorState.HRR1:
@@ -77,7 +79,8 @@ def decode(blob, dim: int) -> np.ndarray | None:
 def decode_rows(blobs: Iterable[bytes], dim: int) -> np.ndarray:
     """Decodable blobs as one (n, dim) float64 array, each dialect converted in one pass (banks
     sum thousands at a time). The caller passes only blobs `state` accepts."""
-    legacy, hrr1 = [], []
+    legacy: list[bytes] = []
+    hrr1: list[bytes] = []
     for blob in blobs:
         (hrr1 if len(blob) != legacy_size(dim) else legacy).append(blob)
     parts = []

@@ -54,7 +54,10 @@ def verdicts(conn: sqlite3.Connection) -> dict[int, Verdict]:
 def judge_in_force(conn: sqlite3.Connection) -> tuple[str | None, str, str, str | None] | None:
     """(keywords path, its SHA-256, detectors, detector switches' digest) of the judge in force."""
     try:
-        return conn.execute(f"SELECT keywords_path, keywords_sha256, detectors, settings_sha256 FROM {JUDGE_TABLE} WHERE id = 1").fetchone()
+        row: tuple[str | None, str, str, str | None] | None = conn.execute(
+            f"SELECT keywords_path, keywords_sha256, detectors, settings_sha256 FROM {JUDGE_TABLE} WHERE id = 1"
+        ).fetchone()
+        return row
     except sqlite3.OperationalError:
         return None
 
@@ -80,4 +83,4 @@ def verdict_of(conn: sqlite3.Connection, fact_id: int) -> Verdict | None:
 
 def orphan_count(conn: sqlite3.Connection) -> int:
     """Verdicts whose fact is gone."""
-    return conn.execute(f"SELECT count(*) FROM {VERDICTS_TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)").fetchone()[0]
+    return int(conn.execute(f"SELECT count(*) FROM {VERDICTS_TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)").fetchone()[0])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import zlib
+from typing import Any
 
 from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, table_exists
 
@@ -44,7 +45,7 @@ def store_watermark(conn: sqlite3.Connection) -> str:
     return hashlib.sha256(repr((tuple(facts), ledger, kept, banks)).encode()).hexdigest()[:32]
 
 
-def _row_of(conn: sqlite3.Connection, table: str, aggregates: str) -> tuple | None:
+def _row_of(conn: sqlite3.Connection, table: str, aggregates: str) -> tuple[Any, ...] | None:
     return tuple(conn.execute(f"SELECT {aggregates} FROM {table}").fetchone()) if table_exists(conn, table) else None
 
 

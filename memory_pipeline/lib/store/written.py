@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 from memory_pipeline.lib.store.ledger_schema import LEDGER_TABLE
 
@@ -29,7 +30,7 @@ class DriftedFact:
     written: str  # what the pipeline wrote (never shown by a check: only `drift` shows it, to the owner)
 
 
-def drifted_facts(conn: sqlite3.Connection, scope: str = "1", params: tuple = ()) -> list[DriftedFact]:
+def drifted_facts(conn: sqlite3.Connection, scope: str = "1", params: tuple[Any, ...] = ()) -> list[DriftedFact]:
     """The synced facts (active ledger rows in `scope`) whose text is no longer what the pipeline wrote."""
     rows = conn.execute(
         f"""SELECT w.fact_id, group_concat(DISTINCT l.entry_id), min(l.source), f.category, w.content

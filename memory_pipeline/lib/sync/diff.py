@@ -4,6 +4,8 @@ Run as named passes over one `_Diff`, each taking what the ones before left uncl
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from memory_pipeline.lib.hermes.memory_files import fact_pointers, title_entity
@@ -67,7 +69,7 @@ class _Diff:
     def __init__(self, ledger: dict[str, LedgerEntry], unreadable_sources: frozenset[str]):
         self.ledger = ledger
         self.unreadable_sources = unreadable_sources
-        self.rows: list[dict] = []
+        self.rows: list[dict[str, Any]] = []
         self.claimed: set[str] = set()
 
     def vanished(self, entry_id: str) -> bool:
@@ -75,7 +77,7 @@ class _Diff:
         led = self.ledger[entry_id]
         return entry_id not in self.claimed and led.owned and led.source not in self.unreadable_sources
 
-    def emit(self, entry: dict, status: str, led: LedgerEntry | None, score: float) -> None:
+    def emit(self, entry: dict[str, Any], status: str, led: LedgerEntry | None, score: float) -> None:
         if led is not None:
             self.claimed.add(led.entry_id)
         self.rows.append(
@@ -88,11 +90,11 @@ class _Diff:
             }
         )
 
-    def exact(self, entries: list[dict]) -> list[dict]:
+    def exact(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Same source and hash: unchanged (or written again when its facts were deleted)."""
         by_key: dict[tuple[str, str], str] = {}
-        for entry_id, led in self.ledger.items():
-            by_key.setdefault((led.source, led.short_hash), entry_id)
+        for entry_id, known in self.ledger.items():
+            by_key.setdefault((known.source, known.short_hash), entry_id)
         pending = []
         for entry in entries:
             led_id = by_key.get((entry["source"], entry["short_hash"]))
@@ -106,7 +108,7 @@ class _Diff:
                 self.emit(entry, "unchanged", led, 1.0)
         return pending
 
-    def moved(self, pending: list[dict]) -> list[dict]:
+    def moved(self, pending: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The same hash, vanished from the other file: changed (moved)."""
         by_hash: dict[str, list[str]] = {}
         for entry_id, led in self.ledger.items():
@@ -120,7 +122,7 @@ class _Diff:
                 left.append(entry)
         return left
 
-    def compacted(self, pending: list[dict]) -> list[dict]:
+    def compacted(self, pending: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """An entry shortened to a summary with `fact_store#N` pointers (the compaction command)
         takes over the vanished entry whose facts it points at; those facts keep the full text."""
         by_fact: dict[int, str] = {}
@@ -137,19 +139,19 @@ class _Diff:
                 left.append(entry)
         return left
 
-    def journaled(self, pending: list[dict], edits: dict[tuple[str, str], str]) -> list[dict]:
+    def journaled(self, pending: list[dict[str, Any]], edits: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
         """A new hash the journal names as the edit of a vanished entry of its file takes it over."""
         left = []
         for entry in pending:
             replaced = edits.get((entry["source"], entry["entry_sha256"]))
             led = self.ledger.get(replaced) if replaced else None
-            if led is not None and led.source == entry["source"] and self.vanished(replaced):
+            if replaced and led is not None and led.source == entry["source"] and self.vanished(replaced):
                 self.emit(entry, "changed", led, round(dice(bigrams(entry["text"]), bigrams(led.text)), 4))
             else:
                 left.append(entry)
         return left
 
-    def same_label(self, pending: list[dict]) -> list[dict]:
+    def same_label(self, pending: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """A new entry with the label of exactly one vanished entry of its file (and the only new
         entry with that label) takes it over."""
         vanished: dict[tuple[str, str], list[str]] = {}
@@ -157,7 +159,7 @@ class _Diff:
             label = title_entity(self.ledger[led_id].text)
             if label:
                 vanished.setdefault((self.ledger[led_id].source, label), []).append(led_id)
-        labels = [(entry["source"], title_entity(entry["text"])) for entry in pending]
+        labels = [(str(entry["source"]), title_entity(entry["text"]) or "") for entry in pending]
         left = []
         for entry, key in zip(pending, labels, strict=True):
             candidates = vanished.get(key, []) if key[1] else []
@@ -168,7 +170,7 @@ class _Diff:
                 left.append(entry)
         return left
 
-    def similar_or_new(self, pending: list[dict], threshold: float) -> None:
+    def similar_or_new(self, pending: list[dict[str, Any]], threshold: float) -> None:
         """A new hash similar enough to a vanished entry of the same source takes it over
         (changed, best pairs first); the rest are new."""
         candidates = [i for i in self.ledger if self.vanished(i)]

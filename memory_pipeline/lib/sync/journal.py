@@ -18,6 +18,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.hermes.hashing import entry_id
@@ -34,7 +35,7 @@ def journal_path(data_dir: Path, profile: str) -> Path:
 
 @dataclass(frozen=True)
 class Journal:
-    lines: list[dict] = field(default_factory=list)  # every readable line, oldest first
+    lines: list[dict[str, Any]] = field(default_factory=list)  # every readable line, oldest first
     problems: list[str] = field(default_factory=list)  # one line per file not read whole: the file, why, what was read
 
     @functools.cached_property
@@ -51,7 +52,7 @@ class Journal:
     @functools.cached_property
     def taken_away(self) -> set[tuple[str, str]]:
         """(source, SHA-256) of every entry a journaled write took away."""
-        found = set()
+        found: set[tuple[str, str]] = set()
         for write in self.lines:
             before = write.get("before")
             found.update((str(write.get("target")), h) for h in (before if isinstance(before, list) else []) if isinstance(h, str))
@@ -60,7 +61,7 @@ class Journal:
 
 def read_journal(path: Path) -> Journal:
     """The journal moved aside and the current one, oldest first; nothing when there is none."""
-    lines: list[dict] = []
+    lines: list[dict[str, Any]] = []
     problems: list[str] = []
     for part in (path.with_name(path.name + ".1"), path):
         raw, problem = _newest_bytes(part)
@@ -90,7 +91,7 @@ def _newest_bytes(path: Path) -> tuple[bytes, str | None]:
     return raw, f"agent journal {path}: {mb:.0f} MB, only its newest {read} MB read (remove the file to start afresh)"
 
 
-def _parsed(raw: bytes, *, whole: bool) -> list[dict]:
+def _parsed(raw: bytes, *, whole: bool) -> list[dict[str, Any]]:
     text = raw.decode("utf-8", errors="replace").splitlines()
     if not whole and text:
         text = text[1:]  # the first line of a tail is cut

@@ -17,6 +17,7 @@ A mirror-shaped fact (untagged, in a file's mirror category, named by no ledger 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,7 +152,9 @@ def _previous_versions(diff: pd.DataFrame, rows: list[MirrorRow], edits: dict[tu
     return diff, taken
 
 
-def settle_unexplained(store: FactStore, fact_ids: list[int], readings: list[SourceReading], *, keep: bool, retire_one) -> list[int]:
+def settle_unexplained(
+    store: FactStore, fact_ids: list[int], readings: list[SourceReading], *, keep: bool, retire_one: Callable[[FactStore, int], object]
+) -> list[int]:
     """Retire (with `retire_one(store, fact_id)`) or keep as the agent's own the unexplained mirror
     rows named, in one transaction; only those still unexplained when the lock is held. Their ids."""
     with store.transaction() as writes:

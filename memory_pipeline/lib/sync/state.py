@@ -13,9 +13,10 @@ import hashlib
 import json
 import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from memory_pipeline.lib.files.digest_key import keyed
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
@@ -44,7 +45,7 @@ def state_path(data_dir: Path, profile: str) -> Path:
     return data_dir / "last_sync" / f"{profile}.json"
 
 
-def _store_now(path: Path, watermark: str | None = None) -> list | None:
+def _store_now(path: Path, watermark: str | None = None) -> list[Any] | None:
     """The store file's identity and its watermark: as it is now, or the one given (what a run
     saw, so the store is not read again); None without a store."""
     try:
@@ -70,8 +71,15 @@ def _file_digest(path: Path) -> str:
 
 
 def _state(
-    profile: Profile, keywords: Path | None, settings: dict, *, files: str, store: list | None, keywords_digest: str, config: str
-) -> dict:
+    profile: Profile,
+    keywords: Path | None,
+    settings: dict[str, Any],
+    *,
+    files: str,
+    store: list[Any] | None,
+    keywords_digest: str,
+    config: str,
+) -> dict[str, Any]:
     return {
         "version": STATE_VERSION,
         "files": files,
@@ -87,7 +95,7 @@ def config_digest(profile: Profile) -> str:
     return _file_digest(profile.home / "config.yaml")
 
 
-def current_state(profile: Profile, keywords: Path | None, settings: dict, key: bytes) -> dict | None:
+def current_state(profile: Profile, keywords: Path | None, settings: dict[str, Any], key: bytes) -> dict[str, Any] | None:
     """Everything a sync of this profile depends on, as it is now; None when it cannot be told."""
     store = _store_now(profile_store(profile).path)
     if store is not None and "unusable" in store:
@@ -103,7 +111,7 @@ def current_state(profile: Profile, keywords: Path | None, settings: dict, key: 
     )
 
 
-def state_of_run(profile: Profile, keywords: Path | None, settings: dict, read: RunInputs, config: str) -> dict | None:
+def state_of_run(profile: Profile, keywords: Path | None, settings: dict[str, Any], read: RunInputs, config: str) -> dict[str, Any] | None:
     """The same, as the run saw it (never re-read after it: a change made meanwhile must not be
     taken as synced); `config` is the digest taken before the run started."""
     store = _store_now(profile_store(profile).path, read.store_watermark)
@@ -125,7 +133,7 @@ class RecordedSync:
     """The last recorded sync of a profile: what its run read, and the checks (check, severity,
     detail) it left failing, which stand while the inputs are as it read them."""
 
-    state: dict | None
+    state: dict[str, Any] | None
     failing: list[FailingCheck]
 
 
@@ -142,7 +150,7 @@ def recorded(data_dir: Path, profile: str) -> RecordedSync:
     )
 
 
-def record(data_dir: Path, profile: str, state: dict, run_id: str, failing: list[FailingCheck] = ()) -> None:
+def record(data_dir: Path, profile: str, state: dict[str, Any], run_id: str, failing: Sequence[FailingCheck] = ()) -> None:
     path = state_path(data_dir, profile)
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, json.dumps({"state": state, "run_id": run_id, "failing": [list(f) for f in failing]}))

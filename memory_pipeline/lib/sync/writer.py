@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -31,8 +32,8 @@ class _Plan:
     ready: pd.DataFrame  # new and changed entries with their facts extracted
     removed: pd.DataFrame
     compacted: pd.DataFrame
-    facts_by_entry: dict[str, list] = field(default_factory=dict)
-    failed: list = field(default_factory=list)  # entries to quarantine
+    facts_by_entry: dict[str, list[Any]] = field(default_factory=dict)
+    failed: list[Any] = field(default_factory=list)  # entries to quarantine
     adoptions: list[tuple[str, int]] = field(default_factory=list)  # (entry id, mirror fact id)
     releasable: set[str] = field(default_factory=set)  # quarantined entries to let go
     to_retire: list[int] = field(default_factory=list)  # facts kept under `keep` that `retire` now retires
@@ -99,7 +100,7 @@ def write_sync(
 def _plan(store: FactStore, entry_diff: EntryDiff, extraction: Extraction, removal_policy: RemovalPolicy, report: SyncReport) -> _Plan:
     conn, owner = store.conn, store.owner
     diff, held = entry_diff.frame, entry_diff.held
-    facts_by_entry: dict[str, list] = defaultdict(list)
+    facts_by_entry: dict[str, list[Any]] = defaultdict(list)
     for fact in extraction.facts.itertuples(index=False):
         facts_by_entry[fact.entry_id].append(fact)
     work = diff[diff["status"].isin(["new", "changed"])]
@@ -169,7 +170,7 @@ def _write_removed(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy
             writer.ledger.drop_entry(entry.entry_id)
         else:
             writer.ledger.retire_entry(entry.entry_id)
-        writer.entries.release(list(entry.existing_fact_ids), removal_policy, (entry.entry_id, known[1] if known else None))
+        writer.entries.release(list(entry.existing_fact_ids), removal_policy, (entry.entry_id, known[1]) if known else None)
 
 
 def _adopt_and_retire_mirrors(writer: FactStore, plan: _Plan, entry_diff: EntryDiff, removal_policy: RemovalPolicy) -> list[int]:

@@ -6,10 +6,11 @@ extraction history). Each rule takes the `LoadedLayers` and returns an `AuditRes
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from memory_pipeline.lib.audit.rules import cross_layer, drift, files, index, privacy
 
-RULES: dict[str, Callable] = {**cross_layer.RULES, **drift.RULES, **index.RULES, **privacy.RULES, **files.RULES}
+RULES: dict[str, Callable[..., Any]] = {**cross_layer.RULES, **drift.RULES, **index.RULES, **privacy.RULES, **files.RULES}
 # Store-side work that is pure SQLite: started on its own connection in a thread while the
 # frames load (sqlite3 releases the GIL while a statement runs), so on two cores it costs little.
-STORE_SIDE: dict[str, Callable] = {**cross_layer.STORE_SIDE, **drift.STORE_SIDE, **index.STORE_SIDE, **privacy.STORE_SIDE}
+STORE_SIDE: dict[str, Callable[..., Any]] = {**cross_layer.STORE_SIDE, **drift.STORE_SIDE, **index.STORE_SIDE, **privacy.STORE_SIDE}

@@ -6,8 +6,10 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 
+import duckdb
+
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
-from memory_pipeline.lib.audit.layers import count
+from memory_pipeline.lib.audit.layers import AuditInputs, count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.store.ledger import ledger_problems
@@ -148,7 +150,7 @@ def fact_links(layers: LoadedLayers) -> AuditResult:
 _NAMED_IDS = 20
 
 
-def _rows_naming_anothers_fact(db) -> list[int]:
+def _rows_naming_anothers_fact(db: duckdb.DuckDBPyConnection) -> list[int]:
     """The facts named by the profile's active rows that are not their entry's: not written by the
     pipeline, and neither the entry's text nor text of the entry's hash (a ledger carried from
     another store names Hermes' own unrelated facts by the same ids)."""
@@ -184,7 +186,7 @@ def mirrors_adopted(layers: LoadedLayers) -> AuditResult:
     return AuditResult("mirrors_adopted", not ids, WARN, detail, metadata)
 
 
-def _evidence(inputs, known: set[str]) -> EntryEvidence:
+def _evidence(inputs: AuditInputs, known: set[str]) -> EntryEvidence:
     """What shows a mirror row's text was an entry: the ledger, the drift backups, the journal."""
     journal = read_journal(journal_path(inputs.data_dir, inputs.profile)) if inputs.data_dir else Journal()
     return EntryEvidence.gathered(known, {r.source: r.path for r in inputs.readings}, journal)

@@ -47,10 +47,12 @@ def cap_usage(layers: LoadedLayers) -> AuditResult:
     )
 
 
-def _what_compact_frees(reading: SourceReading, synced: dict, target: float) -> str:
+def _what_compact_frees(reading: SourceReading, synced: dict[tuple[str, str], list[int]], target: float) -> str:
     """What `compact` would propose, from this audit's reading (no bytes: nothing is applied)."""
-    proposal = propose(reading, b"", synced, target=compact_target(target)) if reading.readable else None
-    freed = proposal.chars_before - proposal.chars_after if proposal else 0
+    if not reading.readable:
+        return ", no synced entry for `compact` to shorten"
+    proposal = propose(reading, b"", synced, target=compact_target(target))
+    freed = proposal.chars_before - proposal.chars_after
     if not freed:
         return ", no synced entry for `compact` to shorten"
     reached = f"{100 * proposal.chars_after / reading.limit:.0f}%"

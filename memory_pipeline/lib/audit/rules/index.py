@@ -22,7 +22,7 @@ def index_store_side(conn: sqlite3.Connection, settings: HolographicSettings) ->
     return FactStore(conn, settings).index.holographic_fts_health(), false_hrr1
 
 
-def _sql_text(value) -> str:
+def _sql_text(value: object) -> str:
     return "NULL" if value is None else "'" + str(value).replace("'", "''") + "'"
 
 
@@ -75,7 +75,7 @@ def index_consistency(layers: LoadedLayers) -> AuditResult:
     )
 
 
-def _missing_cause(counts: dict) -> str:
+def _missing_cause(counts: dict[VectorState, int]) -> str:
     """Why vectors are missing: Holographic stores a fact without one when NumPy is not in Hermes'
     environment; the next sync or `--repair` adds the one it would have computed."""
     return " (stored so by Hermes without NumPy in its environment: the next sync adds them)" if counts[VectorState.MISSING] else ""

@@ -8,8 +8,10 @@ import sqlite3
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.choices import PrivacyPolicy
+from memory_pipeline.lib.privacy.detectors import DETECTOR_GATE_RE2
 from memory_pipeline.lib.privacy.folding import foldable_class_re2
-from memory_pipeline.lib.privacy.matching import DETECTOR_GATE_RE2, PRIVATE_TAG, normalise_tags
+from memory_pipeline.lib.privacy.matching import normalise_tags
+from memory_pipeline.lib.store.database import PRIVATE_TAG
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.store_reads import unsafe_fact_entries
 
@@ -31,7 +33,7 @@ def _untagged_matches(layers: LoadedLayers, tagged: dict[int, bool]) -> int:
     """How many untagged facts the keyword list or a detector matches. One vectorised RE2 pass in
     DuckDB (the detectors' gate, the list itself, whose patterns are RE2 already, and any text the
     fold would change) leaves few candidates; the code that tags confirms them."""
-    judge, db = layers.inputs.judge, layers.db
+    judge, db = layers.inputs.privacy_judge, layers.db
     # A text holding a character the fold changes (full-width, look-alike, invisible) is looked at
     # in Python whatever the gates say: they read it unfolded.
     conditions, params = ["regexp_matches(content, ?)", "regexp_matches(content, ?)"], [DETECTOR_GATE_RE2, foldable_class_re2()]
@@ -39,7 +41,7 @@ def _untagged_matches(layers: LoadedLayers, tagged: dict[int, bool]) -> int:
         conditions.append("regexp_matches(content, ?, 'i')")
         params.append(prefilter)
     candidates = db.execute(f"SELECT fact_id, content FROM loaded_facts WHERE {' OR '.join(conditions)}", params).fetchall()
-    return sum(1 for fact_id, content in candidates if not tagged.get(fact_id) and judge.reasons(content))
+    return sum(1 for fact_id, content in candidates if not tagged.get(fact_id) and bool(judge.reasons(content)))
 
 
 def privacy_coverage(layers: LoadedLayers) -> AuditResult:
@@ -47,7 +49,7 @@ def privacy_coverage(layers: LoadedLayers) -> AuditResult:
     tagged, variants, visible = _private_tagging(layers)
     untagged = _untagged_matches(layers, tagged)  # a tagged fact is covered, whatever it holds
     private = sum(tagged.values())
-    hiding = inputs.judge.policy is PrivacyPolicy.HIDE
+    hiding = inputs.privacy_judge.policy is PrivacyPolicy.HIDE
     passed = untagged == 0 and variants == 0 and not (hiding and visible)
     return AuditResult(
         "privacy_coverage",
@@ -55,7 +57,8 @@ def privacy_coverage(layers: LoadedLayers) -> AuditResult:
         ERROR,
         f"{private} facts tagged `{PRIVATE_TAG}`, {untagged} untagged facts match the keyword list or a detector; "
         f"{variants} tag variants; {visible} private facts visible to prefetch (trust ≥ {inputs.settings.min_trust}) "
-        f"under policy `{inputs.judge.policy.value}`" + ("" if hiding else " (the user's choice: `sync --privacy-policy hide` hides them)"),
+        f"under policy `{inputs.privacy_judge.policy.value}`"
+        + ("" if hiding else " (the user's choice: `sync --privacy-policy hide` hides them)"),
         {
             "private_facts": float(private),
             "untagged_private": float(untagged),
