@@ -13,6 +13,7 @@ import textwrap
 from memory_pipeline.cli import main
 from memory_pipeline.mcp_server import MemoryServer
 from memory_pipeline_tests.support.store_helpers import query
+from memory_pipeline_tests.support.syncing import sync_outcome
 
 PROBE = textwrap.dedent(
     """
@@ -141,7 +142,7 @@ def _waiting_on(lock, count: int, processes) -> None:
     raise AssertionError("the sessions never reached Hermes' memory lock")
 
 
-def test_two_sessions_writing_at_once_are_never_paired_as_an_edit(agent_home, tmp_path, capsys):
+def test_two_sessions_writing_at_once_are_never_paired_as_an_edit(agent_home, tmp_path):
     """Session A removes an entry while session B adds an unrelated one, both through Hermes' own
     tool dispatch, each having read the files before either wrote (both wait on Hermes' own file
     lock, which the test holds). Neither write is taken for an edit of the other's entry."""
@@ -180,8 +181,7 @@ def test_two_sessions_writing_at_once_are_never_paired_as_an_edit(agent_home, tm
     sha = lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest()  # noqa: E731
     lines = sorted((w["session"], w["action"], w["before"], w["after"]) for w in map(json.loads, journal.read_text().splitlines()))
     assert lines == [("session-a", "remove", [sha(docs)], []), ("session-b", "add", [], [sha(NEW)])]
-    assert main(["sync", "--hermes-home", str(home), "--profile", "default"]) == 0  # whatever the live syncs raced to
-    capsys.readouterr()
+    assert not sync_outcome(home, "default").run_problems  # whatever the live syncs raced to
     assert query(db, "SELECT content FROM facts WHERE fact_id = ?", (docs_id,)) in ([], [(docs,)])  # never rewritten with B's text
     assert query(db, "SELECT count(*) FROM facts WHERE content = ? AND fact_id != ?", (NEW, docs_id)) == [(1,)]
     assert query(db, "SELECT count(*) FROM memory_pipeline_receipts WHERE fact_ids LIKE '%' || ? || '%'", (str(docs_id),))[0][0] >= 1

@@ -9,14 +9,15 @@ from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
-from memory_pipeline_tests.support.store_helpers import judge_of, query, sync_json, table_checksums
+from memory_pipeline_tests.support.store_helpers import judge_of, query, table_checksums
+from memory_pipeline_tests.support.syncing import sync_outcome
 
 
 @pytest.fixture
-def store(capsys, demo_home, tmp_path):
+def store(demo_home, tmp_path):
     empty = tmp_path / "none.txt"
     empty.write_text("# nothing private by keyword\n", encoding="utf-8")
-    sync_json(capsys, demo_home, "--profile", "default", "--keywords", str(empty))
+    assert not sync_outcome(demo_home, "default", keywords_path=str(empty)).run_problems
     return demo_home / "memory_store.db", holographic_settings(demo_home)
 
 

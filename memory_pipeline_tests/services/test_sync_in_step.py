@@ -1,7 +1,7 @@
 """A change made at any moment of a sync, during the run included, is either in that run or makes
-the next plain `sync` run: the skip state records what the run itself read. Each change is made
-from a hook at the exact moment (no sleep race), by Hermes' own Holographic store where Hermes
-writes."""
+the next plain sync run (the sync service every caller goes through): the skip state records what
+the run itself read. Each change is made from a hook at the exact moment (no sleep race), by
+Hermes' own Holographic store where Hermes writes."""
 
 import json
 import sqlite3
@@ -12,13 +12,19 @@ from memory_pipeline.defs import privacy as privacy_defs
 from memory_pipeline.defs import resources
 from memory_pipeline.launch import execute
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
-from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, sync_json, write_entries
+from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
+from memory_pipeline_tests.support.syncing import sync_outcome, synced_profile
 
 PRIVATE_FACT = "Lunch with Zhang Wei every Friday"  # a name on the demo keyword list
 
 
 def _append(path, entry: str) -> None:
     write_entries(path, read_entries(path) + [entry])
+
+
+def _clean(outcome) -> bool:
+    """No problem with the run itself and no ERROR left failing: what `sync` says `ok` to."""
+    return not outcome.run_problems and not any(c.severity == "ERROR" for p in outcome.profiles.values() for c in p.failing or [])
 
 
 def _hermes_add_fact(db, content: str) -> int:
@@ -53,17 +59,17 @@ def after_the_run(monkeypatch):
     return hook
 
 
-def test_an_entry_appended_after_the_run_read_the_files_is_synced_by_the_next_sync(capsys, synced_home, after_the_run):
+def test_an_entry_appended_after_the_run_read_the_files_is_synced_by_the_next_sync(synced_home, after_the_run):
     memory = synced_home / "memories" / "MEMORY.md"
     made = after_the_run(lambda: _append(memory, "**Late entry**: written while the sync finished"))
-    assert profile_result(sync_json(capsys, synced_home, "--profile", "default", "--force"))["skipped"] is False
+    assert synced_profile(synced_home, force=True)["skipped"] is False
     assert made, "the hook ran"
-    later = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    later = synced_profile(synced_home)
     assert (later["skipped"], later["added"]) == (False, 1)
-    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is True
+    assert synced_profile(synced_home)["skipped"] is True
 
 
-def test_an_entry_appended_during_the_run_is_synced_by_the_next_sync(capsys, synced_home, monkeypatch):
+def test_an_entry_appended_during_the_run_is_synced_by_the_next_sync(synced_home, monkeypatch):
     memory = synced_home / "memories" / "MEMORY.md"
     real = resources.HermesHomeResource.read
 
@@ -74,27 +80,27 @@ def test_an_entry_appended_during_the_run_is_synced_by_the_next_sync(capsys, syn
         return readings
 
     monkeypatch.setattr(resources.HermesHomeResource, "read", read_then_edit)
-    payload = sync_json(capsys, synced_home, "--profile", "default", "--force")
+    outcome = sync_outcome(synced_home, "default", force=True)
     # The audit read the files again and saw they moved since the run read them: a warning that the
     # next sync settles, no error to repair.
-    assert payload["ok"] is True and profile_result(payload)["added"] == 0
+    assert _clean(outcome) and outcome.profiles["default"].summary.as_json()["added"] == 0
     report = json.loads((synced_home / "memory-pipeline" / "reports" / "default" / "audit.json").read_text(encoding="utf-8"))
     fresh = next(c for c in report["checks"] if c["name"] == "hashes_fresh")
     assert (fresh["passed"], fresh["severity"]) == (False, "WARN") and "a memory file changed during the run" in fresh["detail"]
-    later = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    later = synced_profile(synced_home)
     assert (later["skipped"], later["added"]) == (False, 1)
 
 
-def test_a_private_fact_hermes_adds_after_the_run_is_tagged_by_the_next_sync(capsys, synced_home, after_the_run):
+def test_a_private_fact_hermes_adds_after_the_run_is_tagged_by_the_next_sync(synced_home, after_the_run):
     db = synced_home / "memory_store.db"
     after_the_run(lambda: _hermes_add_fact(db, PRIVATE_FACT))
-    sync_json(capsys, synced_home, "--profile", "default", "--force")
+    sync_outcome(synced_home, "default", force=True)
     assert "private-person" not in _tags(db, PRIVATE_FACT)
-    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is False
+    assert synced_profile(synced_home)["skipped"] is False
     assert "private-person" in _tags(db, PRIVATE_FACT)
 
 
-def test_a_private_fact_hermes_adds_between_tagging_and_the_audit_is_a_warning_then_tagged(capsys, synced_home, monkeypatch):
+def test_a_private_fact_hermes_adds_between_tagging_and_the_audit_is_a_warning_then_tagged(synced_home, monkeypatch):
     db = synced_home / "memory_store.db"
     real = privacy_defs.retag_store
 
@@ -105,30 +111,30 @@ def test_a_private_fact_hermes_adds_between_tagging_and_the_audit_is_a_warning_t
         return report
 
     monkeypatch.setattr(privacy_defs, "retag_store", retag_then_hermes_writes)
-    payload = sync_json(capsys, synced_home, "--profile", "default", "--force")
-    assert payload["ok"] is True  # not an ERROR whose repair repairs nothing
-    assert "privacy_coverage" in profile_result(payload)["failing_checks"]
-    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is False
+    outcome = sync_outcome(synced_home, "default", force=True)
+    assert _clean(outcome)  # not an ERROR whose repair repairs nothing
+    assert "privacy_coverage" in outcome.profiles["default"].summary.as_json()["failing_checks"]
+    assert synced_profile(synced_home)["skipped"] is False
     assert "private-person" in _tags(db, PRIVATE_FACT)
-    settled = sync_json(capsys, synced_home, "--profile", "default")
-    assert profile_result(settled)["skipped"] is True and "privacy_coverage" not in profile_result(settled)["failing_checks"]
+    settled = synced_profile(synced_home)
+    assert settled["skipped"] is True and "privacy_coverage" not in settled["failing_checks"]
 
 
-def test_a_clock_that_ran_ahead_does_not_hide_a_later_hermes_edit(capsys, synced_home):
+def test_a_clock_that_ran_ahead_does_not_hide_a_later_hermes_edit(synced_home):
     db = synced_home / "memory_store.db"
     fact_id = _hermes_add_fact(db, "Standup is at 9:30")
     conn = sqlite3.connect(db)
     with conn:
         conn.execute("UPDATE facts SET updated_at = datetime('now', '+1 day') WHERE fact_id = ?", (fact_id,))
     conn.close()
-    sync_json(capsys, synced_home, "--profile", "default")
-    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is True
+    sync_outcome(synced_home, "default")
+    assert synced_profile(synced_home)["skipped"] is True
     store = holographic_store(db)
     try:  # Hermes' own edit, stamped with a clock now behind the fact's updated_at
         store.update_fact(fact_id, content="Standup is at 9:30 with Zhang Wei")
     finally:
         store.close()
-    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is False
+    assert synced_profile(synced_home)["skipped"] is False
     assert "private-person" in _tags(db, "Standup is at 9:30 with Zhang Wei")
 
 
@@ -139,7 +145,7 @@ def _restore_bank(db, bank: tuple) -> None:
     conn.close()
 
 
-def test_a_bank_holographic_rewrote_late_is_settled_by_the_next_sync(capsys, synced_home, after_the_run):
+def test_a_bank_holographic_rewrote_late_is_settled_by_the_next_sync(synced_home, after_the_run):
     """Holographic reads a category's vectors and writes their bundle in two transactions: a
     rebuild whose read came before another add and whose write came after leaves the bank one fact
     behind. Written here once the run is over, it changes nothing but the bank."""
@@ -148,11 +154,11 @@ def test_a_bank_holographic_rewrote_late_is_settled_by_the_next_sync(capsys, syn
     early = query(db, "SELECT vector, fact_count FROM memory_banks WHERE bank_name = 'cat:general'")[0]
     _hermes_add_fact(db, "Release notes go out on Wednesday")
     made = after_the_run(lambda: _restore_bank(db, early))
-    sync_json(capsys, synced_home, "--profile", "default", "--force")
+    sync_outcome(synced_home, "default", force=True)
     assert made, "the hook ran"
     vectors = query(db, "SELECT count(*) FROM facts WHERE category = 'general' AND hrr_vector IS NOT NULL")[0][0]
     assert query(db, "SELECT fact_count FROM memory_banks WHERE bank_name = 'cat:general'") == [(vectors - 1,)]
-    settled = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    settled = synced_profile(synced_home)
     assert settled["skipped"] is False and "index_consistency" not in settled["failing_checks"]
     assert query(db, "SELECT fact_count FROM memory_banks WHERE bank_name = 'cat:general'") == [(vectors,)]
-    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["skipped"] is True
+    assert synced_profile(synced_home)["skipped"] is True
