@@ -26,56 +26,34 @@ from memory_pipeline.lib.store.entry_writes import EntryWrites
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.ledger_writes import LedgerWrites
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
-from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.record_writes import RecordWrites
 from memory_pipeline.lib.store.search_index import SearchIndexWrites
 from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.store_part import NO_PROVENANCE, OpenStore
+from memory_pipeline.lib.store.store_part import NO_PROVENANCE, OpenStore, StorePart
 from memory_pipeline.lib.store.sync_report import SyncReport
 from memory_pipeline.lib.store.written_writes import WrittenWrites
 
 
-class FactStore:
+class FactStore(StorePart):
     """An open store: its settings (path, dimension, trust), the connection, whose ledger rows
-    are this profile's (`owner`), and its parts. Every write happens inside `transaction()`,
-    except the index upkeep, which takes its own."""
+    are this profile's (`owner`), the transaction's report and receipts (as every part sees
+    them), and its parts. Every write happens inside `transaction()`, except the index upkeep,
+    which takes its own."""
 
     PARTS = (WrittenWrites, RecordWrites, LedgerWrites, FactWrites, SearchIndexWrites, EntryWrites)
 
     def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings, owner: LedgerOwner = SOLE_OWNER):
-        self._open = OpenStore(conn, settings, owner)
-        self.written = WrittenWrites(self._open)
-        self.records = RecordWrites(self._open)
-        self.ledger = LedgerWrites(self._open)
-        self.facts = FactWrites(self._open, written=self.written)
-        self.index = SearchIndexWrites(self._open)
-        self.entries = EntryWrites(self._open, facts=self.facts, ledger=self.ledger, records=self.records, written=self.written)
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        return self._open.conn
-
-    @property
-    def settings(self) -> HolographicSettings:
-        return self._open.settings
-
-    @property
-    def owner(self) -> LedgerOwner:
-        return self._open.owner
+        super().__init__(OpenStore(conn, settings, owner))
+        self.written = WrittenWrites(self._store)
+        self.records = RecordWrites(self._store)
+        self.ledger = LedgerWrites(self._store)
+        self.facts = FactWrites(self._store, written=self.written)
+        self.index = SearchIndexWrites(self._store)
+        self.entries = EntryWrites(self._store, facts=self.facts, ledger=self.ledger, records=self.records, written=self.written)
 
     @property
     def path(self) -> Path:
         return self.settings.db_path
-
-    @property
-    def report(self) -> SyncReport:
-        """What the transaction in progress (or the last one) wrote, counted."""
-        return self._open.report
-
-    @property
-    def receipts(self) -> list[Receipt]:
-        """What the removals of the transaction in progress (or the last one) took away."""
-        return self._open.receipts
 
     @classmethod
     @contextmanager
@@ -101,8 +79,8 @@ class FactStore:
     ) -> Iterator[FactStore]:
         """One write transaction (BEGIN IMMEDIATE … COMMIT, rolled back on any error). A sync
         counts its writes in `report` and stamps its ledger rows with `provenance` and `run_id`."""
-        self._open.report, self._open.provenance, self._open.run_id = report or SyncReport(), provenance, run_id
-        self._open.receipts = []
+        self._store.report, self._store.provenance, self._store.run_id = report or SyncReport(), provenance, run_id
+        self._store.receipts = []
         self.facts.begin()
         with database.write_transaction(self.conn):
             yield self
