@@ -10,7 +10,8 @@ import textwrap
 
 from memory_pipeline.cli import main
 from memory_pipeline_tests.support.servers import DEADLINE_S, wait_for
-from memory_pipeline_tests.support.store_helpers import consistency_problems, profile_result, sync_json
+from memory_pipeline_tests.support.store_helpers import consistency_problems
+from memory_pipeline_tests.support.syncing import synced_profile
 
 WRITER = textwrap.dedent(
     """
@@ -53,6 +54,6 @@ def test_syncs_during_a_busy_hermes_raise_no_error(capsys, synced_home, tmp_path
         stop.touch()
         writer.wait(timeout=120)
     assert writer.returncode == 0 and _writes(progress) > 10
-    settled = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    settled = synced_profile(synced_home)
     assert not [c for c in settled["failing_checks"] if c not in ("cap_usage", "mirrors_adopted")], settled
     assert consistency_problems(synced_home / "memory_store.db") == []

@@ -12,13 +12,12 @@ import pytest
 from memory_pipeline.cli import main
 from memory_pipeline_tests.support.store_helpers import (
     consistency_problems,
-    profile_result,
     query,
     read_entries,
     said,
-    sync_json,
     write_entries,
 )
+from memory_pipeline_tests.support.syncing import synced_profile
 
 ENTRY = "**Disk test**: an entry added when the disk is nearly full"
 
@@ -78,6 +77,6 @@ def test_a_full_disk_is_one_line_and_the_next_sync_catches_up(capsys, synced_hom
     filler.unlink()  # (even reading a WAL store needs a little room)
     store = home / "memory_store.db"
     assert query(store, "PRAGMA integrity_check") == [("ok",)] and consistency_problems(store) == []
-    later = profile_result(sync_json(capsys, home, "--profile", "default"))
+    later = synced_profile(home)
     assert later["skipped"] is False
     assert query(store, "SELECT count(*) FROM facts WHERE content = ?", (ENTRY,)) == [(1,)]

@@ -2,7 +2,8 @@ import json
 import sqlite3
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.support.store_helpers import profile_result, sync_json, table_checksums
+from memory_pipeline_tests.support.store_helpers import table_checksums
+from memory_pipeline_tests.support.syncing import sync_outcome, synced_profile
 
 CHECK_NAMES = [
     "layer_counts",
@@ -24,7 +25,7 @@ CHECK_NAMES = [
 
 
 def test_clean_demo_sync_passes_every_error_check(capsys, demo_home):
-    sync_json(capsys, demo_home)
+    sync_outcome(demo_home)
     assert main(["audit", "--hermes-home", str(demo_home), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["ok"] is True and [p["profile"] for p in payload["profiles"]] == ["default", "work"]
@@ -44,7 +45,7 @@ def test_clean_demo_sync_passes_every_error_check(capsys, demo_home):
 
 
 def test_corrupt_ledger_blocks_the_write(capsys, demo_home):
-    sync_json(capsys, demo_home, "--profile", "work")
+    sync_outcome(demo_home, "work")
     db = demo_home / "profiles" / "work" / "memory_store.db"
     conn = sqlite3.connect(db)
     conn.execute("""INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, status)
@@ -53,22 +54,22 @@ def test_corrupt_ledger_blocks_the_write(capsys, demo_home):
     conn.close()
     (demo_home / "profiles" / "work" / "memories" / "USER.md").write_text("a brand new entry\n§\nanother", encoding="utf-8")
     facts_before = table_checksums(db)["facts"]
-    payload = sync_json(capsys, demo_home, "--profile", "work")
-    result = profile_result(payload, "work")
-    assert payload["ok"] is False and "ledger_integrity" in result["error"]
+    outcome = sync_outcome(demo_home, "work")
+    result = outcome.profiles["work"].summary.as_json()
+    assert "ledger_integrity" in result["error"] and "ledger_integrity" in [c.name for c in outcome.failing_to_report()["work"]]
     assert table_checksums(db)["facts"] == facts_before
     assert main(["audit", "--hermes-home", str(demo_home), "--profile", "work"]) == 1
     assert "FAIL ledger_integrity" in capsys.readouterr().out
 
 
 def test_a_blocked_run_says_what_the_blocking_check_found(capsys, demo_home):
-    sync_json(capsys, demo_home, "--profile", "work")
+    sync_outcome(demo_home, "work")
     conn = sqlite3.connect(demo_home / "profiles" / "work" / "memory_store.db")
     conn.execute("UPDATE memory_pipeline_ledger SET status = 'weird' WHERE rowid = 1")
     conn.commit()
     conn.close()
     (demo_home / "profiles" / "work" / "memories" / "USER.md").write_text("a brand new entry", encoding="utf-8")
-    error = profile_result(sync_json(capsys, demo_home, "--profile", "work"), "work")["error"]
+    error = synced_profile(demo_home, "work")["error"]
     assert "ledger_integrity" in error and not error.endswith(":") and "status" in error.split("ERROR severity")[-1]
 
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.support.store_helpers import profile_result, sync_json
+from memory_pipeline_tests.support.syncing import synced_profile
 
 
 def _cap_usage(capsys, home, *args) -> str:
@@ -29,8 +29,8 @@ def test_the_target_is_the_users_flag_or_profile_setting(capsys, synced_home):
     assert _cap_usage(capsys, synced_home, "--cap-target", "0.95").startswith("default: pass cap_usage")
     (synced_home / "config.yaml").write_text("plugins:\n  memory-pipeline:\n    cap_target: 0.95\n", encoding="utf-8")
     assert "target ≤ 95%" in _cap_usage(capsys, synced_home)
-    assert "cap_usage" not in profile_result(sync_json(capsys, synced_home, "--profile", "default"))["failing_checks"]
-    failing = profile_result(sync_json(capsys, synced_home, "--profile", "default", "--cap-target", "0.5"))["failing_checks"]
+    assert "cap_usage" not in synced_profile(synced_home)["failing_checks"]
+    failing = synced_profile(synced_home, cap_target=0.5)["failing_checks"]
     assert "cap_usage" in failing
     main(["compact", "--hermes-home", str(synced_home), "--profile", "default"])
     assert "target 90% reached" in capsys.readouterr().out  # 5 points below the profile's 95%

@@ -7,7 +7,8 @@ import json
 
 from memory_pipeline.cli import main
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory
-from memory_pipeline_tests.support.store_helpers import profile_result, query, read_entries, sync_json, write_entries
+from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
+from memory_pipeline_tests.support.syncing import synced_profile
 
 
 def _fact_of(db, prefix: str) -> tuple[int, str]:
@@ -32,7 +33,7 @@ def test_the_agents_update_is_named_and_kept_or_restored_on_request(capsys, sync
     _agent_updates(synced_home, deploy_id, "Deploys moved to Wednesdays (the agent heard it in a meeting)")
     _agent_updates(synced_home, docs_id, "Docs site moved, ask Ana")
 
-    result = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    result = synced_profile(synced_home)
     assert "facts_match_entries" in result["failing_checks"]
     main(["audit", "--hermes-home", str(synced_home), "--profile", "default"])
     out = capsys.readouterr().out
@@ -51,7 +52,7 @@ def test_the_agents_update_is_named_and_kept_or_restored_on_request(capsys, sync
     )
     _agent_updates(synced_home, deploy_id, "Deploys moved to Wednesdays (the agent heard it in a meeting)")
     assert _drift(capsys, synced_home, "--keep", "--apply")["settled"] == [deploy_id]
-    result = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    result = synced_profile(synced_home)
     # The agent's text stays its own fact, untouched; the entry has a fresh fact of its own.
     assert query(db, "SELECT content, tags FROM facts WHERE fact_id = ?", (deploy_id,)) == [
         ("Deploys moved to Wednesdays (the agent heard it in a meeting)", "")
@@ -71,7 +72,7 @@ def test_a_sync_never_overwrites_or_removes_what_the_agent_changed(capsys, synce
     entries = read_entries(memory)
     edited = [e.replace("**Deploy**", "**Deploy**: (edited)", 1) if e.startswith("**Deploy**") else e for e in entries]
     write_entries(memory, [e for e in edited if not e.startswith("**Docs site**")])
-    result = profile_result(sync_json(capsys, synced_home, "--profile", "default", "--removal-policy", "delete"))
+    result = synced_profile(synced_home, removal_policy="delete")
     # The entry's edit and the removal both reached facts the agent had changed: its words stay, as its own.
     assert query(db, "SELECT content FROM facts WHERE fact_id = ?", (deploy_id,)) == [("Deploys: the agent's own note, Wednesdays now",)]
     assert query(db, "SELECT content FROM facts WHERE fact_id = ?", (docs_id,)) == [("Docs site: the agent's own note",)]

@@ -1,7 +1,8 @@
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
-from memory_pipeline_tests.support.store_helpers import active_facts, profile_result, query, read_entries, said, sync_json
+from memory_pipeline_tests.support.store_helpers import active_facts, query, read_entries, said
+from memory_pipeline_tests.support.syncing import sync_outcome, synced_profile
 
 
 def test_export_writes_memory_sync_sh_five_columns_then_the_provenance(synced_home, tmp_path):
@@ -69,14 +70,14 @@ def test_import_keeps_a_memory_sync_users_fact_ids(capsys, demo_home, tmp_path):
     assert "imported 23 ledger rows" in out and "23 matched" in out and "1 older history rows dropped" in out
     assert "rejected 2 rows: 1 non-numeric fact_id, 1 fact not in the store" in out and "18 条" not in out
 
-    result = profile_result(sync_json(capsys, demo_home, "--profile", "default"))
+    result = synced_profile(demo_home)
     assert (result["added"], result["updated"], result["unchanged"], result["facts_total"]) == (0, 0, 23, 23)
     ledger = dict(query(db, "SELECT f.content, l.fact_id FROM memory_pipeline_ledger l JOIN facts f USING (fact_id)"))
     assert ledger == fact_ids
 
 
 def test_import_of_a_missing_file_is_a_clear_error(capsys, demo_home, tmp_path):
-    sync_json(capsys, demo_home, "--profile", "default")
+    sync_outcome(demo_home, "default")
     assert main(["ledger", "import", str(tmp_path / "nope.tsv"), "--hermes-home", str(demo_home), "--profile", "default"]) == 2
     assert said(capsys.readouterr().err) == [f"memory-pipeline: {tmp_path / 'nope.tsv'}: no such ledger file"]
 
@@ -109,7 +110,7 @@ def test_import_reads_stdin_and_needs_a_profile_when_there_are_several(capsys, m
 
 
 def test_a_whole_home_export_imports_only_the_profiles_own_section_and_changes_nothing(capsys, synced_home, tmp_path):
-    from memory_pipeline_tests.support.store_helpers import query, sync_json
+    from memory_pipeline_tests.support.store_helpers import query
 
     def ledger(db):  # what the ledger says: which entry backs which fact (the TSV carries no extractor)
         return sorted(query(db, "SELECT entry_id, source, entry_sha256, fact_id, status FROM memory_pipeline_ledger"))
@@ -124,7 +125,7 @@ def test_a_whole_home_export_imports_only_the_profiles_own_section_and_changes_n
         assert f"imported {entries} ledger rows into profile {name} ({entries} matched" in capsys.readouterr().out
     after = {name: ledger(db) for name, db in stores.items()}
     assert after == before  # export, then import: nothing changed
-    profiles = {p["profile"]: p for p in sync_json(capsys, synced_home, "--force")["profiles"]}
+    profiles = {name: p.summary.as_json() for name, p in sync_outcome(synced_home, force=True).profiles.items()}
     assert {(p["removed"], p["added"]) for p in profiles.values()} == {(0, 0)} and "layer_counts" not in profiles["work"]["failing_checks"]
 
     (synced_home / "profiles" / "ops" / "memories").mkdir(parents=True)

@@ -10,7 +10,8 @@ import json
 from memory_pipeline.cli import main
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory
-from memory_pipeline_tests.support.store_helpers import profile_result, query, sync_json
+from memory_pipeline_tests.support.store_helpers import query
+from memory_pipeline_tests.support.syncing import sync_outcome, synced_profile
 
 STANDUP, STANDUP_EDITED = "Standup moved to 9:30 in room Orion", "Standup moved to 10:00 in room Orion"
 DOOR_CODE = "Temporary door code is 4711"
@@ -34,13 +35,13 @@ def test_without_the_journal_an_edited_or_removed_entrys_mirror_is_left_as_the_a
     mirrored, door = _fact(db, STANDUP), _fact(db, DOOR_CODE)
     assert mirrored[1:] == ("", 0.5) and door[1:] == ("", 0.5)  # the mirror rows Holographic left
 
-    payload = sync_json(capsys, synced_home, "--profile", "default")
+    payload = synced_profile(synced_home)
     # Nothing shows either text was an entry: they read like the agent's own facts and stay so, untouched.
     assert _fact(db, STANDUP) == mirrored and _fact(db, DOOR_CODE) == door
     edited = _fact(db, STANDUP_EDITED)
     assert edited[0] != mirrored[0] and "synced-from-memory" in edited[1]
-    assert payload["ok"] is True and profile_result(payload)["failing_checks"] == ["cap_usage"]
-    assert profile_result(payload)["mirrors"] == {"found": 2, "adopted": 0, "updated": 0, "retired": 0, "unexplained": 2}
+    assert payload["error"] is None and payload["failing_checks"] == ["cap_usage"]
+    assert payload["mirrors"] == {"found": 2, "adopted": 0, "updated": 0, "retired": 0, "unexplained": 2}
 
     main(["audit", "--hermes-home", str(synced_home), "--profile", "default", "--verbose"])
     out = capsys.readouterr().out
@@ -51,7 +52,7 @@ def test_without_the_journal_an_edited_or_removed_entrys_mirror_is_left_as_the_a
     assert _mirrors(capsys, synced_home, "--retire", "--apply")["settled"] == [mirrored[0], door[0]]
     fact_id, tags, trust = _fact(db, DOOR_CODE)
     assert "retired" in tags and trust < holographic_settings(synced_home).min_trust
-    assert profile_result(sync_json(capsys, synced_home, "--profile", "default"))["failing_checks"] == ["cap_usage"]
+    assert synced_profile(synced_home)["failing_checks"] == ["cap_usage"]
 
 
 def test_a_removed_entry_in_a_hermes_drift_backup_has_its_mirror_retired_by_the_sync(capsys, synced_home):
@@ -68,10 +69,10 @@ def test_a_removed_entry_in_a_hermes_drift_backup_has_its_mirror_retired_by_the_
     out = capsys.readouterr().out  # a mirror of an entry gone from the files: named until the sync retires it
     assert f"fact ids {ghost}" in out and "the next sync retires them" in out and DOOR_CODE not in out
     assert "memory-pipeline sync --profile default" in out
-    payload = sync_json(capsys, synced_home, "--profile", "default")
+    payload = synced_profile(synced_home)
     fact_id, tags, trust = _fact(db, DOOR_CODE)
     assert "retired" in tags and trust < holographic_settings(synced_home).min_trust
-    assert profile_result(payload)["mirrors"]["retired"] == 1 and "mirrors_adopted" not in profile_result(payload)["failing_checks"]
+    assert payload["mirrors"]["retired"] == 1 and "mirrors_adopted" not in payload["failing_checks"]
 
 
 def test_a_kept_fact_is_the_agents_own_and_never_named_again(capsys, synced_home):
@@ -79,10 +80,10 @@ def test_a_kept_fact_is_the_agents_own_and_never_named_again(capsys, synced_home
     with hermes_memory(synced_home) as hermes:
         hermes.provider.handle_tool_call("fact_store", {"action": "add", "content": "Prefers dark roast coffee", "category": "general"})
     fact_id = _fact(db, "Prefers dark roast coffee")[0]
-    assert "mirrors_adopted" not in profile_result(sync_json(capsys, synced_home, "--profile", "default"))["failing_checks"]
+    assert "mirrors_adopted" not in synced_profile(synced_home)["failing_checks"]
     assert _mirrors(capsys, synced_home, "--keep", "--apply")["settled"] == [fact_id]
     assert _fact(db, "Prefers dark roast coffee") == (fact_id, "", 0.5)  # the fact itself is untouched
-    assert "mirrors_adopted" not in profile_result(sync_json(capsys, synced_home, "--profile", "default"))["failing_checks"]
+    assert "mirrors_adopted" not in synced_profile(synced_home)["failing_checks"]
 
 
 def test_a_first_sync_of_a_long_mirrored_store_says_what_it_did(capsys, demo_home):
@@ -108,7 +109,7 @@ def test_a_mirror_current_hermes_scrubbed_of_secrets_is_adopted_not_left_unexpla
     entry = "CI deploys with GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 from the release job"
     memory = synced_home / "memories" / "MEMORY.md"
     write_entries(memory, [*read_entries(memory), entry])
-    sync_json(capsys, synced_home, "--profile", "default")
+    sync_outcome(synced_home, "default")
     scrubbed = redact_sensitive_text(entry, force=True)
     assert scrubbed != entry and "ghp_abcdefghijklmnop" not in scrubbed
     store = holographic_store(db)
@@ -116,7 +117,7 @@ def test_a_mirror_current_hermes_scrubbed_of_secrets_is_adopted_not_left_unexpla
         mirror = store.add_fact(scrubbed, category="general")  # the mirror, as Holographic writes it
     finally:
         store.close()
-    result = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    result = synced_profile(synced_home)
     assert result["mirrors"]["adopted"] == 1 and result["mirrors"]["unexplained"] == 0, result
     assert "mirrors_adopted" not in result["failing_checks"]
     assert query(db, "SELECT l.status FROM memory_pipeline_ledger l WHERE l.fact_id = ?", (mirror,)) == [("active",)]
@@ -141,5 +142,5 @@ def test_the_agents_paraphrase_of_a_new_entry_stays_its_own_fact(capsys, synced_
     written = _fact(db, entry)
     assert written is not None and written[0] != own[0] and "synced-from-memory" in written[1]
     assert "default: 1 added, 0 updated" in out and "1 left as the agent's own facts" in out
-    result = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
+    result = synced_profile(synced_home)
     assert "mirrors_adopted" not in result["failing_checks"] and result["added"] == 0 and result["updated"] == 0

@@ -1,7 +1,8 @@
 import json
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.support.store_helpers import said, sync_json
+from memory_pipeline_tests.support.store_helpers import said
+from memory_pipeline_tests.support.syncing import sync_outcome
 
 
 def test_json_contract_and_private_filter(capsys, synced_home):
@@ -41,7 +42,7 @@ def test_other_profile_and_limit(capsys, synced_home):
 def test_clear_errors(capsys, demo_home):
     assert main(["search", "部署", "--hermes-home", str(demo_home)]) == 2
     assert "no fact store yet for profile default, work" in capsys.readouterr().err
-    sync_json(capsys, demo_home, "--profile", "default")
+    sync_outcome(demo_home, "default")
     assert main(["search", "x", "--hermes-home", str(demo_home)]) == 2
     assert said(capsys.readouterr().err) == [
         "memory-pipeline: a search needs a word of at least 2 characters, or one Chinese, Japanese or Korean character"

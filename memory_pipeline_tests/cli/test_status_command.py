@@ -1,6 +1,7 @@
 import json
 
 from memory_pipeline.cli import main
+from memory_pipeline_tests.support.syncing import sync_outcome
 
 
 def test_status_before_any_sync(capsys, demo_home):
@@ -23,12 +24,12 @@ def test_status_after_a_sync(capsys, synced_home):
 
 
 def test_status_counts_current_retired_and_compacted_facts_apart(capsys, synced_home):
-    from memory_pipeline_tests.support.store_helpers import read_entries, sync_json, write_entries
+    from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
 
     memory = synced_home / "memories" / "MEMORY.md"
     entries = read_entries(memory)
     write_entries(memory, entries[1:-1] + ["**Summary**: details in fact_store#1"])
-    sync_json(capsys, synced_home, "--profile", "default")
+    sync_outcome(synced_home, "default")
     assert main(["status", "--hermes-home", str(synced_home), "--profile", "default", "--json"]) == 0
     (status,) = json.loads(capsys.readouterr().out)["profiles"]
     # The summary takes over the first entry (its fact #1 stays, at full trust); the last entry is retired.
