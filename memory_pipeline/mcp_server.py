@@ -195,7 +195,7 @@ def run_server(server: FastMCP) -> None:
 
 async def _serve(server: FastMCP) -> None:
     stdin = _ReadableLines(anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
-    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]  # it only iterates stdin's lines
         lowlevel = server._mcp_server  # FastMCP's own run_stdio_async does the same with its default stdin
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 

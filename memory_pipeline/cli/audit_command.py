@@ -88,10 +88,10 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{name}: {mark:4} {r.name}: {r.detail}")
                 if not r.passed:
                     print(f"  fix: {fix_command(r.name, name)}")
-            failing = [f"{r.name} ({r.severity})" for r in results if not r.passed]
+            failed = [f"{r.name} ({r.severity})" for r in results if not r.passed]
             print(
-                f"{name}: {len(results) - len(failing)} of {len(results)} checks pass"
-                + (f"; failing: {', '.join(failing)}" if failing else "")
+                f"{name}: {len(results) - len(failed)} of {len(results)} checks pass"
+                + (f"; failing: {', '.join(failed)}" if failed else "")
                 + ("" if args.verbose else " (--verbose lists every check)")
             )
     return 0 if ok else 1

@@ -78,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _compact(args: argparse.Namespace, profile) -> int:
     """One profile: the proposal for each file over the target, written with --apply."""
-    from memory_pipeline.services.compaction import CompactionError, facts_gone, propose_compaction
+    from memory_pipeline.lib.hermes.compaction import CompactionError
+    from memory_pipeline.services.compaction import facts_gone, propose_compaction
 
     target = args.target if args.target is not None else compact_target(profile.cap_target())
     try:
@@ -183,7 +184,8 @@ def _print_proposal(profile: str, proposal: Proposal) -> None:
 
 
 def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> int:
-    from memory_pipeline.services.compaction import CompactionError, apply_compaction
+    from memory_pipeline.lib.hermes.compaction import CompactionError
+    from memory_pipeline.services.compaction import apply_compaction
 
     def written(proposal: Proposal, backup) -> None:
         print(f"{proposal.path}: written ({_usage(proposal.chars_after, proposal.limit)}), backup {backup.name}")

@@ -96,8 +96,8 @@ def _stopped_with_parent() -> None:
 _RUN_DEBUG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} - dagster - DEBUG - ")
 
 
-def _quiet_terminal(process: subprocess.Popen) -> int:
-    for line in process.stdout:
+def _quiet_terminal(process: subprocess.Popen[str]) -> int:
+    for line in process.stdout or ():
         if not _RUN_DEBUG_LINE.match(line):
             sys.stdout.write(line)
             sys.stdout.flush()

@@ -13,7 +13,8 @@ from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.search import fts_index
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY, CHECK_SPECS, ERROR, AuditResult, AuditRun
-from memory_pipeline.lib.audit.engine import Audit, AuditInputs
+from memory_pipeline.lib.audit.engine import Audit
+from memory_pipeline.lib.audit.layers import AuditInputs
 from memory_pipeline.lib.audit.report import changed_during_run, failing_errors, write_reports
 from memory_pipeline.lib.hermes.profiles import read_profile
 from memory_pipeline.lib.history import history_path
@@ -29,7 +30,7 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
     # Only privacy_coverage reads the keyword list: a list that cannot be loaded is its failure
     # (and fact_store's), never the ledger check's.
     judge = privacy.judge_for_step(hermes.path(), profile) if names is None or "privacy_coverage" in names else None
-    with store.opened(settings, create=False) as fact_store:
+    with store.opened_if_exists(settings) as fact_store:
         inputs = AuditInputs(
             readings,
             fact_store.conn if fact_store else None,

@@ -23,7 +23,8 @@ RETAG_BY_TAG = "memory_pipeline/retag_by"  # `sensor` (the list changed) or `cli
 
 def _retag_subset(profiles: list[str]) -> AssetGraphSubset:
     partitions = hermes_profiles.empty_subset().with_partition_keys(profiles)
-    return AssetGraphSubset(partitions_subsets_by_asset_key={key: partitions for key in RETAG_ASSETS}, non_partitioned_asset_keys=set())
+    subsets = {key: partitions for key in RETAG_ASSETS}
+    return AssetGraphSubset(partitions_subsets_by_asset_key=subsets, non_partitioned_asset_keys=set())  # type: ignore[call-arg]  # typed without its defaults
 
 
 def retag_backfill(profiles: list[str], lists_digest: str) -> dg.RunRequest:

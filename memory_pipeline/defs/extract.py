@@ -45,7 +45,7 @@ def extracted_facts(
     Calls, tokens and latency are metadata (plotted) and rows of the DuckDB `extraction_calls`.
     """
     settings = store.settings(hermes.profile(context.partition_key))
-    with store.opened(settings, create=False) as fact_store:
+    with store.opened_if_exists(settings) as fact_store:
         work = entries_to_extract(ledger_diff.frame, fact_store.conn if fact_store else None)
     # With nothing to extract no server is even asked: the configured mode stands as the name.
     outcome = ExtractionOutcome()

@@ -56,7 +56,7 @@ def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource
     # The bytes this run read (never their content): what a skipped sync compares the files with.
     metadata["files_sha256"] = readings_digest(readings)
     # Paths and the problem only (never content): what the CLI names when it reports the skip.
-    metadata["unreadable"] = "; ".join(r.error for r in readings if not r.readable)
+    metadata["unreadable"] = "; ".join(r.error or "" for r in readings if not r.readable)
     metadata["missing"] = ", ".join(str(r.path) for r in readings if not r.exists)
     return dg.Output(Entries(frame, held_sources(readings)), metadata=metadata)
 

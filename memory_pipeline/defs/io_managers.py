@@ -36,4 +36,6 @@ def audit_run_io_manager(init_context: dg.InitResourceContext) -> dg.IOManager:
     as JSON under the instance's storage directory, written whole or not at all. A profile whose
     report was never stored, or cannot be read, loads as None: its checks then audit afresh
     rather than fail."""
+    if init_context.instance is None:  # Dagster gives every run's IO manager its instance
+        raise dg.DagsterInvariantViolationError("the audit runs' IO manager needs the run's instance")
     return _AuditRuns(Path(init_context.instance.storage_directory()) / "audit_runs")

@@ -1,6 +1,8 @@
 """The `privacy` stage: the keyword list observed, and every fact re-tagged against it and the
 detectors."""
 
+from typing import Any
+
 import dagster as dg
 
 from memory_pipeline import environment
@@ -77,10 +79,10 @@ def privacy_tags(
     settings = store.settings(profile)
     judge = privacy.judge_for_step(hermes.path(), profile)
     keywords = judge.keywords
-    with store.opened(settings, create=True) as fact_store:
+    with store.opened(settings) as fact_store:
         report = retag_store(fact_store, judge, watermarks=store.watermarks)
     judged(environment.data_dir(hermes.path()), profile.name, keywords)
-    metadata = {
+    metadata: dict[str, Any] = {
         "facts": float(report.facts),
         "private_facts": float(report.private),
         "tagged": float(report.tagged),

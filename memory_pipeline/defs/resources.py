@@ -141,14 +141,23 @@ class FactStoreResource(dg.ConfigurableResource):
         return ledger_owner(profile, profiles)
 
     @contextmanager
-    def opened(self, settings: HolographicSettings, owner: LedgerOwner = SOLE_OWNER, *, create: bool) -> Iterator[FactStore | None]:
-        """The profile's `FactStore`, closed afterwards; None when reading a store that does not
-        exist yet (reading never creates it). A store problem fails the step with one line naming
-        the file."""
+    def opened(self, settings: HolographicSettings, owner: LedgerOwner = SOLE_OWNER) -> Iterator[FactStore]:
+        """The profile's `FactStore`, made if it does not exist yet, closed afterwards. A store
+        problem fails the step with one line naming the file."""
+        with self._failing_the_step(), FactStore.opened(settings, owner=owner) as fact_store:
+            yield fact_store
+
+    @contextmanager
+    def opened_if_exists(self, settings: HolographicSettings, owner: LedgerOwner = SOLE_OWNER) -> Iterator[FactStore | None]:
+        """`opened`, or None for a store that does not exist yet (reading never creates it)."""
+        with self._failing_the_step(), FactStore.opened_if_exists(settings, owner=owner) as fact_store:
+            yield fact_store
+
+    @staticmethod
+    @contextmanager
+    def _failing_the_step() -> Iterator[None]:
         try:
-            opening = FactStore.opened(settings, owner=owner) if create else FactStore.opened_if_exists(settings, owner=owner)
-            with opening as fact_store:
-                yield fact_store
+            yield
         except StoreError as exc:
             raise dg.Failure(description=str(exc)) from None
 

@@ -1,7 +1,7 @@
 import dagster as dg
 
 from memory_pipeline.defs.jobs import memory_sync_job
-from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.defs.partitions import PROFILE_PARTITIONS
 from memory_pipeline.defs.resources import HermesHomeResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles
 from memory_pipeline.lib.store.profile_store import profile_store
@@ -20,7 +20,7 @@ def memory_sync_schedule(context: dg.ScheduleEvaluationContext, hermes: HermesHo
     """A run per known profile where something can have changed since its last clean sync (the
     CLI's own skip rule: the files, the store, the keyword list, config.yaml), so a quiet home costs
     no runs; the run key carries the tick's time, so a re-evaluated tick launches nothing twice."""
-    known = context.instance.get_dynamic_partitions(hermes_profiles.name)
+    known = context.instance.get_dynamic_partitions(PROFILE_PARTITIONS)
     if not known:
         return dg.SkipReason("no Hermes profiles discovered yet")
     home = hermes.path()

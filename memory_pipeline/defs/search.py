@@ -23,7 +23,7 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
     dialect the store is written in."""
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
-    with store.opened(settings, create=True) as fact_store:
+    with store.opened(settings) as fact_store:
         conn = fact_store.conn
         before = fact_store.index.holographic_fts_health()
         if not before.healthy:

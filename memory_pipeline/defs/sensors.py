@@ -5,7 +5,7 @@ import dagster as dg
 
 from memory_pipeline.defs.backfills import RETAG_ASSETS, retag_backfill, retag_submitted_since
 from memory_pipeline.defs.jobs import memory_sync_job
-from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.defs.partitions import PROFILE_PARTITIONS, hermes_profiles
 from memory_pipeline.defs.privacy import keyword_list_metadata
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles, memory_files_digest
@@ -54,9 +54,9 @@ def privacy_keywords_sensor(
         return dg.SkipReason("privacy keyword list unchanged")
     if by_cli := retag_submitted_since(context.instance, digest, float(seen.get("at", 0.0))):
         return dg.SensorResult(skip_reason=f"already re-tagged by `sync --retag` (backfill {by_cli})", asset_events=observed, cursor=cursor)
-    profiles = context.instance.get_dynamic_partitions(hermes_profiles.name)
+    profiles = context.instance.get_dynamic_partitions(PROFILE_PARTITIONS)
     return dg.SensorResult(
-        run_requests=[retag_backfill(profiles, digest)] if profiles else [],
+        run_requests=[retag_backfill(list(profiles), digest)] if profiles else [],
         skip_reason=None if profiles else "no profiles to re-tag",
         asset_events=observed,
         cursor=cursor,
@@ -80,7 +80,7 @@ def memory_files_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeR
     requests = []
     # One scan of the home per tick; a profile whose agent reads per-user stores is not synced.
     present = {p.name: p for p in discover_profiles(hermes.path()) if not profile_store(p).per_user}
-    for name in context.instance.get_dynamic_partitions(hermes_profiles.name):
+    for name in context.instance.get_dynamic_partitions(PROFILE_PARTITIONS):
         if name not in present:
             continue  # gone from the home: nothing to sync
         now[name] = memory_files_digest(present[name])
@@ -103,7 +103,7 @@ def memory_files_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeR
 )
 def profile_discovery_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeResource):
     """New profiles only: a profile that disappears keeps its partition and run history."""
-    known = set(context.instance.get_dynamic_partitions(hermes_profiles.name))
+    known = set(context.instance.get_dynamic_partitions(PROFILE_PARTITIONS))
     new = [p.name for p in discover_profiles(hermes.path()) if p.name not in known]
     if not new:
         return dg.SkipReason("no new Hermes profiles")
@@ -123,7 +123,8 @@ def sync_recorded_sensor(context: dg.RunStatusSensorContext, hermes: HermesHomeR
     is: the next scheduled tick, or `memory-pipeline sync`, skips the profile while nothing changed."""
     run = context.dagster_run
     name, config = run.tags.get("dagster/partition"), run.tags.get(CONFIG_TAG)
-    if name is None or config is None or (run.run_config or {}).get("resources", {}).keys() - {"hermes"}:
+    resources = (run.run_config or {}).get("resources") or {}
+    if name is None or config is None or not isinstance(resources, dict) or resources.keys() - {"hermes"}:
         return dg.SkipReason("not a default daemon run of one profile")
     present = {p.name: p for p in discover_profiles(hermes.path())}
     if name not in present:

@@ -46,14 +46,14 @@ def ledger_diff(
     settings = store.settings(profile)
     profiles = hermes.profiles()
     owner = store.owner(profile, profiles)
-    with store.opened(settings, owner, create=False) as fact_store, read_snapshot(fact_store.conn) if fact_store else nullcontext():
+    with store.opened_if_exists(settings, owner) as fact_store, read_snapshot(fact_store.conn) if fact_store else nullcontext():
         conn = fact_store.conn if fact_store else None
         if conn:
             store.watermarks.observe(conn)
         ledger = active_ledger(conn, owner) if conn else {}
         fingerprint = ledger_fingerprint(conn) if conn else EMPTY_LEDGER
         mirrors = mirror_rows(conn) if conn else []
-        known = known_entry_hashes(conn, owner) if mirrors else set()
+        known = known_entry_hashes(conn, owner) if conn and mirrors else set()
     unreadable = hashed_entries.held
     # The agent's own writes, journaled by the Hermes plugin: an edit it names is an edit.
     journal = read_journal(journal_path(environment.data_dir(hermes.path()), profile.name))
@@ -66,7 +66,7 @@ def ledger_diff(
     evidence = EntryEvidence.gathered(known, files, journal)
     diff, plan = plan_mirrors(diff, mirrors, evidence, elsewhere=elsewhere)
     counts = diff["status"].value_counts()
-    metadata = {status: float(counts.get(status, 0)) for status in STATUSES}
+    metadata: dict[str, float | str] = {status: float(counts.get(status, 0)) for status in STATUSES}
     held = sum(1 for e in ledger.values() if e.source in unreadable)
     metadata["held_unreadable_entries"] = float(held)
     # Profiles whose settings name this store too: their entries are theirs, never removed here.
@@ -109,7 +109,7 @@ def fact_store(
     settings = store.settings(profile)
     owner = store.owner(profile, hermes.profiles())
     judge = privacy.judge_for_step(hermes.path(), profile)
-    with store.opened(settings, owner, create=True) as fact_store:
+    with store.opened(settings, owner) as fact_store:
         report = write_sync(
             fact_store,
             ledger_diff,

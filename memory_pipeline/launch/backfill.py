@@ -65,7 +65,8 @@ def run_retag_backfill(
     done: dict[str, ProfileRun] = {}
     started: set[str] = set()
     while len(done) < len(profiles):
-        status = instance.get_backfill(backfill_id).status.value
+        backfill = instance.get_backfill(backfill_id)
+        status = backfill.status.value if backfill is not None else "CANCELED"  # gone: as good as canceled
         for profile in (p for p in profiles if p not in done):
             run = _backfill_run(instance, backfill_id, profile)
             if run is not None and profile not in started:

@@ -13,15 +13,17 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
-from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.defs.partitions import PROFILE_PARTITIONS
 from memory_pipeline.launch.own_state import OutOfSpace
 from memory_pipeline.lib.files.writing import out_of_space
+from memory_pipeline.lib.sync.stages import EntryDiff
 from memory_pipeline.runs.options import SyncOptions
 from memory_pipeline.runs.outputs import EntryChange
 from memory_pipeline.runs.result import ProfileRun, run_result
@@ -55,9 +57,12 @@ def _changes(instance: dg.DagsterInstance, profile: str) -> list[EntryChange]:
 
     try:
         with contextlib.redirect_stderr(io.StringIO()):  # Dagster's console logger writes the load's debug lines there
-            diff = defs.load_asset_value("ledger_diff", partition_key=profile, instance=instance).frame
+            value = defs.load_asset_value("ledger_diff", partition_key=profile, instance=instance)
     except (dg.DagsterError, OSError, EOFError):  # the diff step did not run: nothing to name
         return []
+    if not isinstance(value, EntryDiff):
+        return []
+    diff = value.frame
     changed = diff.loc[diff["status"] != "unchanged"]
     return [
         EntryChange(row.entry_id, row.source, row.status, _text(row.matched_entry_id) or None, _text(row.text))
@@ -69,14 +74,14 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""  # pandas gives NaN for a missing one
 
 
-def options_config(options: SyncOptions) -> dict[str, dict]:
+def options_config(options: SyncOptions) -> dict[str, dict[str, Any]]:
     """The resources' run config for the options chosen: only what differs from the defaults (enum
     fields by member name, as the UI's launchpad offers them)."""
     chosen = options.chosen()
     extractor = {"extractor": options.extractor.name} if "extractor" in chosen else {}
     extractor.update({key: chosen[key] for key in ("model", "batch_size", "ollama_host") if key in chosen})
     store = {key: getattr(options, key).name for key in ("removal_policy", "vector_format") if key in chosen}
-    config = {
+    config: dict[str, dict[str, Any]] = {
         "hermes": {"cap_target": options.cap_target} if "cap_target" in chosen else {},
         "extractor": extractor,
         "store": store,
@@ -96,7 +101,7 @@ def resources_config(hermes_home: Path, resource_config: dict[str, dict] | None)
 
 def profile_run(
     instance: dg.DagsterInstance,
-    events: list[dg.DagsterEvent],
+    events: Sequence[dg.DagsterEvent],
     run_id: str,
     profile: str,
     success: bool,
@@ -150,10 +155,10 @@ def run_sync(
     permission the command was started with (`SyncOptions`); `on_start` / `on_done`
     hear of each profile as it starts and ends (progress on a terminal)."""
     fail_dead_runs(instance)
-    known = set(instance.get_dynamic_partitions(hermes_profiles.name))
+    known = set(instance.get_dynamic_partitions(PROFILE_PARTITIONS))
     missing = [p for p in profiles if p not in known]
     if missing:
-        instance.add_dynamic_partitions(hermes_profiles.name, missing)
+        instance.add_dynamic_partitions(PROFILE_PARTITIONS, missing)
     job = dg.reconstructable(sync_job_allowing_remote_ollama if allow_remote_ollama else sync_job)
     run_config = {
         **resources_config(hermes_home, resource_config),

@@ -8,7 +8,7 @@ from pathlib import Path
 import dagster as dg
 
 from memory_pipeline import environment
-from memory_pipeline.defs.partitions import hermes_profiles
+from memory_pipeline.defs.partitions import PROFILE_PARTITIONS
 from memory_pipeline.launch.own_state import RESET_HINT, OutOfSpace, OwnStateDamaged, damaged_state, move_aside
 from memory_pipeline.lib.files.writing import out_of_space, private_directory
 from memory_pipeline.lib.history import history_path
@@ -48,7 +48,7 @@ def local_instance(hermes_home: Path, *, reset_damaged: bool = False, on_reset=N
             instance = dg.DagsterInstance.from_config(str(home))
             # Touch every storage while the lock is held, so none is created later by two at once.
             instance.get_runs(limit=1)
-            instance.get_dynamic_partitions(hermes_profiles.name)
+            instance.get_dynamic_partitions(PROFILE_PARTITIONS)
             instance.all_instigator_state()
         except Exception as exc:  # noqa: BLE001 - whatever Dagster raises on its own files, one line and the way out
             if out_of_space(exc):

@@ -5,6 +5,7 @@ so the definitions' own sensors can use it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import dagster as dg
@@ -93,7 +94,7 @@ class ProfileRun:
         return RetagChange(read.tagged, list(read.newly_private_ids), read.untagged, list(read.no_longer_private_ids))
 
 
-def materialized_metadata(events: list[dg.DagsterEvent]) -> dict[str, dict[str, object]]:
+def materialized_metadata(events: Sequence[dg.DagsterEvent]) -> dict[str, dict[str, object]]:
     """Each asset's metadata as plain values (asset -> name -> value), as the UI shows it."""
     return {
         event.asset_key.to_user_string(): {k: getattr(v, "value", v) for k, v in event.materialization.metadata.items()}
@@ -102,7 +103,7 @@ def materialized_metadata(events: list[dg.DagsterEvent]) -> dict[str, dict[str, 
     }
 
 
-def _failure_message(events: list[dg.DagsterEvent], checks: list[CheckOutcome]) -> str:
+def _failure_message(events: Sequence[dg.DagsterEvent], checks: list[CheckOutcome]) -> str:
     """One line: a `Failure`'s description, else the innermost error's first line; a blocking
     check's failure (Dagster's message ends at a colon) gets that check's own detail."""
     message = _step_failure(events)
@@ -112,7 +113,7 @@ def _failure_message(events: list[dg.DagsterEvent], checks: list[CheckOutcome]) 
     return message
 
 
-def _step_failure(events: list[dg.DagsterEvent]) -> str:
+def _step_failure(events: Sequence[dg.DagsterEvent]) -> str:
     for event in events:
         if not (event.is_step_failure and event.step_failure_data):
             continue
@@ -127,7 +128,7 @@ def _step_failure(events: list[dg.DagsterEvent]) -> str:
     return "run failed"
 
 
-def _checks(events: list[dg.DagsterEvent]) -> list[CheckOutcome]:
+def _checks(events: Sequence[dg.DagsterEvent]) -> list[CheckOutcome]:
     evaluations = [e.event_specific_data for e in events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
     return [
         CheckOutcome(e.check_name, e.passed, e.severity.value, bool(e.blocking), "" if e.passed else (e.description or ""))
@@ -137,7 +138,7 @@ def _checks(events: list[dg.DagsterEvent]) -> list[CheckOutcome]:
 
 
 def run_result(
-    events: list[dg.DagsterEvent],
+    events: Sequence[dg.DagsterEvent],
     run_id: str,
     profile: str,
     success: bool,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -34,7 +34,7 @@ class ImportReport:
     missing_fact: int = 0  # fact_id not in this store
     not_its_fact: int = 0  # the fact named holds neither the entry's text nor its hash: the entry is written afresh
     malformed: int = 0  # wrong column count, unknown source, bad hash
-    bad_lines: list[int] | None = None  # line numbers (never content) of rejected rows
+    bad_lines: list[int] = field(default_factory=list)  # line numbers (never content) of rejected rows
 
 
 _SECTION = re.compile(r"^# profile: (\S+)\s*$")
