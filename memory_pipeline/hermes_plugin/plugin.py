@@ -10,7 +10,6 @@ pipeline's privacy stage judged it not private, and the hook never raises into H
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import os
@@ -70,25 +69,29 @@ def _hermes_home() -> Path:
         return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
 
 
-# The profile's config.yaml as last parsed, by its path, inode, size and times: every turn asks it
-# for the store, its scope and the detector switches, and reads it again only once it changed.
-_CONFIG: dict[str, tuple[tuple, dict]] = {}
+# The files every turn asks (config.yaml: the store, its scope, the detector switches; pipeline.json:
+# the sharers' configs), as last parsed, by path, inode, size and times: read again once changed,
+# a reinstall under a running Hermes included.
+_PARSED: dict[str, tuple[tuple, object]] = {}
+
+
+def _parsed(path: Path, parse):
+    seen = path.stat()
+    stamp = (seen.st_dev, seen.st_ino, seen.st_size, seen.st_mtime_ns, seen.st_ctime_ns)
+    known = _PARSED.get(str(path))
+    if known is None or known[0] != stamp:
+        known = _PARSED[str(path)] = (stamp, parse(path.read_text(encoding="utf-8-sig")))
+    return known[1]
 
 
 def _config(path: Path | None = None) -> dict:
     """The profile's config.yaml (or another profile's); empty when missing, unreadable or odd
     (the defaults, as Holographic does)."""
-    path = path or _hermes_home() / "config.yaml"
     try:
-        seen = path.stat()
-        stamp = (seen.st_dev, seen.st_ino, seen.st_size, seen.st_mtime_ns, seen.st_ctime_ns)
-        known = _CONFIG.get(str(path))
-        if known is None or known[0] != stamp:
-            import yaml
+        import yaml
 
-            parsed = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-            known = _CONFIG[str(path)] = (stamp, parsed if isinstance(parsed, dict) else {})
-        return known[1]
+        parsed = _parsed(path or _hermes_home() / "config.yaml", yaml.safe_load)
+        return parsed if isinstance(parsed, dict) else {}
     except Exception:  # noqa: BLE001 - an unreadable or odd config: the defaults
         return {}
 
@@ -150,12 +153,7 @@ def _once(problem: str) -> None:
 def _pipeline(key: str):
     """What `memory-pipeline hermes-plugin install` recorded for this profile (`pipeline.json`):
     the re-tag and sync commands, the journal's path, the config.yaml of the profiles sharing its store."""
-    return _recorded()[key]
-
-
-@functools.cache  # every turn asks it for the sharers' configs; an install rewrites this module too
-def _recorded() -> dict:
-    return json.loads((Path(__file__).with_name("pipeline.json")).read_text(encoding="utf-8"))
+    return _parsed(Path(__file__).with_name("pipeline.json"), json.loads)[key]
 
 
 def _retag_if_stale(judge) -> None:

@@ -187,3 +187,25 @@ def test_under_scope_user_the_plugin_serves_nothing_of_the_main_store_and_says_w
     probe = _probe(home)
     assert "scope: user" in json.loads(probe["search"])["error"] and "机柜" not in probe["search"]
     assert probe["chinese"] == [] and probe["english"] == []
+
+
+def test_the_plugin_reads_pipeline_json_again_once_a_reinstall_rewrote_it(capsys, agent_home, tmp_path, monkeypatch):
+    """A profile that starts sharing the store is recorded by the next install; a Hermes already
+    running reads the new sharers' configs on its next turn, not after a restart."""
+    import importlib.util
+
+    home = tmp_path / "hermes_home"
+    shutil.copytree(agent_home, home)
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
+    folder = home / "plugins" / "memory-pipeline"
+    spec = importlib.util.spec_from_file_location("probed_plugin", folder / "__init__.py", submodule_search_locations=[str(folder)])
+    plugin = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "probed_plugin", plugin)
+    spec.loader.exec_module(plugin)
+    recorded = folder / "pipeline.json"
+    before = plugin._pipeline("sharer_configs")
+    sharer = str(home / "profiles" / "work" / "config.yaml")
+    assert sharer not in before
+    rewritten = {**json.loads(recorded.read_text(encoding="utf-8")), "sharer_configs": [*before, sharer]}
+    recorded.write_text(json.dumps(rewritten) + "\n", encoding="utf-8")  # longer: its size and times change
+    assert plugin._pipeline("sharer_configs") == [*before, sharer]

@@ -159,7 +159,7 @@ def _fresh_judgements(judge: PrivacyJudge, states: list[Any], known: dict[int, V
         need, digest = _needed(judge, raw, known.get(fact_id))
         if need == _LIST and digest is not None:
             listed[fact_id] = (raw, digest)
-        elif need == _WHOLE:
+        elif need != _CURRENT:  # anything else is judged whole
             whole[fact_id] = judge.judge(raw)
     return judge.judged_by_list(listed) | whole
 
