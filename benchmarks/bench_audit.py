@@ -45,6 +45,7 @@ from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.detectors import _LONG_NUMBER, DEFAULT_CATEGORIES, DETECTORS
 from memory_pipeline.lib.privacy.matching import load_keywords, normalise_tags
 from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.settings import holographic_settings
 
 DEMO_KEYWORDS = ROOT / "data" / "privacy_keywords.txt"
@@ -188,7 +189,7 @@ def main() -> None:
 
         def ours(names=None, settings=settings):
             with opened(settings.db_path, create=False) as conn:
-                with Audit(AuditInputs(readings, conn, settings, keywords), names) as audit:
+                with Audit(AuditInputs(readings, StoreReader(conn), settings, keywords), names) as audit:
                     return audit.run_many(names or CHECKS)
 
         ours(), ours(settings=mixed_settings)  # warm the page cache for every side alike

@@ -37,6 +37,7 @@ from memory_pipeline.lib.store.database import connect  # noqa: E402
 from memory_pipeline.lib.store.fact_search import search  # noqa: E402
 from memory_pipeline.lib.store.fact_store import FactStore  # noqa: E402
 from memory_pipeline.lib.store.ledger import active_ledger, ledger_fingerprint  # noqa: E402
+from memory_pipeline.lib.store.reader import StoreReader  # noqa: E402
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.diff import diff_entries  # noqa: E402
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance  # noqa: E402
@@ -55,7 +56,7 @@ def sync_store(home: Path) -> Path:
     hashed = hashed_frame(parsed_frame("default", read_profile(profile)))
     conn = connect(settings.db_path)
     diff = diff_entries(hashed, active_ledger(conn))
-    extraction = Extraction.of(RulesExtractor().extract(entries_to_extract(diff, conn)), Provenance())
+    extraction = Extraction.of(RulesExtractor().extract(entries_to_extract(diff, StoreReader(conn))), Provenance())
     store = FactStore(conn, settings)
     write_sync(store, EntryDiff(diff, ledger_fingerprint(conn)), extraction)
     # The demo's list where a user keeps theirs: the agent's surfaces then find it judged with the list in force.

@@ -1,6 +1,7 @@
 """One owner writes the store: every write to Hermes' tables and the pipeline's own is a method of
-one of `FactStore`'s parts, and no SQL on the store's tables lives outside `lib/store`. The rule
-is also shown catching a synthetic module that breaks it."""
+one of `FactStore`'s parts, no SQL on the store's tables lives outside `lib/store`, and no code
+outside it holds a store's connection (it reads through `StoreReader`). Each rule is also shown
+catching a synthetic module that breaks it."""
 
 import ast
 import re
@@ -46,6 +47,79 @@ def store_sql_problems(root: Path, store_parts: set[str]) -> list[str]:
             if any(WRITE_SQL.search(s) and STORE_SQL.search(s) for s in strings):
                 problems.append(f"{module} writes the store outside FactStore")
     return problems
+
+
+def _takes_a_connection(node: ast.FunctionDef) -> bool:
+    arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+    annotations = [a.annotation for a in arguments if a.annotation is not None] + ([node.returns] if node.returns else [])
+    return any("sqlite3.Connection" in ast.unparse(a) for a in annotations)
+
+
+def _connection_functions(store: Path) -> dict[str, set[str]]:
+    """Per `lib/store` module, its functions that take or give a SQLite connection (the audit's DuckDB copy is not the store)."""
+    return {
+        path.stem: {
+            n.name for n in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(n, ast.FunctionDef) and _takes_a_connection(n)
+        }
+        for path in store.glob("*.py")
+    }
+
+
+def connection_problems(root: Path) -> list[str]:
+    """No module outside `lib/store` reads a store's `.conn`, nor calls a `lib/store` function
+    that takes or gives a connection: it reads through a `StoreReader` (`FactStore.reads`,
+    `ProfileStore.read_only`)."""
+    store = root / "lib" / "store"
+    functions = _connection_functions(store)
+    problems = []
+    for path in sorted(root.rglob("*.py")):
+        if path.parent == store:
+            continue
+        module, modules, named = module_name(path, root), {}, []
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "memory_pipeline.lib.store":
+                modules.update({a.asname or a.name: a.name for a in node.names})
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("memory_pipeline.lib.store."):
+                named += [
+                    f"{node.module.rsplit('.', 1)[1]}.{a.name}"
+                    for a in node.names
+                    if a.name in functions.get(node.module.rsplit(".", 1)[1], ())
+                ]
+            elif isinstance(node, ast.Attribute) and node.attr == "conn":
+                problems.append(f"{module} reads a store's connection")
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+                if node.attr in functions.get(modules[node.value.id], ()):
+                    named.append(f"{modules[node.value.id]}.{node.attr}")
+        problems += [f"{module} calls {name}, which takes a connection" for name in sorted(set(named))]
+    return sorted(set(problems))
+
+
+def test_no_code_outside_lib_store_holds_a_store_connection():
+    assert connection_problems(PACKAGE) == []
+
+
+def test_the_connection_rule_catches_a_connection_outside_lib_store(tmp_path):
+    root = tmp_path / "memory_pipeline"
+    (root / "lib" / "store").mkdir(parents=True)
+    (root / "services").mkdir()
+    (root / "lib" / "store" / "ledger.py").write_text(
+        "import sqlite3\ndef fingerprint(conn: sqlite3.Connection) -> str: ...\ndef rows_sql(profile: str) -> str: ...\n", encoding="utf-8"
+    )
+    (root / "lib" / "store" / "database.py").write_text(
+        "def read_only(path) -> Iterator[sqlite3.Connection]: ...\ndef problems(db: duckdb.DuckDBPyConnection): ...\n", encoding="utf-8"
+    )
+    (root / "services" / "drift.py").write_text("def n(store):\n    return store.conn\n", encoding="utf-8")
+    (root / "services" / "ledger.py").write_text(
+        "from memory_pipeline.lib.store.ledger import fingerprint, rows_sql\nfrom memory_pipeline.lib.store import database as db\n"
+        "def n(path):\n    with db.read_only(path) as c:\n        return fingerprint(c), rows_sql('x'), db.problems(duck)\n",
+        encoding="utf-8",
+    )
+    (root / "services" / "reading.py").write_text("def n(store):\n    return store.reads.search('x')\n", encoding="utf-8")
+    assert connection_problems(root) == [
+        "memory_pipeline.services.drift reads a store's connection",
+        "memory_pipeline.services.ledger calls database.read_only, which takes a connection",
+        "memory_pipeline.services.ledger calls ledger.fingerprint, which takes a connection",
+    ]
 
 
 def test_every_write_to_the_store_is_a_method_of_fact_store_and_no_sql_on_it_lives_outside_lib_store():

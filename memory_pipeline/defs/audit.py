@@ -33,7 +33,7 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
     with store.opened_if_exists(settings) as fact_store:
         inputs = AuditInputs(
             readings,
-            fact_store.conn if fact_store else None,
+            fact_store.reads if fact_store else None,
             settings,
             judge,
             data_dir=environment.data_dir(hermes.path()),

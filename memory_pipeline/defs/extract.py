@@ -46,7 +46,7 @@ def extracted_facts(
     """
     settings = store.settings(hermes.profile(context.partition_key))
     with store.opened_if_exists(settings) as fact_store:
-        work = entries_to_extract(ledger_diff.frame, fact_store.conn if fact_store else None)
+        work = entries_to_extract(ledger_diff.frame, fact_store.reads if fact_store else None)
     # With nothing to extract no server is even asked: the configured mode stands as the name.
     outcome = ExtractionOutcome()
     name, model, prompt_version, reason = extractor.mode().value, "", "", "nothing new or changed to extract"

@@ -6,7 +6,6 @@ import dagster as dg
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.privacy import privacy_tags
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource
-from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 
 
 @dg.asset(
@@ -24,7 +23,6 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
     profile = hermes.profile(context.partition_key)
     settings = store.settings(profile)
     with store.opened(settings) as fact_store:
-        conn = fact_store.conn
         before = fact_store.index.holographic_fts_health()
         if not before.healthy:
             context.log.warning(
@@ -34,8 +32,8 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
             fact_store.index.rebuild_holographic_fts()
         after = fact_store.index.holographic_fts_health() if not before.healthy else before
         synced = fact_store.index.sync_search_index(watermarks=store.watermarks)
-        vectors = vector_counts(conn, settings.hrr_dim)
-        dialect = store_format(conn, settings.hrr_dim)
+        vectors = fact_store.reads.vector_counts(settings.hrr_dim)
+        dialect = fact_store.reads.vector_format(settings.hrr_dim)
     return dg.MaterializeResult(
         metadata={
             # Per dialect, so the UI plots a store's migration from legacy float64 to HRR1.

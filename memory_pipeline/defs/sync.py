@@ -2,7 +2,6 @@
 the `extract` stage made for what is new or changed, in one transaction."""
 
 import sqlite3
-from contextlib import nullcontext
 
 import dagster as dg
 
@@ -10,11 +9,11 @@ from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
-from memory_pipeline.lib.store.database import read_snapshot
-from memory_pipeline.lib.store.ledger import EMPTY_LEDGER, active_ledger, ledger_fingerprint
-from memory_pipeline.lib.store.mirror_rows import known_entry_hashes, mirror_rows
-from memory_pipeline.lib.store.receipts import read_receipts
-from memory_pipeline.lib.store.schema_fingerprint import schema_fingerprint
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.ledger import EMPTY_LEDGER, LedgerEntry
+from memory_pipeline.lib.store.mirror_rows import MirrorRow
+from memory_pipeline.lib.store.owner import LedgerOwner
+from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
 from memory_pipeline.lib.sync.mirror import EntryEvidence, plan_mirrors, sharers_entries
@@ -46,14 +45,8 @@ def ledger_diff(
     settings = store.settings(profile)
     profiles = hermes.profiles()
     owner = store.owner(profile, profiles)
-    with store.opened_if_exists(settings, owner) as fact_store, read_snapshot(fact_store.conn) if fact_store else nullcontext():
-        conn = fact_store.conn if fact_store else None
-        if conn:
-            store.watermarks.observe(conn)
-        ledger = active_ledger(conn, owner) if conn else {}
-        fingerprint = ledger_fingerprint(conn) if conn else EMPTY_LEDGER
-        mirrors = mirror_rows(conn) if conn else []
-        known = known_entry_hashes(conn, owner) if conn and mirrors else set()
+    with store.opened_if_exists(settings, owner) as fact_store:
+        ledger, fingerprint, mirrors, known = _ledger_as_found(fact_store, owner, store.watermarks)
     unreadable = hashed_entries.held
     # The agent's own writes, journaled by the Hermes plugin: an edit it names is an edit.
     journal = read_journal(journal_path(environment.data_dir(hermes.path()), profile.name))
@@ -83,6 +76,20 @@ def ledger_diff(
         }
     )
     return dg.Output(EntryDiff(diff, fingerprint, unreadable, plan), metadata=metadata)
+
+
+def _ledger_as_found(
+    fact_store: FactStore | None, owner: LedgerOwner, watermarks: WatermarkChain
+) -> tuple[dict[str, LedgerEntry], str, list[MirrorRow], set[str]]:
+    """The profile's active ledger, its fingerprint, the mirror rows and every entry hash a ledger
+    row recorded, read in one snapshot (an empty ledger without a store)."""
+    if fact_store is None:
+        return {}, EMPTY_LEDGER, [], set()
+    reads = fact_store.reads
+    with reads.snapshot():
+        watermarks.observe(reads)
+        mirrors = reads.mirror_rows()
+        return reads.active_ledger(owner), reads.ledger_fingerprint(), mirrors, reads.known_entry_hashes(owner) if mirrors else set()
 
 
 @dg.asset(
@@ -119,8 +126,8 @@ def fact_store(
             watermarks=store.watermarks,
             run_id=context.run.run_id,
         )
-        taken = read_receipts(fact_store.conn, run_id=context.run.run_id) if report.receipts else []
-        schema = schema_fingerprint(fact_store.conn)
+        taken = fact_store.reads.receipts(run_id=context.run.run_id) if report.receipts else []
+        schema = fact_store.reads.schema_fingerprint()
     if report.removed:
         context.log.info(f"{report.removed} entries left the files; policy {store.removal().value!r} applied to their facts")
     return dg.MaterializeResult(

@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.store.fact_search import fact_counts
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import FailingCheck
 
@@ -87,8 +86,8 @@ def summary_of_skip(profile: Profile, failing: list[FailingCheck]) -> ProfileSum
     """A profile nothing could have changed in since its last sync: every entry unchanged, the
     store's counts as they are, the checks that sync's audit left failing."""
     where = profile_store(profile)
-    with where.read_only() as conn:
-        facts, private = fact_counts(conn)
+    with where.read_only() as reads:
+        facts, private = reads.fact_counts()
     return ProfileSummary(
         profile=profile.name,
         skipped=True,

@@ -33,7 +33,7 @@ def audit_profile(profile: Profile, home: Path, judge: PrivacyJudge, cap_target:
         return run_audits(
             AuditInputs(
                 read_profile(profile),
-                store.conn if store else None,
+                store.reads if store else None,
                 where.settings,
                 judge,
                 data_dir=environment.data_dir(home),

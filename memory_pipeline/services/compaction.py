@@ -15,8 +15,8 @@ from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading,
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.matching import KeywordListError
-from memory_pipeline.lib.store.fact_search import SHOWN, facts_by_id
-from memory_pipeline.lib.store.ledger import active_ledger, synced_facts
+from memory_pipeline.lib.store.fact_search import SHOWN
+from memory_pipeline.lib.store.ledger import synced_facts
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.sync_report import SyncReport
 
@@ -58,9 +58,9 @@ def propose_compaction(
     """Each memory file of the profile, with a proposal for those over `target` (a share of the
     cap); `model` (the local model's summarizer) offers summaries the rules' may give way to."""
     with profile_store(profile).opened(create=False) as store:
-        facts = synced_facts(active_ledger(store.conn))
+        facts = synced_facts(store.reads.active_ledger())
         pointed = sorted({i for ids in facts.values() for i in ids})
-        shown = facts_by_id(store.conn, pointed)[0] if pointed else []
+        shown = store.reads.facts_by_id(pointed)[0] if pointed else []
     # Never a pointer to a fact the agent is not given (private, unsafe, not judged), nor to one the
     # profile's settings now withhold though the store's verdicts are older: such an entry stays whole.
     judge = _judge_now(profile, home)
@@ -87,7 +87,7 @@ def facts_gone(profile: Profile, proposal: Proposal) -> list[int]:
     """The facts the proposal points at that the store no longer holds (nothing may be written then)."""
     wanted = sorted({i for r in proposal.rewrites for i in r.fact_ids})
     with profile_store(profile).opened(create=False) as store:
-        return facts_by_id(store.conn, wanted, include_private=True)[1]
+        return store.reads.facts_by_id(wanted, include_private=True)[1]
 
 
 def apply_compaction(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.written import DriftedFact, drifted_facts
+from memory_pipeline.lib.store.written import DriftedFact
 
 
 @dataclass
@@ -28,10 +28,10 @@ def profile_drift(profile: Profile, *, apply: bool = False, restore: bool = Fals
         return found
     with where.opened(create=apply) as store:
         scope, params = store.owner.rows_sql("l.profile")
-        found.drifted = drifted_facts(store.conn, scope, params)
+        found.drifted = store.reads.drifted_facts(scope, params)
         if apply and found.drifted:
             with store.transaction() as writes:
-                for fact in drifted_facts(store.conn, scope, params):
+                for fact in store.reads.drifted_facts(scope, params):
                     if restore:
                         writes.entries.restore_written(fact.fact_id)
                     else:

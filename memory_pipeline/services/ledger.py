@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, read_profile
-from memory_pipeline.lib.store.ledger_tsv import ImportReport, export_rows, import_tsv
+from memory_pipeline.lib.store.ledger_import import ImportReport, import_tsv
 from memory_pipeline.lib.store.owner import ledger_owner
 from memory_pipeline.lib.store.profile_store import profile_store
 
@@ -21,7 +21,7 @@ def export_profile(profile: Profile, hermes_home: Path) -> list[str]:
     """The profile's active ledger rows as TSV lines (each ending in a newline); in a store shared
     with other profiles, its own rows only."""
     with profile_store(profile).opened(create=False) as store:
-        return export_rows(store.conn, ledger_owner(profile, discover_profiles(hermes_home)))
+        return store.reads.ledger_tsv_rows(ledger_owner(profile, discover_profiles(hermes_home)))
 
 
 def import_into(profile: Profile, text: str, hermes_home: Path) -> ImportReport:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.mirror_rows import MirrorRow, mirror_rows
+from memory_pipeline.lib.store.mirror_rows import MirrorRow
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.sync.mirror import settle_unexplained, unexplained_mirrors
@@ -30,7 +30,7 @@ def profile_mirrors(profile: Profile, *, apply: bool = False, keep: bool = False
         return found
     current = read_profile(profile)
     with where.opened(create=apply) as store:
-        rows = {row.fact_id: row for row in mirror_rows(store.conn)}
+        rows = {row.fact_id: row for row in store.reads.mirror_rows()}
         ids = unexplained_mirrors(list(rows.values()), current)
         if apply:
             found.settled = settle_unexplained(store, ids, current, keep=keep, retire_one=_retired)

@@ -15,10 +15,8 @@ from typing import Any
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.fact_search import facts_by_id, gate, recorded_list, search, shown_count
 from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
 from memory_pipeline.lib.store.search_gate import recorded_many
-from memory_pipeline.lib.store.verdicts import judge_in_force
 
 
 @dataclass
@@ -58,9 +56,9 @@ def _search_one(where: ProfileStore, query: str, limit: int, include_private: bo
     if refresh_index:  # the writer, only to index what Hermes wrote since the last sync
         with where.opened(create=False) as store:
             store.index.sync_search_index()
-            return search(store.conn, query, limit=limit, include_private=include_private)
-    with where.read_only() as conn:
-        return search(conn, query, limit=limit, include_private=include_private)
+            return store.reads.search(query, limit=limit, include_private=include_private)
+    with where.read_only() as reads:
+        return reads.search(query, limit=limit, include_private=include_private)
 
 
 def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: bool) -> Found:
@@ -68,10 +66,10 @@ def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: 
     where = profile_store(profile)
     if where.per_user:
         return Found(not_served=[profile.name], unavailable_ids=list(fact_ids))
-    with where.reading() as conn:
-        if conn is None:
+    with where.reading() as reads:
+        if reads is None:
             return Found(without_store=[profile.name], unavailable_ids=list(fact_ids))
-        facts, unavailable = facts_by_id(conn, fact_ids, include_private=include_private)
+        facts, unavailable = reads.facts_by_id(fact_ids, include_private=include_private)
     return Found(facts=[{"profile": profile.name, **f} for f in facts], unavailable_ids=unavailable)
 
 
@@ -80,8 +78,8 @@ def shown_facts(profile: Profile) -> int:
     where = profile_store(profile)
     if where.per_user:
         return 0
-    with where.reading() as conn:
-        return shown_count(conn) if conn is not None else 0
+    with where.reading() as reads:
+        return reads.shown_count() if reads is not None else 0
 
 
 def judgement_stale(profile: Profile, home: Path) -> bool:
@@ -91,13 +89,13 @@ def judgement_stale(profile: Profile, home: Path) -> bool:
     agent's surfaces then show nothing of it until a re-tag."""
     choices = [environment.privacy_choice(p, home) for p in [profile, *environment.store_sharing_profiles(profile, home)]]
     try:
-        with profile_store(profile).reading() as conn:
-            if conn is None:
+        with profile_store(profile).reading() as reads:
+            if reads is None:
                 return False
-            judge, recorded = gate(conn), judge_in_force(conn)  # the switches: compared below, every profile's
+            judge, recorded = reads.gate(), reads.judge_in_force()  # the switches: compared below, every profile's
             if judge is None or recorded is None:
                 return False  # never judged: nothing is shown anyway, and the first sync judges it
-            recorded_paths = {recorded_list(conn, p) for p in recorded_many(recorded[0])}
+            recorded_paths = {reads.recorded_list(p) for p in recorded_many(recorded[0])}
     except StoreError:
         return True
     named = {os.path.normpath(c.keywords_path) if c.keywords_path else None for c in choices}

@@ -11,10 +11,7 @@ from memory_pipeline.lib.hermes.memory_files import fact_pointers
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.quarantine import quarantined_entries
 from memory_pipeline.lib.store.settings import store_sharers
-from memory_pipeline.lib.store.store_reads import existing_fact_ids, store_counts
-from memory_pipeline.lib.store.vector_codec import store_format, vector_counts
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
 
 
@@ -39,16 +36,16 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict[str, Any]:
     if not where.exists:
         return status
     try:
-        with where.read_only() as conn:
-            counts = store_counts(conn)
+        with where.read_only() as reads:
+            counts = reads.store_counts()
             status["facts"], status["pipeline_facts"], status["last_write"] = counts.facts, counts.pipeline_facts, counts.last_write
             # The pipeline's retired facts wait in its archive; a mirror row Hermes wrote is retired in place.
             status["retired_facts"] = counts.retired_in_place + counts.archived
-            status["compacted_facts"] = len(existing_fact_ids(conn, pointers))
+            status["compacted_facts"] = len(reads.existing_fact_ids(pointers))
             status["current_facts"] = counts.pipeline_facts - counts.retired_in_place - status["compacted_facts"]
-            status["quarantined"] = len(quarantined_entries(conn))
-            status["vectors"] = vector_counts(conn, settings.hrr_dim)
-            status["vector_dialect"] = store_format(conn, settings.hrr_dim).value
+            status["quarantined"] = len(reads.quarantined_entries())
+            status["vectors"] = reads.vector_counts(settings.hrr_dim)
+            status["vector_dialect"] = reads.vector_format(settings.hrr_dim).value
     except StoreError as exc:
         status["store_error"] = str(exc)
     return status

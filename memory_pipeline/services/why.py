@@ -19,9 +19,8 @@ from memory_pipeline.lib.privacy.folding import folded
 from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
 from memory_pipeline.lib.store.database import RETIRED_TAG
-from memory_pipeline.lib.store.fact_search import facts_by_id
 from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.story import FactRecord, fact_record
+from memory_pipeline.lib.store.story import FactRecord
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
 
 _LABEL_CHARS = 60
@@ -53,9 +52,9 @@ def fact_story(profile: Profile, home: Path, fact_id: int, *, owner: bool = Fals
     where = profile_store(profile)
     if not where.exists:
         return story
-    with where.read_only() as conn:
-        record = fact_record(conn, fact_id)
-        shown = bool(facts_by_id(conn, [fact_id])[0]) if record is not None else False
+    with where.read_only() as reads:
+        record = reads.fact_record(fact_id)
+        shown = bool(reads.facts_by_id([fact_id])[0]) if record is not None else False
     if record is None:
         return story
     story.found, story.content, story.category, story.trust = True, record.content, record.category, record.trust

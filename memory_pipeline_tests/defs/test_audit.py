@@ -6,7 +6,7 @@ import json
 import dagster as dg
 
 from memory_pipeline.launch.execute import run_sync
-from memory_pipeline.lib.audit import loaded_layers
+from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
 
 SYNC_STAGES = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store"]
@@ -26,8 +26,8 @@ def _report_metadata(instance, run_id) -> dict:
 
 def _counting_loads(monkeypatch) -> list[int]:
     """Every read of a store's layers, counted (the real reader still runs)."""
-    loads, real = [], loaded_layers.store_frames
-    monkeypatch.setattr(loaded_layers, "store_frames", lambda *args: loads.append(1) or real(*args))
+    loads, real = [], StoreReader.frames
+    monkeypatch.setattr(StoreReader, "frames", lambda *args: loads.append(1) or real(*args))
     return loads
 
 

@@ -4,11 +4,10 @@ shares. Counts and ids only ever leave here; contents cross as bytes, never logg
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import duckdb
 import pandas as pd
@@ -17,9 +16,12 @@ from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
-from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.settings import HolographicSettings
+
+if TYPE_CHECKING:
+    from memory_pipeline.lib.store.fact_store import FactStore
 
 T = TypeVar("T")
 
@@ -27,7 +29,7 @@ T = TypeVar("T")
 @dataclass
 class AuditInputs:
     readings: list[SourceReading]
-    conn: sqlite3.Connection | None  # None: the store does not exist yet
+    reads: StoreReader | None  # the caller's reads of the store; None: it does not exist yet
     settings: HolographicSettings
     judge: PrivacyJudge | None  # the keyword list, detectors and policy; None: no check that needs it is run
     data_dir: Path | None = None  # the pipeline's data directory: its history feeds the extraction checks
@@ -61,8 +63,10 @@ def count(db: duckdb.DuckDBPyConnection, sql: str) -> int:
     return int(db.execute(sql).fetchall()[0][0])
 
 
-def on_own_connection(path: Path, fn: Callable[[sqlite3.Connection], T]) -> T:
-    """`fn` on a connection of its own (a thread's: sqlite3 connections belong to one thread); a
-    table missing or damaged fails with one line naming the file (`opened`)."""
-    with opened(path, create=False) as conn:
-        return fn(conn)
+def on_own_store(settings: HolographicSettings, fn: Callable[[FactStore], T]) -> T:
+    """`fn` on the store opened on a connection of its own (a thread's: sqlite3 connections belong
+    to one thread); a table missing or damaged fails with one line naming the file."""
+    from memory_pipeline.lib.store.fact_store import FactStore
+
+    with FactStore.opened(settings, create=False) as store:
+        return fn(store)

@@ -8,23 +8,22 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from functools import cached_property, partial
+from functools import cached_property
 from typing import Any
 
 import duckdb
 
 from memory_pipeline.lib.audit.checks import AuditResult
 from memory_pipeline.lib.audit.extraction_health import extraction_checks
-from memory_pipeline.lib.audit.layers import AuditInputs, copy_frame, entries_frame, on_own_connection
+from memory_pipeline.lib.audit.layers import AuditInputs, copy_frame, entries_frame, on_own_store
 from memory_pipeline.lib.extraction.history import last_recorded_calls
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.store.quarantine import quarantined_entries
-from memory_pipeline.lib.store.store_frames import FACTS_FRAME, store_frames
+from memory_pipeline.lib.store.store_frames import FACTS_FRAME, empty_store_frames
 
 
 class LoadedLayers:
     """The layers, loaded into DuckDB on first use. `store_side` names the pure-SQLite work to
-    start at once beside the loading (each on its own connection); `load_store` says whether the
+    start at once beside the loading (each on the store opened on its own connection); `load_store` says whether the
     store's frames are read at all (not for the blocking ledger check alone)."""
 
     def __init__(self, inputs: AuditInputs, store_side: Mapping[str, Callable[..., Any]], *, load_store: bool):
@@ -40,24 +39,19 @@ class LoadedLayers:
         self._cursors = threading.local()
         self.loads = 0  # how many times the store's layers were read: once at most
         self.watermark: str | None = None  # the store as the audit's snapshot found it (once loaded)
-        self.loads_store = inputs.conn is not None and load_store
+        self.loads_store = inputs.reads is not None and load_store
         if self.loads_store:
-            self._store_frames = self._pool.submit(
-                on_own_connection, inputs.settings.db_path, lambda conn: store_frames(conn, inputs.settings.hrr_dim)
-            )
-        if inputs.conn is not None:
+            self._store_frames = self._pool.submit(on_own_store, inputs.settings, lambda store: store.reads.frames(store.settings.hrr_dim))
+        if inputs.reads is not None:
             for name, work in self._store_side_work.items():
-                self._store_side[name] = self._pool.submit(
-                    on_own_connection, inputs.settings.db_path, partial(work, settings=inputs.settings)
-                )
+                self._store_side[name] = self._pool.submit(on_own_store, inputs.settings, work)
 
     def store_side(self, name: str) -> Any:
         """The result of a store-side check: from its thread when started, else computed now (on
         a connection of its own: the caller's belongs to another thread)."""
         if name in self._store_side:
             return self._store_side[name].result()
-        work = partial(self._store_side_work[name], settings=self.inputs.settings)
-        return on_own_connection(self.inputs.settings.db_path, work)
+        return on_own_store(self.inputs.settings, self._store_side_work[name])
 
     @property
     def db(self) -> duckdb.DuckDBPyConnection:
@@ -82,7 +76,7 @@ class LoadedLayers:
         return db
 
     def _load_store(self) -> duckdb.DuckDBPyConnection:
-        store, self.watermark = self._store_frames.result() if self._store_frames is not None else store_frames(None)
+        store, self.watermark = self._store_frames.result() if self._store_frames is not None else (empty_store_frames(), None)
         self.loads += 1
         # Once copied, the frames' Python objects (about 100 MB at 100k facts) are let go.
         self._store_frames = None
@@ -107,7 +101,7 @@ class LoadedLayers:
 
     @cached_property
     def quarantined(self) -> set[str]:
-        return quarantined_entries(self.inputs.conn)
+        return self.inputs.reads.quarantined_entries() if self.inputs.reads is not None else set()
 
     @cached_property
     def extraction(self) -> dict[str, AuditResult]:

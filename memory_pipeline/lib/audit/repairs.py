@@ -10,9 +10,6 @@ from pathlib import Path
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.tagging import retag_store
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.fact_writes import banks_off
-from memory_pipeline.lib.store.ledger import malformed_rows, superseded_rows
-from memory_pipeline.lib.store.store_reads import linked_entity_names, unbacked_pipeline_facts, undecodable_pipeline_facts
 
 
 def repair_indexes(store: FactStore) -> list[str]:
@@ -26,10 +23,10 @@ def repair_indexes(store: FactStore) -> list[str]:
         done.append("rebuilt facts_fts")
     with store.transaction() as writes:
         added = writes.facts.add_missing_vectors()
-        bad = undecodable_pipeline_facts(store.conn, store.settings.hrr_dim)
+        bad = store.reads.undecodable_pipeline_facts(store.settings.hrr_dim)
         for fact_id, content in bad:
-            writes.facts.relink(fact_id, content, writes.facts.resolve(linked_entity_names(store.conn, fact_id)))
-        stale = banks_off(store.conn, store.settings.hrr_dim)
+            writes.facts.relink(fact_id, content, writes.facts.resolve(store.reads.linked_entity_names(fact_id)))
+        stale = store.reads.banks_off(store.settings.hrr_dim)
         writes.facts.rebuild_banks_in_full(stale)
     if added:
         done.append(f"added {added} HRR vectors to facts Hermes stored without one")
@@ -54,15 +51,15 @@ def repair_ledger(store: FactStore, saved_to: Path) -> list[str]:
     """Rows breaking a row rule deleted, and the active rows of an entry's older versions retired,
     once every such row is saved as it was (table `ledger_rows` of the SQLite file `saved_to`,
     private: a leaked value may be entry text). The entries they stood for are synced afresh."""
-    found_malformed = set(malformed_rows(store.conn))
-    found_superseded = set(superseded_rows(store.conn)) - found_malformed
+    found_malformed = set(store.reads.malformed_ledger_rows())
+    found_superseded = set(store.reads.superseded_ledger_rows()) - found_malformed
     if not (found_malformed or found_superseded):
         return []
     store.ledger.save_ledger_rows(sorted(found_malformed | found_superseded), saved_to)
     with store.transaction() as writes:
         # Only rows saved and still as found: a writer may have come between.
-        malformed = [r for r in malformed_rows(store.conn) if r in found_malformed]
-        superseded = [r for r in superseded_rows(store.conn) if r in found_superseded]
+        malformed = [r for r in store.reads.malformed_ledger_rows() if r in found_malformed]
+        superseded = [r for r in store.reads.superseded_ledger_rows() if r in found_superseded]
         writes.ledger.delete_ledger_rows(malformed)
         writes.ledger.retire_ledger_rows(superseded)
     done = [f"deleted {len(malformed)} malformed ledger rows"] if malformed else []
@@ -78,7 +75,7 @@ def repair_links(store: FactStore) -> list[str]:
         links = writes.records.delete_dangling_links()
         orphans = writes.ledger.delete_rows_naming_no_fact()
         foreign = writes.ledger.delete_rows_naming_anothers_fact()
-        ghosts = unbacked_pipeline_facts(store.conn)
+        ghosts = store.reads.unbacked_pipeline_facts()
         for ghost in ghosts:
             writes.facts.delete(ghost)
         writes.facts.rebuild_banks()

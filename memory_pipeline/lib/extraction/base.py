@@ -1,14 +1,12 @@
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import pandas as pd
 
-from memory_pipeline.lib.store.quarantine import quarantined_entries
-from memory_pipeline.lib.store.store_reads import fact_contents
+from memory_pipeline.lib.store.reader import StoreReader
 
 FACT_COLUMNS = ["entry_id", "content", "category", "tags", "entity", "action", "existing_fact_id", "latency_s"]
 
@@ -105,14 +103,14 @@ class Extractor(Protocol):
     def extract(self, entries: list[EntryToExtract]) -> ExtractionOutcome: ...
 
 
-def entries_to_extract(diff: pd.DataFrame, conn: sqlite3.Connection | None) -> list[EntryToExtract]:
+def entries_to_extract(diff: pd.DataFrame, reads: StoreReader | None) -> list[EntryToExtract]:
     """The `new` and `changed` rows of a diff, each `changed` one with its facts as candidates."""
     work = diff[diff["status"].isin(["new", "changed"])]
     contents: dict[int, str] = {}
     wanted = sorted({i for ids in work["existing_fact_ids"] for i in ids})
-    if wanted and conn is not None:
-        contents = fact_contents(conn, wanted)
-    failed_before = quarantined_entries(conn) if conn is not None and not work.empty else set()
+    if wanted and reads is not None:
+        contents = reads.fact_contents(wanted)
+    failed_before = reads.quarantined_entries() if reads is not None and not work.empty else set()
     return [
         EntryToExtract(
             entry_id=row.entry_id,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import json
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,12 +22,11 @@ from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.hermes.memory_files import title_entity
 from memory_pipeline.lib.privacy.choice import Judgement, PrivacyJudge
 from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, KeywordList, normalise_tags
-from memory_pipeline.lib.store import verdicts
-from memory_pipeline.lib.store.database import PIPELINE_TAG, PRIVATE_TAG, RETIRED_TAG, UNSAFE_TAG, read_snapshot
-from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256, store_relative
+from memory_pipeline.lib.store.database import PIPELINE_TAG, PRIVATE_TAG, RETIRED_TAG, UNSAFE_TAG
+from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256
 from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.store_reads import backed_fact_ids, entity_id_named, fact_state, fact_states, linked_entities
 from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
 from memory_pipeline.lib.store.watermark import WatermarkChain
 
@@ -74,47 +72,45 @@ def retag_store(store: FactStore, judge: PrivacyJudge, watermarks: WatermarkChai
     under the lock, their verdicts, and the judge now in force. `watermarks` hears how the store
     was found and left."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
-    conn, settings = store.conn, store.settings
-    listed = _recorded_lists(conn, judge.keywords)
+    reads, settings = store.reads, store.settings
+    listed = _recorded_lists(reads, judge.keywords)
     judge_row = (listed, judge.keywords.sha256, judge.detectors, judge.settings_sha256)
-    with read_snapshot(conn):
-        watermarks.observe(conn)
-        report, candidates, scanned = _scan(conn, judge, settings)
-        orphans = verdicts.orphan_count(conn)
-        in_force = verdicts.judge_in_force(conn)
+    with reads.snapshot():
+        watermarks.observe(reads)
+        report, candidates, scanned = _scan(reads, judge, settings)
+        orphans = reads.orphan_verdict_count()
+        in_force = reads.judge_in_force()
     if not candidates and not report.verdicts and not orphans and in_force == judge_row:
         return report
     with store.transaction() as writes:
-        watermarks.observe(conn)
-        backed = backed_fact_ids(conn)
+        watermarks.observe(reads)
+        backed = reads.backed_fact_ids()
         for fact_id in candidates:
             _apply(writes, fact_id, judge, report, backed, scanned.get(fact_id))
         writes.facts.rebuild_banks()
         writes.records.record_verdicts(report.verdicts)
         writes.records.drop_orphan_verdicts()
         writes.records.set_judge(*judge_row)
-        watermarks.wrote(conn)
+        watermarks.wrote(reads)
     return report
 
 
-def _recorded_lists(conn: sqlite3.Connection, keywords: KeywordList) -> str | None:
+def _recorded_lists(reads: StoreReader, keywords: KeywordList) -> str | None:
     """The list (or a shared store's lists, as a JSON array) as the judge records it."""
     paths = [path for path, _ in keywords.sources] or [keywords.path]
-    listed = [store_relative(conn, str(path) if path else None) for path in paths]
+    listed = [reads.store_relative(str(path) if path else None) for path in paths]
     return listed[0] if len(listed) == 1 else json.dumps(listed)
 
 
-def _scan(
-    conn: sqlite3.Connection, judge: PrivacyJudge, settings: HolographicSettings
-) -> tuple[RetagReport, list[int], dict[int, Judgement]]:
+def _scan(reads: StoreReader, judge: PrivacyJudge, settings: HolographicSettings) -> tuple[RetagReport, list[int], dict[int, Judgement]]:
     """Every fact judged (from its verdict, when that is current): the counts, the facts whose
     verdict, tags, links or trust must change, and each judgement made."""
     report = RetagReport()
-    private_entity = str(entity_id_named(conn, PRIVATE_ENTITY))  # as group_concat spells one id
-    private_links = linked_entities(conn)
-    known = verdicts.verdicts(conn)
-    backed = backed_fact_ids(conn)
-    states = list(fact_states(conn))
+    private_entity = str(reads.entity_id_named(PRIVATE_ENTITY))  # as group_concat spells one id
+    private_links = reads.linked_entities()
+    known = reads.verdicts()
+    backed = reads.backed_fact_ids()
+    states = list(reads.fact_states())
     scanned = _fresh_judgements(judge, states, known)
     settled = functools.lru_cache(maxsize=4096)(functools.partial(_settled, policy=judge.policy, settings=settings))
     candidates = []
@@ -243,7 +239,7 @@ def _apply(
 ) -> None:
     """One fact brought in line with its judgement, read again under the write lock (the scan's
     judgement reused while the text is the one it judged)."""
-    state = fact_state(writes.conn, fact_id)
+    state = writes.reads.fact_state(fact_id)
     if state is None:
         return
     raw, tags, trust, settings = state.raw, state.tags, state.trust, writes.settings

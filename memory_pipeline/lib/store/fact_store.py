@@ -11,8 +11,9 @@ module, each part an attribute of the store, given the parts it calls by name:
 | `index`    | `SearchIndexWrites` | `facts_fts` rebuilt, the pipeline's trigram index kept in step   | —              |
 | `entries`  | `EntryWrites`       | an entry's facts added, updated, adopted, released by the policy | all four above |
 
-Creating and upgrading the schema is the opening's (`database`); reads are the plain functions
-of the other `lib/store` modules, each given `store.conn`."""
+Creating and upgrading the schema is the opening's (`database`). Every read other packages make
+goes through `store.reads`, a `StoreReader` over the same connection (it sees the transaction's
+writes)."""
 
 from __future__ import annotations
 

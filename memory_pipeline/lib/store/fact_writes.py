@@ -5,7 +5,6 @@ the archive a retired fact moves to and comes back from."""
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -263,25 +262,3 @@ class FactWrites(StorePart):
         while block := cursor.fetchmany(_BLOCK_ROWS):
             bank.add_rows(vector_codec.decode_rows((blob for (blob,) in block), dim))
         return bank.sum()
-
-
-def banks_off(conn: sqlite3.Connection, dim: int) -> set[str]:
-    """Categories whose bank is not the bundle Hermes would keep: missing, left over, counting
-    other than its decodable vectors, of another dim, or itself undecodable. Holographic rebuilds a
-    bank by reading its vectors and writing the bundle in two transactions, so a write of another
-    process between the two leaves the bank behind its facts: a sync settles such banks."""
-    decodable = vector_codec.decodable_sql("hrr_vector", dim)
-    counts = dict(conn.execute(f"SELECT category, count(*) FROM facts WHERE {decodable} GROUP BY category").fetchall())
-    banks = {
-        name[4:]: (count, bank_dim, state)
-        for name, count, bank_dim, state in conn.execute(
-            f"SELECT bank_name, fact_count, dim, {vector_codec.state_sql('vector', dim)} FROM memory_banks WHERE bank_name LIKE 'cat:%'"
-        )
-    }
-    off = {category for category in counts if category not in banks}
-    off |= {
-        category
-        for category, (count, bank_dim, state) in banks.items()
-        if count != counts.get(category, 0) or bank_dim != dim or state <= vector_codec.VectorState.MALFORMED
-    }
-    return off

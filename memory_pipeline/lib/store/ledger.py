@@ -109,6 +109,11 @@ _ROW_RULES = [
 ]
 
 
+def copied_ledger_problems(db: duckdb.DuckDBPyConnection) -> list[str]:
+    """`ledger_problems` of the audit's DuckDB copy of the store, which holds the ledger as `ledger`."""
+    return ledger_problems(db)
+
+
 def ledger_problems(source: sqlite3.Connection | duckdb.DuckDBPyConnection) -> list[str]:
     """What makes the ledger unsafe to write on (the `ledger_integrity` audit): from the store, or
     from a DuckDB connection holding its `ledger_rows` as `ledger`. Counts only: a problem never

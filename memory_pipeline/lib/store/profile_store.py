@@ -1,11 +1,10 @@
 """A profile's store before it is opened: where it is and how Holographic keeps it (read from the
 profile's config.yaml), whether it exists yet, and the way to open it: as a `FactStore` to
-write, as a read-only connection to read. Every
+write, as a read-only `StoreReader` to read. Every
 command and service asks this one question here, not each its own way."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -13,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store import database
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
 
 if TYPE_CHECKING:  # the writer's maths (numpy) is imported when a store is opened, not at start
@@ -52,19 +51,19 @@ class ProfileStore:
 
         return FactStore.opened_if_exists(self.settings, owner=owner)
 
-    def read_only(self) -> AbstractContextManager[sqlite3.Connection]:
-        """A read-only connection for `lib/store`'s reads (no writer, no lock ever taken); a store
+    def read_only(self) -> AbstractContextManager[StoreReader]:
+        """The store's reads on a read-only connection (no writer, no lock ever taken); a store
         that does not exist is a `StoreError`."""
-        return database.read_only(self.path)
+        return StoreReader.read_only(self.path)
 
     @contextmanager
-    def reading(self) -> Iterator[sqlite3.Connection | None]:
+    def reading(self) -> Iterator[StoreReader | None]:
         """`read_only`, or None when the store does not exist yet (reading never creates one)."""
         if not self.exists:
             yield None
             return
-        with self.read_only() as conn:
-            yield conn
+        with self.read_only() as reads:
+            yield reads
 
 
 def profile_store(profile: Profile) -> ProfileStore:

@@ -115,12 +115,12 @@ class SearchIndexWrites(StorePart):
         gone: list[int] = []
         if present:
             with read_snapshot(conn):
-                watermarks.observe(conn)
+                watermarks.observe(self.reads)
                 stale, gone = _out_of_step(conn)
             if not stale and not gone:
                 return result
         with write_transaction(conn):
-            watermarks.observe(conn)
+            watermarks.observe(self.reads)
             if not present:
                 conn.execute(_SCHEMA)
                 stale = [(i, c, False) for i, c in conn.execute("SELECT fact_id, content FROM facts")]

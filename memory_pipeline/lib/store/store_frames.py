@@ -40,11 +40,14 @@ def _facts_sql(dim: int) -> str:
         {size_state_sql("hrr_vector", dim)}, {IS_PIPELINE_FACT_SQL} FROM facts"""
 
 
-def store_frames(conn: sqlite3.Connection | None, hrr_dim: int = 0) -> tuple[dict[str, pd.DataFrame], str | None]:
+def empty_store_frames() -> dict[str, pd.DataFrame]:
+    """The frames of a store that does not exist yet."""
+    return {name: pd.DataFrame(columns=columns) for name, columns in _EMPTY_STORE.items()}
+
+
+def store_frames(conn: sqlite3.Connection, hrr_dim: int = 0) -> tuple[dict[str, pd.DataFrame], str]:
     """Ledger, facts and banks, read in one transaction: one snapshot even while Hermes writes;
-    and that snapshot's watermark (None without a store)."""
-    if conn is None:
-        return {name: pd.DataFrame(columns=columns) for name, columns in _EMPTY_STORE.items()}, None
+    and that snapshot's watermark."""
     with read_snapshot(conn):
         watermark = store_watermark(conn)
         ledger = ledger_rows(conn)

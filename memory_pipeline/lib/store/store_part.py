@@ -1,5 +1,5 @@
-"""What each part of `FactStore` is given: the open store (its connection, settings and whose ledger
-rows are this profile's) and the state of the write transaction in progress (its report,
+"""What each part of `FactStore` is given: the open store (its connection, its reads, settings and
+whose ledger rows are this profile's) and the state of the write transaction in progress (its report,
 provenance, run id and receipts), one object all the parts share."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.settings import HolographicSettings
 from memory_pipeline.lib.store.store_file import StoreError
@@ -27,6 +28,10 @@ class OpenStore:
     provenance: tuple[str, str, str] = NO_PROVENANCE  # extractor, model, prompt version
     run_id: str | None = None
     receipts: list[Receipt] = field(default_factory=list)
+    reads: StoreReader = field(init=False)  # over `conn`: it sees the transaction's writes
+
+    def __post_init__(self) -> None:
+        self.reads = StoreReader(self.conn)
 
 
 class StorePart:
@@ -39,6 +44,10 @@ class StorePart:
     @property
     def conn(self) -> sqlite3.Connection:
         return self._store.conn
+
+    @property
+    def reads(self) -> StoreReader:
+        return self._store.reads
 
     @property
     def settings(self) -> HolographicSettings:

@@ -19,7 +19,7 @@ from memory_pipeline.lib.store.database import (
     has_tag_sql,
     table_exists,
 )
-from memory_pipeline.lib.store.vector_codec import decodable_sql, false_hrr1_sql
+from memory_pipeline.lib.store.vector_codec import VectorState, decodable_sql, false_hrr1_sql, state_sql
 
 _CHUNK = 500  # ids per query: under SQLite's limit on bound parameters
 
@@ -153,3 +153,25 @@ def facts_without_vector(conn: sqlite3.Connection) -> list[tuple[int, str | None
     """(fact_id, category, stored content bytes) of every fact without a vector."""
     rows = conn.execute(f"SELECT fact_id, category, CAST(content AS BLOB) FROM facts WHERE {_NO_VECTOR}")
     return [(fact_id, category, bytes(raw or b"")) for fact_id, category, raw in rows]
+
+
+def banks_off(conn: sqlite3.Connection, dim: int) -> set[str]:
+    """Categories whose bank is not the bundle Hermes would keep: missing, left over, counting
+    other than its decodable vectors, of another dim, or itself undecodable. Holographic rebuilds a
+    bank by reading its vectors and writing the bundle in two transactions, so a write of another
+    process between the two leaves the bank behind its facts: a sync settles such banks."""
+    decodable = decodable_sql("hrr_vector", dim)
+    counts = dict(conn.execute(f"SELECT category, count(*) FROM facts WHERE {decodable} GROUP BY category").fetchall())
+    banks = {
+        name[4:]: (count, bank_dim, state)
+        for name, count, bank_dim, state in conn.execute(
+            f"SELECT bank_name, fact_count, dim, {state_sql('vector', dim)} FROM memory_banks WHERE bank_name LIKE 'cat:%'"
+        )
+    }
+    off = {category for category in counts if category not in banks}
+    off |= {
+        category
+        for category, (count, bank_dim, state) in banks.items()
+        if count != counts.get(category, 0) or bank_dim != dim or state <= VectorState.MALFORMED
+    }
+    return off

@@ -17,9 +17,16 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import zlib
-from typing import Any
+from typing import Any, Protocol
 
 from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, table_exists
+
+
+class _Reads(Protocol):
+    """What a chain reads a store through (`StoreReader`, which reads watermarks with this module)."""
+
+    def watermark(self) -> str: ...
+
 
 _ROW_CHECKSUM = "memory_pipeline_row_crc"
 
@@ -63,14 +70,14 @@ class WatermarkChain:
             self.broken = True
         self.last = watermark
 
-    def observe(self, conn: sqlite3.Connection) -> None:
+    def observe(self, reads: _Reads) -> None:
         if self.watching:
-            self.saw(store_watermark(conn))
+            self.saw(reads.watermark())
 
-    def wrote(self, conn: sqlite3.Connection) -> None:
+    def wrote(self, reads: _Reads) -> None:
         """A step's own writes, read before its transaction commits (nobody else can write then)."""
         if self.watching:
-            self.last = store_watermark(conn)
+            self.last = reads.watermark()
 
     @property
     def in_step(self) -> bool:

@@ -29,7 +29,7 @@ from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.hermes.redaction import has_mask, is_scrubbed_copy
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.mirror_rows import MirrorRow, mirror_rows
+from memory_pipeline.lib.store.mirror_rows import MirrorRow
 from memory_pipeline.lib.sync.journal import Journal
 
 
@@ -158,7 +158,7 @@ def settle_unexplained(
     """Retire (with `retire_one(store, fact_id)`) or keep as the agent's own the unexplained mirror
     rows named, in one transaction; only those still unexplained when the lock is held. Their ids."""
     with store.transaction() as writes:
-        still = set(unexplained_mirrors(mirror_rows(store.conn), readings))
+        still = set(unexplained_mirrors(store.reads.mirror_rows(), readings))
         chosen = [i for i in dict.fromkeys(fact_ids) if i in still]
         for fact_id in chosen:
             if keep:

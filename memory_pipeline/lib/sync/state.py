@@ -22,9 +22,9 @@ from memory_pipeline.lib.files.digest_key import keyed
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
-from memory_pipeline.lib.store.database import StoreError, read_only
+from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.watermark import store_watermark
+from memory_pipeline.lib.store.reader import StoreReader
 
 # Bumped when the pipeline changes what a sync writes, so an upgrade re-syncs every profile once.
 STATE_VERSION = 4
@@ -55,8 +55,8 @@ def _store_now(path: Path, watermark: str | None = None) -> list[Any] | None:
     if watermark is not None:
         return [st.st_dev, st.st_ino, watermark]
     try:
-        with read_only(path) as conn:  # a skipped profile's store is only read
-            return [st.st_dev, st.st_ino, store_watermark(conn)]
+        with StoreReader.read_only(path) as reads:  # a skipped profile's store is only read
+            return [st.st_dev, st.st_ino, reads.watermark()]
     except (StoreError, sqlite3.Error):
         return [st.st_dev, st.st_ino, "unusable"]
 

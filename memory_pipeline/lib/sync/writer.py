@@ -14,12 +14,6 @@ from memory_pipeline.lib.choices import RemovalPolicy
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.tagging import tag_written
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.fact_writes import banks_off
-from memory_pipeline.lib.store.ledger import ledger_exists, ledger_fingerprint
-from memory_pipeline.lib.store.ledger_schema import has_profile_column
-from memory_pipeline.lib.store.quarantine import releasable_entries
-from memory_pipeline.lib.store.retirement import unbacked_facts_to_retire
-from memory_pipeline.lib.store.store_reads import fact_count, facts_without_vector
 from memory_pipeline.lib.store.sync_report import StaleDiff, SyncReport
 from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
@@ -66,19 +60,19 @@ def write_sync(
     found and left. The store's `owner` says whose ledger rows these are (profiles sharing one store)."""
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
     removal_policy = RemovalPolicy(removal_policy)  # a spelling that is no policy fails here, naming it
-    conn, settings = store.conn, store.settings
+    reads, settings = store.reads, store.settings
     diff = entry_diff.frame
     report = SyncReport(unchanged=int((diff["status"] == "unchanged").sum()))
     plan = _plan(store, entry_diff, extraction, removal_policy, report)
-    if plan.nothing_to_write(entry_diff) and not banks_off(conn, settings.hrr_dim) and not facts_without_vector(conn):
-        report.facts_total = fact_count(conn)
-        watermarks.observe(conn)
+    if plan.nothing_to_write(entry_diff) and not reads.banks_off(settings.hrr_dim) and not reads.facts_without_vector():
+        report.facts_total = reads.fact_count()
+        watermarks.observe(reads)
         return report  # nothing to write: not even a transaction is opened
 
     provenance = extraction.provenance
     with store.transaction(report, (provenance.extractor, provenance.model, provenance.prompt_version), run_id) as writer:
-        watermarks.observe(conn)
-        left_behind = banks_off(conn, settings.hrr_dim)  # by a Holographic write racing another
+        watermarks.observe(reads)
+        left_behind = reads.banks_off(settings.hrr_dim)  # by a Holographic write racing another
         _guard(store, entry_diff)
         writer.ledger.claim_entries(plan.claims)
         written = _write_entries(writer, plan, removal_policy)
@@ -91,14 +85,14 @@ def write_sync(
             report.tagged_private = tag_written(writer, written, judge).tagged
         writer.facts.rebuild_banks_in_full(left_behind)
         report.receipts = len(writer.receipts)
-        report.facts_total = fact_count(conn)
+        report.facts_total = reads.fact_count()
         report.wrote = True
-        watermarks.wrote(conn)
+        watermarks.wrote(reads)
     return report
 
 
 def _plan(store: FactStore, entry_diff: EntryDiff, extraction: Extraction, removal_policy: RemovalPolicy, report: SyncReport) -> _Plan:
-    conn, owner = store.conn, store.owner
+    reads, owner = store.reads, store.owner
     diff, held = entry_diff.frame, entry_diff.held
     facts_by_entry: dict[str, list[Any]] = defaultdict(list)
     for fact in extraction.facts.itertuples(index=False):
@@ -109,10 +103,10 @@ def _plan(store: FactStore, entry_diff: EntryDiff, extraction: Extraction, remov
     report.quarantined, report.removed, report.compacted = len(work) - len(ready), len(plan.removed), len(plan.compacted)
     settled = set(diff.loc[diff["status"].isin(["unchanged", "compacted"]), "entry_id"]) | set(ready["entry_id"])
     plan.adoptions = [(e, f) for e, f in entry_diff.mirrors.adopted if e in settled]  # an entry still waiting keeps its mirror
-    plan.releasable = releasable_entries(conn, set(diff.loc[diff["status"] != "removed", "entry_id"]), held, set(ready["entry_id"]))
+    plan.releasable = reads.releasable_entries(set(diff.loc[diff["status"] != "removed", "entry_id"]), held, set(ready["entry_id"]))
     # Facts an older sync kept at full trust under `keep` move to `retire` when it is the policy.
-    plan.to_retire = unbacked_facts_to_retire(conn) if removal_policy is RemovalPolicy.RETIRE and ledger_exists(conn) else []
-    if owner.profile and ledger_exists(conn) and has_profile_column(conn):
+    plan.to_retire = reads.unbacked_facts_to_retire() if removal_policy is RemovalPolicy.RETIRE and reads.ledger_exists() else []
+    if owner.profile and reads.ledger_exists() and reads.has_profile_column():
         # A store of one profile's: every row is its own. A shared one: the rows its unchanged entries took.
         unchanged = None if owner.sole else set(diff.loc[diff["status"] == "unchanged", "matched_entry_id"])
         plan.claims = store.ledger.unclaimed_entries(unchanged)
@@ -123,7 +117,7 @@ def _guard(store: FactStore, entry_diff: EntryDiff) -> None:
     """Inside the write transaction, where no other writer can slip in: the ledger is the one the
     diff was made on. Whether that ledger is whole is the blocking `ledger_integrity` check's to
     say, between the diff and the write; a ledger changed since is refused here."""
-    if ledger_fingerprint(store.conn) != entry_diff.ledger_fingerprint:
+    if store.reads.ledger_fingerprint() != entry_diff.ledger_fingerprint:
         raise StaleDiff(f"{store.path}: the ledger changed since the diff was made; run the sync again")
 
 

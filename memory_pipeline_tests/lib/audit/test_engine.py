@@ -12,6 +12,7 @@ from memory_pipeline.lib.hermes.compaction import fewest_chars
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
 from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
@@ -32,7 +33,9 @@ def failing(profile) -> set[str]:
     settings = holographic_settings(profile.home)
     conn = sqlite3.connect(settings.db_path) if settings.db_path.exists() else None
     try:
-        results = run_audits(AuditInputs(read_profile(profile), conn, settings, judge_of(load_keywords(DEMO_KEYWORDS))))
+        results = run_audits(
+            AuditInputs(read_profile(profile), StoreReader(conn) if conn else None, settings, judge_of(load_keywords(DEMO_KEYWORDS)))
+        )
     finally:
         if conn is not None:
             conn.close()
@@ -99,7 +102,9 @@ def test_a_near_copy_is_named_by_fact_id(work):
     settings = holographic_settings(profile.home)
     with (
         sqlite3.connect(settings.db_path) as conn,
-        Audit(AuditInputs(read_profile(profile), conn, settings, judge_of(load_keywords(DEMO_KEYWORDS)))) as audit,
+        Audit(
+            AuditInputs(read_profile(profile), StoreReader(conn) if conn else None, settings, judge_of(load_keywords(DEMO_KEYWORDS)))
+        ) as audit,
     ):
         detail = audit.run("fact_links").detail
     assert f"#{copy})" in detail and "1 duplicated contents (#" in detail
@@ -285,7 +290,12 @@ def test_keyword_only_fact_without_tag(tmp_path, work, term):
     settings = holographic_settings(profile.home)
     conn = sqlite3.connect(settings.db_path)
     try:
-        results = {r.name: r for r in run_audits(AuditInputs(read_profile(profile), conn, settings, judge_of(load_keywords(keywords))))}
+        results = {
+            r.name: r
+            for r in run_audits(
+                AuditInputs(read_profile(profile), StoreReader(conn) if conn else None, settings, judge_of(load_keywords(keywords)))
+            )
+        }
     finally:
         conn.close()
     assert not results["privacy_coverage"].passed
@@ -321,7 +331,9 @@ def test_checks_run_together_agree_with_each_alone(capsys, work):
     path = profile.memory_file("user")
     write_entries(path, read_entries(path) + ["Reach me at marta.quill@example.org", "**Old (→ fact_store#9999)**: moved"])
     settings = holographic_settings(profile.home)
-    inputs = AuditInputs(read_profile(profile), sqlite3.connect(settings.db_path), settings, judge_of(load_keywords(DEMO_KEYWORDS)))
+    inputs = AuditInputs(
+        read_profile(profile), StoreReader(conn := sqlite3.connect(settings.db_path)), settings, judge_of(load_keywords(DEMO_KEYWORDS))
+    )
     try:
         together = run_audits(inputs)
         alone = []
@@ -329,7 +341,7 @@ def test_checks_run_together_agree_with_each_alone(capsys, work):
             with Audit(inputs, [name]) as audit:
                 alone.append(audit.run(name))
     finally:
-        inputs.conn.close()
+        conn.close()
     assert {r.name for r in together if not r.passed} >= {"fact_links", "index_consistency", "hashes_fresh", "pointers_resolve"}
     assert [(r.name, r.passed, r.detail, r.metrics) for r in together] == [(r.name, r.passed, r.detail, r.metrics) for r in alone]
 

@@ -17,6 +17,7 @@ from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.ledger import active_ledger, ledger_fingerprint
+from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.diff import diff_entries
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance
@@ -43,7 +44,7 @@ def _sync(profile: Profile, extractor):
     with opened(settings.db_path) as conn:
         diff = diff_entries(hashed_frame(parsed_frame(profile.name, read_profile(profile))), active_ledger(conn))
         fingerprint = ledger_fingerprint(conn)
-        work = entries_to_extract(diff, conn)
+        work = entries_to_extract(diff, StoreReader(conn))
         outcome = extractor.extract(work)
         report = write_sync(
             FactStore(conn, settings),

@@ -9,6 +9,7 @@ import pytest
 
 from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256
 from memory_pipeline.lib.hermes.profiles import get_profile
+from memory_pipeline.lib.store.database import read_only
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline_tests.support.store_helpers import consistency_problems, query
@@ -43,11 +44,11 @@ def test_a_failed_transaction_leaves_the_store_and_the_next_transaction_as_they_
 
 def test_a_store_opened_to_read_cannot_be_written_through(synced_home):
     where = profile_store(get_profile(synced_home, "default"))
-    with where.read_only() as conn, pytest.raises(sqlite3.OperationalError, match="readonly"):
+    with read_only(where.path) as conn, pytest.raises(sqlite3.OperationalError, match="readonly"):
         with FactStore(conn, where.settings).transaction() as writes:
             writes.records.set_tags_and_trust(1, "", 0.5)
-    with where.reading() as conn:
-        assert conn is not None
+    with where.reading() as reads:
+        assert reads is not None and reads.fact_count() > 0
     assert profile_store(get_profile(synced_home, "work")).exists
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 
 import duckdb
 
@@ -12,10 +11,9 @@ from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import AuditInputs, count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.store.ledger import ledger_problems
-from memory_pipeline.lib.store.mirror_rows import MirrorRow, known_entry_hashes, mirror_rows
-from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.store_reads import dangling_link_count
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.ledger import copied_ledger_problems
+from memory_pipeline.lib.store.mirror_rows import MirrorRow
 from memory_pipeline.lib.sync.journal import Journal, journal_path, read_journal
 from memory_pipeline.lib.sync.mirror import EntryEvidence, unexplained_mirrors, vanished_mirrors
 
@@ -68,9 +66,9 @@ def ledger_integrity(layers: LoadedLayers) -> AuditResult:
     # With the other checks, from the ledger already in DuckDB; alone (the blocking check), from
     # the ledger only, read from the store.
     if layers.loads_store:
-        problems = ledger_problems(layers.db)
+        problems = copied_ledger_problems(layers.db)
     else:
-        problems = ledger_problems(layers.inputs.conn) if layers.inputs.conn is not None else []
+        problems = layers.inputs.reads.ledger_problems() if layers.inputs.reads is not None else []
     return AuditResult(
         "ledger_integrity", not problems, ERROR, "; ".join(problems) or "ledger rows well-formed", {"problems": float(len(problems))}
     )
@@ -84,9 +82,9 @@ def _without_white_space(column: str) -> str:
     return column
 
 
-def dangling_links(conn: sqlite3.Connection, settings: HolographicSettings) -> int:
+def dangling_links(store: FactStore) -> int:
     """Entity links whose fact or entity is gone."""
-    return dangling_link_count(conn)
+    return store.reads.dangling_link_count()
 
 
 def _ids_of(named: list[str]) -> str:
@@ -126,7 +124,7 @@ def fact_links(layers: LoadedLayers) -> AuditResult:
     foreign = _rows_naming_anothers_fact(db)
     undecodable_ids = [r[0] for r in db.execute("SELECT fact_id FROM loaded_facts WHERE content IS NULL ORDER BY fact_id").fetchall()]
     undecodable = len(undecodable_ids)
-    dangling = layers.store_side("fact_links") if layers.inputs.conn is not None else 0
+    dangling = layers.store_side("fact_links") if layers.inputs.reads is not None else 0
     passed = not (orphans or ghosts or foreign or duplicates or undecodable or dangling)
     return AuditResult(
         "fact_links",
@@ -164,15 +162,15 @@ def _rows_naming_anothers_fact(db: duckdb.DuckDBPyConnection) -> list[int]:
     )
 
 
-def mirror_facts(conn: sqlite3.Connection, settings: HolographicSettings) -> tuple[list[MirrorRow], set[str]]:
+def mirror_facts(store: FactStore) -> tuple[list[MirrorRow], set[str]]:
     """The mirror rows, and every entry hash any ledger row recorded (what shows a row's text was an entry)."""
-    rows = mirror_rows(conn)
-    return rows, known_entry_hashes(conn) if rows else set()
+    rows = store.reads.mirror_rows()
+    return rows, store.reads.known_entry_hashes() if rows else set()
 
 
 def mirrors_adopted(layers: LoadedLayers) -> AuditResult:
     inputs = layers.inputs
-    rows, known = layers.store_side("mirrors_adopted") if inputs.conn is not None else ([], set())
+    rows, known = layers.store_side("mirrors_adopted") if inputs.reads is not None else ([], set())
     own = unexplained_mirrors(rows, inputs.readings)
     ids = vanished_mirrors(rows, inputs.readings, _evidence(inputs, known)) if own else []
     named = ", ".join(str(i) for i in ids[:_NAMED_IDS]) + (f" and {len(ids) - _NAMED_IDS} more" if len(ids) > _NAMED_IDS else "")

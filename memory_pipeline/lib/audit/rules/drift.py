@@ -5,24 +5,21 @@ pipeline drift` keeps the agent's text as a fact of its own or writes the entry'
 
 from __future__ import annotations
 
-import sqlite3
-
 from memory_pipeline.lib.audit.checks import WARN, AuditResult
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.hermes.hashing import entry_identities
-from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.written import drifted_facts
+from memory_pipeline.lib.store.fact_store import FactStore
 
 _NAMED = 10
 
 
-def drifted(conn: sqlite3.Connection, settings: HolographicSettings) -> list[tuple[int, tuple[str, ...]]]:
+def drifted(store: FactStore) -> list[tuple[int, tuple[str, ...]]]:
     """(fact id, entry ids) of every synced fact whose text is no longer what the sync wrote."""
-    return [(d.fact_id, d.entry_ids) for d in drifted_facts(conn)]
+    return [(d.fact_id, d.entry_ids) for d in store.reads.drifted_facts()]
 
 
 def facts_match_entries(layers: LoadedLayers) -> AuditResult:
-    found = layers.store_side("facts_match_entries") if layers.inputs.conn is not None else []
+    found = layers.store_side("facts_match_entries") if layers.inputs.reads is not None else []
     where = _positions(layers)
     gone = "an entry no longer in the files"
     named = "; ".join(f"fact {fact_id} of {', '.join(where.get(e, gone) for e in entries)}" for fact_id, entries in found[:_NAMED])

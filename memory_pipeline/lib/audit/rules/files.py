@@ -6,13 +6,12 @@ from __future__ import annotations
 import pandas as pd
 
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
-from memory_pipeline.lib.audit.layers import on_own_connection
+from memory_pipeline.lib.audit.layers import on_own_store
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.choices import compact_target
 from memory_pipeline.lib.hermes.compaction import fewest_chars, propose
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SourceReading, fact_pointers
-from memory_pipeline.lib.store.fact_search import facts_by_id
 
 
 def cap_usage(layers: LoadedLayers) -> AuditResult:
@@ -104,13 +103,13 @@ def pointers_resolve(layers: LoadedLayers) -> AuditResult:
     pointers = [n for r in layers.inputs.readings for t in r.entries for n in fact_pointers(t)]
     existing: set[int] = set()
     unfollowable: list[int] = []
-    if pointers and layers.inputs.conn is not None:
+    if pointers and layers.inputs.reads is not None:
         wanted = sorted(set(pointers))
         layers.db.register("pointers", pd.DataFrame({"fact_id": wanted}))
         existing = {
             r[0] for r in layers.db.execute("SELECT fact_id FROM loaded_facts WHERE fact_id IN (SELECT fact_id FROM pointers)").fetchall()
         }
-        unfollowable = on_own_connection(layers.inputs.settings.db_path, lambda conn: facts_by_id(conn, wanted)[1])
+        unfollowable = on_own_store(layers.inputs.settings, lambda store: store.reads.facts_by_id(wanted)[1])
     dangling = sorted({p for p in pointers if p not in existing})
     withheld = sorted(set(unfollowable) - set(dangling))
     return AuditResult(

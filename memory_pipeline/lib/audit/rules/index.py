@@ -3,23 +3,19 @@ every HRR vector decodable in one of the two dialects, every category bank match
 
 from __future__ import annotations
 
-import sqlite3
-
 from memory_pipeline.lib.audit.checks import ERROR, AuditResult
 from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.search_index import HolographicFtsHealth
-from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.store_reads import false_hrr1_by_category
 from memory_pipeline.lib.store.vector_codec import VectorState
 
 
-def index_store_side(conn: sqlite3.Connection, settings: HolographicSettings) -> tuple[HolographicFtsHealth, dict[str, int]]:
+def index_store_side(store: FactStore) -> tuple[HolographicFtsHealth, dict[str, int]]:
     """facts_fts's health, and per category the HRR1-sized vectors that lack the prefix (they
     decode in no dialect): reading those blobs is the costly part of classifying vectors."""
-    false_hrr1 = false_hrr1_by_category(conn, settings.hrr_dim)
-    return FactStore(conn, settings).index.holographic_fts_health(), false_hrr1
+    false_hrr1 = store.reads.false_hrr1_by_category(store.settings.hrr_dim)
+    return store.index.holographic_fts_health(), false_hrr1
 
 
 def _sql_text(value: object) -> str:
@@ -28,7 +24,7 @@ def _sql_text(value: object) -> str:
 
 def index_consistency(layers: LoadedLayers) -> AuditResult:
     db, inputs = layers.db, layers.inputs
-    if inputs.conn is None:
+    if inputs.reads is None:
         return AuditResult("index_consistency", True, ERROR, "no store yet")
     health, false_hrr1 = layers.store_side("index_consistency")
     dim = inputs.settings.hrr_dim

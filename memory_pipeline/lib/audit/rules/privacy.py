@@ -3,8 +3,6 @@ the facts withheld as unsafe instructions (`memory_safe`)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.choices import PrivacyPolicy
@@ -12,8 +10,7 @@ from memory_pipeline.lib.privacy.detectors import DETECTOR_GATE_RE2
 from memory_pipeline.lib.privacy.folding import foldable_class_re2
 from memory_pipeline.lib.privacy.matching import normalise_tags
 from memory_pipeline.lib.store.database import PRIVATE_TAG
-from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.store_reads import unsafe_fact_entries
+from memory_pipeline.lib.store.fact_store import FactStore
 
 
 def _private_tagging(layers: LoadedLayers) -> tuple[dict[int, bool], int, int]:
@@ -68,13 +65,13 @@ def privacy_coverage(layers: LoadedLayers) -> AuditResult:
     )
 
 
-def unsafe_facts(conn: sqlite3.Connection, settings: HolographicSettings) -> list[tuple[int, str | None]]:
+def unsafe_facts(store: FactStore) -> list[tuple[int, str | None]]:
     """(fact id, the entry it came from, if any) of every fact withheld as unsafe instructions."""
-    return unsafe_fact_entries(conn)
+    return store.reads.unsafe_fact_entries()
 
 
 def memory_safe(layers: LoadedLayers) -> AuditResult:
-    found = layers.store_side("memory_safe") if layers.inputs.conn is not None else []
+    found = layers.store_side("memory_safe") if layers.inputs.reads is not None else []
     named = ", ".join(f"#{fact_id}" + (f" ({entry})" if entry else "") for fact_id, entry in found[:20])
     return AuditResult(
         "memory_safe",
