@@ -6,4 +6,5 @@ running Hermes (`database`, `ledger_schema`), the provider's settings, HRR maths
 one codec for its two vector dialects (`vector_codec`), entities resolved its way, and the typed
 reads other packages make, all through `reader.StoreReader` (over `store_reads`, `store_frames`,
 `ledger`, `mirror_rows`, `story`, `verdicts`, `quarantine`, `receipts`, `fact_search`). No module
-outside this package holds SQL on these tables or a store's connection (`test_store_owner.py`). Imports nothing from sync, extraction, privacy or audit."""
+outside this package holds SQL on these tables or a store's connection (`test_store_owner.py`).
+Imports nothing from sync, extraction, privacy or audit."""
