@@ -28,6 +28,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 
 from memory_pipeline import environment
+from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import NOT_SHOWN, UNREADABLE, SearchError
@@ -40,6 +41,7 @@ NOT_SERVED = (
     "sync, so it serves none of that profile's facts (the user can remove `scope: user` to sync it)"
 )
 _MAX_LIMIT = 50
+_FOR_THE_USER_ONLY = frozenset(spec.name for spec in CHECK_REGISTRY if spec.tells_of_withheld_facts)
 
 SEARCH_HELP = """Search what this user's Hermes memory keeps (every fact synced from MEMORY.md and USER.md,
 and Hermes' own facts) for words in any order, each a case-insensitive substring; a quoted phrase is
@@ -55,7 +57,8 @@ and where that entry stands now, when the entry was added or changed and by whic
 and turns, the sync that wrote the fact, and the turns it was added to. A fact you may not be shown
 is `unavailable`, like an id no fact has."""
 STATUS_HELP = """Per profile: entries and cap use of MEMORY.md and USER.md, how many facts you may be shown,
-the last sync and the checks not passing. Use it to tell whether memory is in step before relying on it."""
+the last sync and the checks not passing (the privacy checks are the user's, in `memory-pipeline status`).
+Use it to tell whether memory is in step before relying on it."""
 
 
 class MemoryServer:
@@ -142,12 +145,14 @@ class MemoryServer:
     def memory_status(self) -> dict:
         from memory_pipeline.services.status import profile_status  # numpy and the audit's reader: only when asked
 
-        # No count of the store's facts: private, unsafe, unjudged and retired ones would be in it.
-        fields = ("profile", "entries", "cap_usage_pct", "last_sync", "failing_checks", "store_error")
+        # No count of the store's facts: private, unsafe, unjudged and retired ones would be in it;
+        # nor a check whose failure tells of a withheld fact.
+        fields = ("profile", "entries", "cap_usage_pct", "last_sync", "store_error")
         found = []
         for profile in self.profiles():
             status = profile_status(environment.data_dir(self.home), profile)
-            found.append({**{k: status[k] for k in fields}, "shown_facts": self._shown_count(profile)})
+            failing = [c for c in status["failing_checks"] if c.split(" ", 1)[0] not in _FOR_THE_USER_ONLY]
+            found.append({**{k: status[k] for k in fields}, "failing_checks": failing, "shown_facts": self._shown_count(profile)})
         return {"profiles": found}
 
     def _shown_count(self, profile: Profile) -> int:

@@ -212,6 +212,11 @@ def test_every_entry_hermes_blocks_is_withheld_and_the_hook_fences_what_it_adds(
     assert main(["audit", "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
     safe = {r["name"]: r for r in json.loads(capsys.readouterr().out)["profiles"][0]["checks"]}["memory_safe"]
     assert not safe["passed"] and f"{len(tagged)} facts withheld" in safe["detail"] and "ssh" not in safe["detail"]
+    # The user's status names the check; the agent's never does: its failure tells of a withheld fact.
+    assert main(["status", "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
+    assert "memory_safe (WARN)" in json.loads(capsys.readouterr().out)["profiles"][0]["failing_checks"]
+    (agents,) = [s for s in MemoryServer(home, retag=_no_retag).memory_status()["profiles"] if s["profile"] == "default"]
+    assert agents["last_sync"] is not None and not {"memory_safe", "privacy_coverage"} & {c.split()[0] for c in agents["failing_checks"]}
 
 
 def test_a_removed_memory_stops_reaching_the_agents_surfaces(home):

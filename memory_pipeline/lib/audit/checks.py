@@ -51,6 +51,9 @@ class CheckSpec:
     start: int  # when the audit runs several at once, lower starts first (its longest DuckDB scans first)
     # A write by another process during a run (Hermes adding a fact) can fail it until the next sync.
     moves_with_writers: bool = False
+    # Its failure says the store holds a fact the agent is not given: the agent's `memory_status`
+    # never names it (the user's `status` does).
+    tells_of_withheld_facts: bool = False
 
 
 _REPAIR = "memory-pipeline audit --repair --profile {profile}"
@@ -127,6 +130,7 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         _REPAIR,
         start=2,
         moves_with_writers=True,
+        tells_of_withheld_facts=True,
     ),
     CheckSpec(
         "memory_safe",
@@ -135,6 +139,7 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         "rewrite or remove the entry the detail names in MEMORY.md or USER.md (`memory-pipeline entries --profile {profile}` shows it)",
         start=13,
         moves_with_writers=True,
+        tells_of_withheld_facts=True,
     ),
     CheckSpec(
         "cap_usage",
