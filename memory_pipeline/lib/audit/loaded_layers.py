@@ -23,8 +23,9 @@ from memory_pipeline.lib.store.store_frames import FACTS_FRAME, empty_store_fram
 
 class LoadedLayers:
     """The layers, loaded into DuckDB on first use. `store_side` names the pure-SQLite work to
-    start at once beside the loading (each on the store opened on its own connection); `load_store` says whether the
-    store's frames are read at all (not for the blocking ledger check alone)."""
+    start at once beside the loading (each on the store opened on a connection of its own);
+    `load_store` says whether the store's frames are read at all (not for the blocking ledger
+    check alone)."""
 
     def __init__(self, inputs: AuditInputs, store_side: Mapping[str, Callable[..., Any]], *, load_store: bool):
         self.inputs = inputs
