@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import duckdb
 import pandas as pd
@@ -16,12 +16,10 @@ from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
+from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.settings import HolographicSettings
-
-if TYPE_CHECKING:
-    from memory_pipeline.lib.store.fact_store import FactStore
 
 T = TypeVar("T")
 
@@ -66,7 +64,5 @@ def count(db: duckdb.DuckDBPyConnection, sql: str) -> int:
 def on_own_store(settings: HolographicSettings, fn: Callable[[FactStore], T]) -> T:
     """`fn` on the store opened on a connection of its own (a thread's: sqlite3 connections belong
     to one thread); a table missing or damaged fails with one line naming the file."""
-    from memory_pipeline.lib.store.fact_store import FactStore
-
     with FactStore.opened(settings, create=False) as store:
         return fn(store)
