@@ -8,8 +8,9 @@ import functools
 import dagster as dg
 
 from memory_pipeline import environment
-from memory_pipeline.defs import audit, extract, ingest, privacy, search, sync
+from memory_pipeline.defs import audit, embeddings, extract, ingest, privacy, search, sync
 from memory_pipeline.defs.audit import AUDIT_CHECKS
+from memory_pipeline.defs.embeddings import EmbedderResource, RemoteAllowedEmbedderResource
 from memory_pipeline.defs.io_managers import audit_run_io_manager
 from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.resources import (
@@ -29,9 +30,9 @@ def _from_environment(name: str):
     return dg.EnvVar(name) if environment.variable(name) else ""
 
 
-def _definitions(extractor: type[ExtractorResource]) -> dg.Definitions:
+def _definitions(extractor: type[ExtractorResource], embedder: type[EmbedderResource]) -> dg.Definitions:
     return dg.Definitions(
-        assets=dg.load_assets_from_modules([ingest, sync, extract, privacy, search, audit]),
+        assets=dg.load_assets_from_modules([ingest, sync, extract, privacy, embeddings, search, audit]),
         asset_checks=AUDIT_CHECKS,
         jobs=[memory_sync_job],
         schedules=[memory_sync_schedule],
@@ -44,17 +45,20 @@ def _definitions(extractor: type[ExtractorResource]) -> dg.Definitions:
             ),
             "audit_runs": audit_run_io_manager,
             "privacy": PrivacyResource(keywords_path=_from_environment(environment.KEYWORDS_ENV)),
+            "embedder": embedder(
+                embedder=_from_environment(environment.EMBEDDER_ENV), ollama_host=_from_environment(environment.OLLAMA_HOST_ENV)
+            ),
         },
         # One SQLite writer per run: every step of a run executes in one process, in order.
         executor=dg.in_process_executor,
     )
 
 
-defs = _definitions(ExtractorResource)
+defs = _definitions(ExtractorResource, EmbedderResource)
 
 
 @functools.cache
 def allowing_remote_ollama() -> dg.Definitions:
     """The same definitions, their extractor allowed an Ollama host off this machine: for the job a
     command given `--allow-remote-ollama` runs in its own process; never served as a code location."""
-    return _definitions(RemoteAllowedExtractorResource)
+    return _definitions(RemoteAllowedExtractorResource, RemoteAllowedEmbedderResource)

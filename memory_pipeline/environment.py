@@ -21,6 +21,8 @@ DAGSTER_HOME_ENV = "DAGSTER_HOME"
 OLLAMA_HOST_ENV = "OLLAMA_HOST"
 MODEL_ENV = "MEMORY_PIPELINE_OLLAMA_MODEL"
 KEYWORDS_ENV = "MEMORY_PIPELINE_PRIVACY_KEYWORDS"
+# What recall by meaning embeds with: bundled (default), off or ollama:MODEL.
+EMBEDDER_ENV = "MEMORY_PIPELINE_EMBEDDER"
 # Set only where the software is started (or by the CLI's --allow-remote-ollama), never by a run's
 # config: anyone who can reach the UI could otherwise send the memory files off the machine.
 REMOTE_ENV = "MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA"
@@ -91,6 +93,11 @@ def model(flag: str | None = None) -> str:
     from memory_pipeline.lib.extraction.ollama import ollama_model
 
     return ollama_model(flag or variable(MODEL_ENV))
+
+
+def embedder(flag: str | None = None) -> str:
+    """`--embedder` (or the resource's field), else `$MEMORY_PIPELINE_EMBEDDER`, else the bundled encoder."""
+    return flag or variable(EMBEDDER_ENV) or "bundled"
 
 
 def remote_ollama_allowed() -> bool:

@@ -33,7 +33,7 @@ from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import NOT_SHOWN, UNREADABLE, SearchError
 from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.services.reading import facts_of_profile, judgement_stale, search_profiles, shown_facts, start_retag
+from memory_pipeline.services.reading import QueryEncoders, facts_of_profile, judgement_stale, search_profiles, shown_facts, start_retag
 
 SERVER_NAME = "memory-pipeline"
 NOT_SERVED = (
@@ -67,6 +67,7 @@ class MemoryServer:
     def __init__(self, home: Path, profile: str | None = None, retag: Callable[[Profile], None] | None = None):
         self.home, self.profile = home, profile
         self.retag = retag or start_retag(home)
+        self.encoders = QueryEncoders(wait=False)  # the encoder loads off the first call: by letters until then
 
     def profiles(self, name: str | None = None) -> list[Profile]:
         known = discover_profiles(self.home)
@@ -95,7 +96,12 @@ class MemoryServer:
         profiles = self.profiles(profile)
         try:
             found = search_profiles(
-                self._judged(profiles), query, limit=max(1, min(int(limit), _MAX_LIMIT)), include_private=False, refresh_index=False
+                self._judged(profiles),
+                query,
+                limit=max(1, min(int(limit), _MAX_LIMIT)),
+                include_private=False,
+                refresh_index=False,
+                encoders=self.encoders,
             )
         except SearchError as exc:
             raise ToolError(str(exc)) from None

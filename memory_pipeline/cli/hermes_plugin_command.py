@@ -33,6 +33,8 @@ PLUGIN_FILES = {
     "fact_search.py": _PACKAGE / "lib" / "store" / "fact_search.py",
     "search_query.py": _PACKAGE / "lib" / "store" / "search_query.py",
     "search_gate.py": _PACKAGE / "lib" / "store" / "search_gate.py",
+    "meaning.py": _PACKAGE / "lib" / "store" / "meaning.py",
+    "recall.py": _PACKAGE / "lib" / "store" / "recall.py",
     "live_sync.py": _PACKAGE / "hermes_plugin" / "live_sync.py",
     "entry_reader.py": _PACKAGE / "lib" / "hermes" / "entry_reader.py",
 }

@@ -1,4 +1,5 @@
-"""`memory-pipeline search QUERY`: substring search over every profile's facts, Chinese included."""
+"""`memory-pipeline search QUERY`: every profile's facts by letters (substrings, Chinese included)
+and by meaning (a question in one language finds a fact written in another), ranked together."""
 
 from __future__ import annotations
 
@@ -8,12 +9,17 @@ import sys
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import SearchError
-from memory_pipeline.services.reading import search_profiles
+from memory_pipeline.services.reading import QueryEncoders, search_profiles
 
 
 def register(commands) -> None:
-    parser = commands.add_parser("search", help="find facts containing a Chinese or English substring, in every profile")
-    parser.add_argument("query", metavar="QUERY")
+    parser = commands.add_parser("search", help="find facts by their words (any script) and by their meaning, in every profile")
+    parser.add_argument(
+        "query",
+        metavar="QUERY",
+        nargs="+",
+        help='words in any order (several words need no quotes); a quoted phrase ("restic 备份", quoted for the shell too) is exact',
+    )
     add_home_argument(parser)
     add_profile_arguments(parser)
     parser.add_argument("--limit", type=int, default=10, metavar="N", help="at most N results per profile (default: 10)")
@@ -31,8 +37,11 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--limit must be at least 1")
     home = hermes_home(args)
     profiles = selected_profiles(args, home)
+    query = " ".join(args.query)
     try:
-        found = search_profiles(profiles, args.query, limit=args.limit, include_private=args.include_private, refresh_index=True)
+        found = search_profiles(
+            profiles, query, limit=args.limit, include_private=args.include_private, refresh_index=True, encoders=QueryEncoders(wait=True)
+        )
     except (StoreError, SearchError) as exc:
         raise CommandError(str(exc)) from None
     unsynced, results = found.without_store, found.facts
@@ -45,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         print("no facts found" + (f" in {', '.join(p for p in unsynced)} (never synced)" if unsynced else ""))
     for r in results:
         marks = " (retired: its entry was removed)" if r["retired"] else ""
+        marks += " (by meaning)" if r.get("matched") == ["meaning"] else ""
         print(f"{r['profile']} #{r['fact_id']} [{r['category']}]{marks} {r['content']}")
         if r["tags"]:
             print(f"    tags: {r['tags']}")

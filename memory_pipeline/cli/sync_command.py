@@ -63,6 +63,13 @@ def register(commands) -> None:
         help="private facts: hide (below prefetch trust) or tag (tagged, still prefetched); remembered for the profiles synced "
         "(default: the profile's plugins.memory-pipeline.privacy_policy, else the one named before, else hide)",
     )
+    parser.add_argument(
+        "--embedder",
+        metavar="NAME",
+        help="what recall by meaning embeds facts with: bundled (default: the multilingual encoder inside the package), "
+        "ollama:MODEL (a local Ollama embedding model, e.g. ollama:bge-m3) or off; a change re-embeds every fact "
+        "(default: $MEMORY_PIPELINE_EMBEDDER, else bundled)",
+    )
     add_cap_target_argument(parser)
     parser.add_argument(
         "--retag", action="store_true", help="only re-check privacy tags and the search index (after editing the keyword list)"
@@ -96,6 +103,7 @@ def sync_options(args: argparse.Namespace) -> SyncOptions:
         vector_format=VectorFormat(args.vector_format),
         cap_target=args.cap_target or None,
         keywords_path=NO_LIST if args.no_keywords else args.keywords,
+        embedder=args.embedder,
     )
 
 

@@ -9,6 +9,7 @@ import dagster as dg
 
 from memory_pipeline import environment
 from memory_pipeline.defs.checks import BLOCKING, CHECK_ASSETS, IN_ASSET_STEP, per_profile
+from memory_pipeline.defs.embeddings import fact_embeddings
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.search import fts_index
@@ -49,7 +50,7 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
     partitions_def=hermes_profiles,
     group_name="audit",
     kinds={"duckdb"},
-    deps=[fts_index],
+    deps=[fts_index, fact_embeddings],
     io_manager_key="audit_runs",
 )
 def audit_report(

@@ -12,6 +12,7 @@ CHECK_ASSETS = {
     "mirrors_adopted": "fact_store",
     "facts_match_entries": "fact_store",
     "index_consistency": "fts_index",
+    "embedding_coverage": "fact_embeddings",
     "privacy_coverage": "privacy_tags",
     "memory_safe": "privacy_tags",
     "cap_usage": "parsed_entries",

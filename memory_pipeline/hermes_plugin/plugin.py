@@ -1,13 +1,13 @@
-"""memory-pipeline inside Hermes: a `memory_search` tool and a `pre_llm_call` hook over the
-pipeline's trigram index in this profile's `memory_store.db`.
+"""memory-pipeline inside Hermes: a `memory_search` tool and a `pre_llm_call` hook over this
+profile's `memory_store.db`, by letters (the pipeline's trigram index) and by meaning (its vectors,
+once the bundled encoder is loaded in Hermes' interpreter: by letters until then, or without it).
 
-Installed (and updated in place) by `memory-pipeline hermes-plugin install`, which copies this
-file as `__init__.py` and the index's reader as `fact_search.py` (with its grammar, `search_query.py`) beside it. It runs inside
-Hermes' own process, where memory-pipeline is not installed: the standard library and what Hermes
-itself depends on only. The store is opened read-only; a fact goes to the agent only when the
-pipeline's privacy stage judged it not private, and the hook never raises into Hermes.
+Installed (and updated in place) by `memory-pipeline hermes-plugin install`, which copies this file
+as `__init__.py` beside the readers it imports. It runs inside Hermes' own process, where
+memory-pipeline is not installed: the standard library and what Hermes itself depends on only.
+The store is opened read-only; a fact goes to the agent only when the pipeline's privacy stage
+judged it not private, and the hook never raises into Hermes.
 """
-
 from __future__ import annotations
 
 import json
@@ -19,8 +19,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from .fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate, message_facts, search, settings_digest
+from .fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate, settings_digest
 from .live_sync import LiveSync, entry_texts, journal, now, reached_the_file, write_lines
+from .meaning import warm_in_background
+from .recall import bundled_meaning, hybrid_search, recalled_facts
 
 logger = logging.getLogger(__name__)
 
@@ -105,8 +107,7 @@ def _plugin_setting(plugin: str, key: str, config: Path | None = None):
 
 
 class NotServed(Exception):
-    """The profile's Holographic keeps one store per user (`scope: user`): the main store is not
-    what the agent reads, nor synced, so nothing of it is served."""
+    """Holographic keeps one store per user (`scope: user`): the main store is neither read nor synced."""
 
 
 NOT_SERVED = (
@@ -177,10 +178,10 @@ def memory_search(args: dict, **_: object) -> str:
     except (ValueError, TypeError):
         return json.dumps({"error": "limit must be a number from 1 to 50"})
     try:
-        conn = _connect(_store_path())
+        conn = _connect(path := _store_path())
         try:
             judge = gate(conn, _switches())
-            found = search(conn, query, limit=limit, judge=judge)
+            found = hybrid_search(conn, query, bundled_meaning(conn, path, query), limit=limit, judge=judge)
             _retag_if_stale(judge)
         finally:
             conn.close()
@@ -196,8 +197,7 @@ def memory_search(args: dict, **_: object) -> str:
 
 
 def recall(user_message: str | None = None, session_id: str = "", turn_id: str = "", **_: object) -> dict | None:
-    """`pre_llm_call`: the facts a Chinese, Japanese or Korean message names, for this turn only,
-    fenced as quoted memory."""
+    """`pre_llm_call`: the facts a message names or means, for this turn only, fenced as quoted memory."""
     try:
         path = _store_path()
     except NotServed:
@@ -206,7 +206,8 @@ def recall(user_message: str | None = None, session_id: str = "", turn_id: str =
         conn = _connect(path)
         try:
             judge = gate(conn, _switches())
-            facts = message_facts(conn, user_message or "", limit=HOOK_FACTS, max_chars=HOOK_CHARS, judge=judge) if judge else []
+            meaning = bundled_meaning(conn, path, user_message or "") if judge else None  # None until the encoder is warm
+            facts = recalled_facts(conn, user_message or "", meaning, limit=HOOK_FACTS, max_chars=HOOK_CHARS, judge=judge) if judge else []
             _retag_if_stale(judge)
         finally:
             conn.close()
@@ -284,6 +285,7 @@ def after_memory_write(
 
 
 def register(ctx) -> None:
+    warm_in_background()  # off the turn: by letters until the encoder is loaded (or when Hermes lacks it)
     ctx.register_tool(
         name="memory_search",
         toolset=TOOLSET,

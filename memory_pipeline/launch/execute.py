@@ -86,6 +86,7 @@ def options_config(options: SyncOptions) -> dict[str, dict[str, Any]]:
         "extractor": extractor,
         "store": store,
         "privacy": {"keywords_path": options.keywords_path} if options.keywords_path else {},
+        "embedder": {"embedder": options.embedder} if options.embedder else {},
     }
     if options.privacy_policy is not None:
         config["privacy"]["policy"] = options.privacy_policy.name

@@ -70,3 +70,13 @@ def values(choice: type[enum.Enum]) -> tuple[str, ...]:
 EXTRACTOR_MODES = values(ExtractorMode)
 REMOVAL_POLICIES = values(RemovalPolicy)
 PRIVACY_POLICIES = values(PrivacyPolicy)
+
+
+class EmbedderKind(str, enum.Enum):
+    """What puts facts into the space recall by meaning searches: the encoder bundled with the
+    package (`bundled`, offline everywhere), a local Ollama embedding model (`ollama`), or
+    nothing (`off`: recall by letters alone)."""
+
+    BUNDLED = "bundled"
+    OLLAMA = "ollama"
+    OFF = "off"

@@ -25,6 +25,7 @@ class SyncOptions:
     vector_format: VectorFormat = VectorFormat.AUTO
     cap_target: float | None = None  # None: each profile's own
     keywords_path: str | None = None  # a keyword list this sync judges with, or "none" (None: each profile's own)
+    embedder: str | None = None  # bundled, off or ollama:MODEL (None: $MEMORY_PIPELINE_EMBEDDER, else bundled)
 
     def chosen(self) -> dict[str, Any]:
         """The options that differ from the defaults, as plain values: what the skip rule compares

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from memory_pipeline import environment
+from memory_pipeline.lib.extraction.embedders import EmbedderChoice, EmbedderUnavailable
 from memory_pipeline.lib.hermes.profiles import Profile
+from memory_pipeline.lib.store import meaning, recall
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
 from memory_pipeline.lib.store.search_gate import recorded_many
@@ -33,12 +35,47 @@ class Found:
     not_served: list[str] = field(default_factory=list)
 
 
-def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_private: bool, refresh_index: bool) -> Found:
-    """`query` as a substring in every served profile's facts, at most `limit` per profile: only facts
-    with a "shown" verdict for their current text unless `include_private` (the user at the
-    command line). With `refresh_index` (the CLI) facts Hermes wrote since the last sync are
-    indexed first (the index judges nothing: they are shown once the next sync judged them);
-    without (the agent's server) nothing is written."""
+class QueryEncoders:
+    """A query's vector for each model a store's vectors were made by, encoded once per model:
+    the bundled encoder (loaded at once when `wait`, as the command line does; else in the
+    background, the query going by letters until it is ready) or a local Ollama model. None where
+    no vector can be had: recall is then by letters alone."""
+
+    def __init__(self, *, wait: bool) -> None:
+        self.wait = wait
+        self._vectors: dict[tuple[str, str], Any] = {}
+        if not wait:
+            meaning.warm_in_background()
+
+    def vector(self, model: str | None, query: str) -> Any | None:
+        if model is None or model == meaning.OFF_MODEL:
+            return None
+        if (model, query) not in self._vectors:
+            self._vectors[(model, query)] = self._encode(model, query.replace('"', " ").strip())
+        return self._vectors[(model, query)]
+
+    def _encode(self, model: str, text: str) -> Any | None:
+        if model == meaning.BUNDLED_MODEL:
+            if self.wait:
+                meaning.load_bundled()
+            return meaning.encode_query(text)
+        try:
+            choice = EmbedderChoice.parse(model, environment.ollama_host(), allow_remote=environment.remote_ollama_allowed())
+            encoder = choice.encoder()
+            return encoder.encode([text])[0] if encoder is not None else None
+        except EmbedderUnavailable:
+            return None  # the model's server is away: by letters
+
+
+def search_profiles(
+    profiles: list[Profile], query: str, *, limit: int, include_private: bool, refresh_index: bool, encoders: QueryEncoders | None = None
+) -> Found:
+    """`query` in every served profile's facts, by letters and, with `encoders`, by meaning too
+    (`recall.hybrid_search`), at most `limit` per profile: only facts with a "shown" verdict for
+    their current text unless `include_private` (the user at the command line). With
+    `refresh_index` (the CLI) facts Hermes wrote since the last sync are indexed first (the index
+    judges nothing: they are shown once the next sync judged them); without (the agent's server)
+    nothing is written."""
     found = Found()
     for profile in profiles:
         where = profile_store(profile)
@@ -48,17 +85,22 @@ def search_profiles(profiles: list[Profile], query: str, *, limit: int, include_
         if not where.exists:
             found.without_store.append(profile.name)
             continue
-        found.facts += [{"profile": profile.name, **fact} for fact in _search_one(where, query, limit, include_private, refresh_index)]
+        facts = _search_one(where, query, limit, include_private, refresh_index, encoders)
+        found.facts += [{"profile": profile.name, **fact} for fact in facts]
     return found
 
 
-def _search_one(where: ProfileStore, query: str, limit: int, include_private: bool, refresh_index: bool) -> list[dict[str, Any]]:
+def _search_one(
+    where: ProfileStore, query: str, limit: int, include_private: bool, refresh_index: bool, encoders: QueryEncoders | None
+) -> list[dict[str, Any]]:
     if refresh_index:  # the writer, only to index what Hermes wrote since the last sync
         with where.opened(create=False) as store:
             store.index.sync_search_index()
-            return store.reads.search(query, limit=limit, include_private=include_private)
     with where.read_only() as reads:
-        return reads.search(query, limit=limit, include_private=include_private)
+        model = reads.embedding_model() if encoders is not None else None
+        vector = encoders.vector(model, query) if encoders is not None else None
+        near = recall.Meaning(where.path, model, vector) if model is not None and vector is not None else None
+        return reads.hybrid_search(query, near, limit=limit, include_private=include_private)
 
 
 def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: bool) -> Found:

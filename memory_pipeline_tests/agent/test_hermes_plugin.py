@@ -214,3 +214,41 @@ def test_the_plugin_reads_pipeline_json_again_once_a_reinstall_rewrote_it(capsys
     rewritten = {**json.loads(recorded.read_text(encoding="utf-8")), "sharer_configs": [*before, sharer]}
     recorded.write_text(json.dumps(rewritten) + "\n", encoding="utf-8")  # longer: its size and times change
     assert plugin._pipeline("sharer_configs") == [*before, sharer]
+
+
+MEANING_PROBE = textwrap.dedent(
+    """
+    import json, threading
+    from hermes_cli.plugins import discover_plugins, invoke_hook
+    from tools.registry import registry
+    discover_plugins(force=True)
+    for thread in threading.enumerate():  # the encoder loads off the turn; the probe waits for it
+        if thread.name == "memory-pipeline-encoder":
+            thread.join(120)
+    turn = dict(session_id="s", model="m", platform="cli")
+    print(json.dumps({
+        "cross": invoke_hook("pre_llm_call", user_message="How often are the server cabinets in the machine room inspected?", **turn),
+        "private": invoke_hook("pre_llm_call", user_message="Who is the product manager that reviews atlas requirements?", **turn),
+        "search": registry.dispatch("memory_search", {"query": "who reviews the atlas requirements as product manager"}),
+        "quiet": invoke_hook("pre_llm_call", user_message="Tell me a joke about cats.", **turn),
+    }, ensure_ascii=False))
+    """
+)
+
+
+def test_through_hermes_plugin_manager_a_cross_language_question_names_its_fact_and_no_private_fact_by_meaning(
+    capsys, agent_home, tmp_path
+):
+    """With the bundled encoder importable in Hermes' interpreter, an English question brings the
+    Chinese entry it asks about; the private contact is never recalled by meaning, by the hook or
+    by `memory_search`; a message naming nothing stays quiet."""
+    home = tmp_path / "hermes_home"
+    shutil.copytree(agent_home, home)
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home)]) == 0
+    capsys.readouterr()
+    (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
+    probe = _probe(home, MEANING_PROBE)
+    assert len(probe["cross"]) == 1 and SERVER_ROOM in probe["cross"][0]["context"]
+    said = json.dumps(probe, ensure_ascii=False)
+    assert "张伟" not in said and "zhang.wei" not in said and "138-0013-8000" not in said
+    assert probe["quiet"] == []

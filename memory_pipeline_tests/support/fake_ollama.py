@@ -1,5 +1,5 @@
 """A loopback HTTP server that speaks Ollama's API (`/api/version`, `/api/tags`, `/api/show`,
-`/api/chat`), for driving the real `ollama` client in tests and benchmarks.
+`/api/chat`, `/api/embed`), for driving the real `ollama` client in tests and benchmarks.
 
 Its "model" is scripted: each chat request takes the next queued behaviour (or the default one, a
 well-behaved model). A behaviour sees the request and the batch of entries it carries, and answers
@@ -8,6 +8,7 @@ with a reply text, an HTTP error, a delay or a dropped connection. Every request
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import threading
@@ -147,6 +148,18 @@ class _QuietServer(ThreadingHTTPServer):
         pass  # a client that timed out and left: the late reply has nowhere to go
 
 
+EMBED_DIM = 64
+
+
+def word_vector(text: str) -> list[float]:
+    """A bag of the text's lower-cased words hashed into `EMBED_DIM` numbers (not normalized: the
+    client normalizes, as a real model's vectors may need)."""
+    vector = [0.0] * EMBED_DIM
+    for word in text.lower().split():
+        vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % EMBED_DIM] += 1.0
+    return vector
+
+
 def _chat_request(body: dict) -> ChatRequest:
     first_user = next((m["content"] for m in body.get("messages", []) if m.get("role") == "user"), "{}")
     try:
@@ -187,6 +200,16 @@ def _handler(server: FakeOllama):
             raw = self.rfile.read(length) if length else b""
             return json.loads(raw) if raw else {}
 
+        def _embed(self, body: dict) -> None:
+            """Ollama's `/api/embed`: one vector per input, as the model's own answer would be shaped
+            (its numbers a hash of the text's words, so texts sharing words are near); a model the
+            server lacks is a 404, as Ollama says it."""
+            if body.get("model") not in server.models and f"{body.get('model')}:latest" not in server.models:
+                self._send(404, {"error": f"model '{body.get('model')}' not found, try pulling it first"})
+                return
+            texts = body.get("input") if isinstance(body.get("input"), list) else [body.get("input") or ""]
+            self._send(200, {"model": body.get("model"), "embeddings": [word_vector(str(t)) for t in texts], "total_duration": 1})
+
         def do_GET(self):
             server.requests.append((self.path, {}))
             if self.path == "/api/version":
@@ -219,6 +242,9 @@ def _handler(server: FakeOllama):
                     )
                 else:
                     self._send(404, {"error": f"model '{body.get('model')}' not found"})
+                return
+            if self.path == "/api/embed":
+                self._embed(body)
                 return
             if self.path != "/api/chat":
                 self._send(404, {"error": "not found"})

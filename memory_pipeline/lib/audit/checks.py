@@ -123,6 +123,15 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         moves_with_writers=True,
     ),
     CheckSpec(
+        "embedding_coverage",
+        ERROR,
+        "Recall by meaning: every fact the agent may see has a vector of the model in force for its text (WARN until the "
+        "next sync); no fact withheld, removed or changed keeps one (ERROR).",
+        "memory-pipeline sync --profile {profile}",
+        start=6,
+        moves_with_writers=True,
+    ),
+    CheckSpec(
         "privacy_coverage",
         ERROR,
         "Every fact matching the list or a detector carries private-person; no tag variants; under policy hide, "

@@ -21,6 +21,8 @@ from memory_pipeline.lib.store.fact_search import RETIRED_TAG as RETIRED_TAG
 from memory_pipeline.lib.store.fact_search import has_tag_sql as has_tag_sql
 from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_SCHEMA
 from memory_pipeline.lib.store.ledger_schema import LEDGER_TABLE as LEDGER_TABLE
+from memory_pipeline.lib.store.meaning import EMBEDDER_TABLE, VECTORS_TABLE
+from memory_pipeline.lib.store.meaning import SCHEMA as MEANING_SCHEMA
 from memory_pipeline.lib.store.receipts import RECEIPTS_SCHEMA, RECEIPTS_TABLE
 from memory_pipeline.lib.store.runs_written import RUNS_SCHEMA
 from memory_pipeline.lib.store.runs_written import RUNS_TABLE as RUNS_TABLE
@@ -135,33 +137,15 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
     + RECEIPTS_SCHEMA
     + RUNS_SCHEMA
     + WRITTEN_SCHEMA
-    + ";\n".join(VERDICT_SCHEMA)
+    + ";\n".join(VERDICT_SCHEMA + MEANING_SCHEMA)
     + ";\n"
 )
 
 _REQUIRED_OBJECTS = {
-    "facts",
-    "entities",
-    "fact_entities",
-    "idx_facts_trust",
-    "idx_facts_category",
-    "idx_entities_name",
-    "facts_fts",
-    "facts_ai",
-    "facts_ad",
-    "facts_au",
-    "memory_banks",
-    LEDGER_TABLE,
-    LEDGER_INDEX,
-    "memory_pipeline_bank_sums",
-    QUARANTINE_TABLE,
-    KEPT_TABLE,
-    ARCHIVE_TABLE,
-    RECEIPTS_TABLE,
-    RUNS_TABLE,
-    VERDICTS_TABLE,
-    JUDGE_TABLE,
-    WRITTEN_TABLE,
+    *("facts", "entities", "fact_entities", "idx_facts_trust", "idx_facts_category", "idx_entities_name"),
+    *("facts_fts", "facts_ai", "facts_ad", "facts_au", "memory_banks", "memory_pipeline_bank_sums"),
+    *(LEDGER_TABLE, LEDGER_INDEX, QUARANTINE_TABLE, KEPT_TABLE, ARCHIVE_TABLE, RECEIPTS_TABLE, RUNS_TABLE),
+    *(VERDICTS_TABLE, JUDGE_TABLE, WRITTEN_TABLE, VECTORS_TABLE, EMBEDDER_TABLE),
 }
 
 

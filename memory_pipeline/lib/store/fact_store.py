@@ -10,6 +10,7 @@ module, each part an attribute of the store, given the parts it calls by name:
 | `facts`    | `FactWrites`        | entity links, HRR vectors, category banks, archive and restore  | written        |
 | `index`    | `SearchIndexWrites` | `facts_fts` rebuilt, the pipeline's trigram index kept in step   | —              |
 | `entries`  | `EntryWrites`       | an entry's facts added, updated, adopted, released by the policy | all four above |
+| `embeddings` | `EmbeddingWrites` | the facts' vectors for recall by meaning, the model in force     | —              |
 
 Creating and upgrading the schema is the opening's (`database`). Every read other packages make
 goes through `store.reads`, a `StoreReader` over the same connection (it sees the transaction's
@@ -23,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memory_pipeline.lib.store import database
+from memory_pipeline.lib.store.embedding_writes import EmbeddingWrites
 from memory_pipeline.lib.store.entry_writes import EntryWrites
 from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.ledger_writes import LedgerWrites
@@ -41,7 +43,7 @@ class FactStore(StorePart):
     them), and its parts. Every write happens inside `transaction()`, except the index upkeep,
     which takes its own."""
 
-    PARTS = (WrittenWrites, RecordWrites, LedgerWrites, FactWrites, SearchIndexWrites, EntryWrites)
+    PARTS = (WrittenWrites, RecordWrites, LedgerWrites, FactWrites, SearchIndexWrites, EntryWrites, EmbeddingWrites)
 
     def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings, owner: LedgerOwner = SOLE_OWNER):
         super().__init__(OpenStore(conn, settings, owner))
@@ -50,6 +52,7 @@ class FactStore(StorePart):
         self.ledger = LedgerWrites(self._store)
         self.facts = FactWrites(self._store, written=self.written)
         self.index = SearchIndexWrites(self._store)
+        self.embeddings = EmbeddingWrites(self._store)
         self.entries = EntryWrites(self._store, facts=self.facts, ledger=self.ledger, records=self.records, written=self.written)
 
     @property

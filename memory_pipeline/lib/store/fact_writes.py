@@ -14,6 +14,7 @@ from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.store import hrr, vector_codec
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE
 from memory_pipeline.lib.store.entities import EntityResolver, extract_entities
+from memory_pipeline.lib.store.meaning import VECTORS_TABLE
 from memory_pipeline.lib.store.store_part import OpenStore, StorePart, inserted_id
 from memory_pipeline.lib.store.store_reads import facts_without_vector, linked_entity_names
 from memory_pipeline.lib.store.written_writes import WrittenWrites
@@ -159,6 +160,7 @@ class FactWrites(StorePart):
             return False
         self.conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
         self.conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))
+        self.conn.execute(f"DELETE FROM {VECTORS_TABLE} WHERE fact_id = ?", (fact_id,))  # gone from recall by meaning too
         self.written.forget_written(fact_id)
         self.vector_changed(row[0], row[1], None, None)
         return True

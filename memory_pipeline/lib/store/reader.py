@@ -13,11 +13,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_pipeline.lib.choices import VectorFormat
-from memory_pipeline.lib.store import database, fact_search, mirror_rows, quarantine, receipts, retirement, story, verdicts
+from memory_pipeline.lib.store import (
+    database,
+    embeddings,
+    fact_search,
+    mirror_rows,
+    quarantine,
+    recall,
+    receipts,
+    retirement,
+    story,
+    verdicts,
+)
+from memory_pipeline.lib.store import meaning as meaning_reads
+from memory_pipeline.lib.store.embeddings import Coverage, ToEmbed
 from memory_pipeline.lib.store.ledger_schema import has_profile_column
 from memory_pipeline.lib.store.ledger_tsv import export_rows
 from memory_pipeline.lib.store.mirror_rows import MirrorRow
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.recall import Meaning
 from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.schema_fingerprint import schema_fingerprint
 from memory_pipeline.lib.store.search_gate import Gate
@@ -60,6 +74,24 @@ class StoreReader:
     # What the agent and the commands are shown (fact_search, verdicts, story, receipts)
     def search(self, query: str, *, limit: int = 10, include_private: bool = False) -> list[dict[str, Any]]:
         return fact_search.search(self._conn, query, limit=limit, include_private=include_private)
+
+    def hybrid_search(self, query: str, meaning: Meaning | None, *, limit: int = 10, include_private: bool = False) -> list[dict[str, Any]]:
+        return recall.hybrid_search(self._conn, query, meaning, limit=limit, include_private=include_private)
+
+    def recalled_facts(self, message: str, meaning: Meaning | None, *, limit: int = 3, max_chars: int = 600) -> list[dict[str, Any]]:
+        return recall.recalled_facts(self._conn, message, meaning, limit=limit, max_chars=max_chars)
+
+    def embedding_model(self) -> str | None:
+        return meaning_reads.store_model(self._conn)
+
+    def facts_to_embed(self, model: str) -> list[ToEmbed]:
+        return embeddings.facts_to_embed(self._conn, model)
+
+    def vectors_not_allowed(self, model: str) -> list[int]:
+        return embeddings.vectors_not_allowed(self._conn, model)
+
+    def embedding_coverage(self) -> Coverage:
+        return embeddings.coverage(self._conn)
 
     def facts_by_id(self, fact_ids: list[int], *, include_private: bool = False) -> tuple[list[dict[str, Any]], list[int]]:
         return fact_search.facts_by_id(self._conn, fact_ids, include_private=include_private)

@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from memory_pipeline.lib.store.database import DANGLING_LINK_SQL, KEPT_TABLE, QUARANTINE_TABLE, RETIRED_TAG
-from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, VERDICTS_TABLE
+from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, SHOWN, VERDICTS_TABLE
+from memory_pipeline.lib.store.meaning import VECTORS_TABLE
 from memory_pipeline.lib.store.receipts import RECEIPTS_TABLE, Receipt
 from memory_pipeline.lib.store.retirement import merge_tags
 from memory_pipeline.lib.store.store_part import StorePart
@@ -46,6 +47,9 @@ class RecordWrites(StorePart):
                 VALUES (?, ?, ?, ?, ?)""",
             [(fact_id, v.content_sha256, v.keywords_sha256, v.detectors, v.outcome) for fact_id, v in judged.items()],
         )
+        # A fact withheld from now on is no longer reachable by meaning either: its vector goes in this transaction.
+        withheld = [(fact_id,) for fact_id, v in judged.items() if v.outcome != SHOWN]
+        self.conn.executemany(f"DELETE FROM {VECTORS_TABLE} WHERE fact_id = ?", withheld)
 
     def drop_orphan_verdicts(self) -> int:
         """The verdicts of facts that are gone; how many."""

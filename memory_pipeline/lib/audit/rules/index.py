@@ -1,12 +1,15 @@
-"""Holographic's search structures against the facts: `index_consistency` (facts_fts in step,
-every HRR vector decodable in one of the two dialects, every category bank matching its vectors)."""
+"""The search structures against the facts: `index_consistency` (facts_fts in step, every HRR
+vector decodable in one of the two dialects, every category bank matching its vectors) and
+`embedding_coverage` (recall by meaning's vectors: every shown fact has one, no other fact does)."""
 
 from __future__ import annotations
 
-from memory_pipeline.lib.audit.checks import ERROR, AuditResult
+from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
+from memory_pipeline.lib.store.embeddings import Coverage
 from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.meaning import OFF_MODEL
 from memory_pipeline.lib.store.search_index import HolographicFtsHealth
 from memory_pipeline.lib.store.vector_codec import VectorState
 
@@ -77,5 +80,32 @@ def _missing_cause(counts: dict[VectorState, int]) -> str:
     return " (stored so by Hermes without NumPy in its environment: the next sync adds them)" if counts[VectorState.MISSING] else ""
 
 
-RULES = {"index_consistency": index_consistency}
-STORE_SIDE = {"index_consistency": index_store_side}
+def embedding_store_side(store: FactStore) -> Coverage:
+    return store.reads.embedding_coverage()
+
+
+def embedding_coverage(layers: LoadedLayers) -> AuditResult:
+    """Every fact the agent may see has a vector of the model in force for its current text
+    (a fact written or changed since the last sync waits for the next: WARN); no vector exists for a
+    fact that is private, unsafe, removed or not judged for its text (ERROR)."""
+    if layers.inputs.reads is None:
+        return AuditResult("embedding_coverage", True, ERROR, "no store yet")
+    cov: Coverage = layers.store_side("embedding_coverage")
+    model = "recall by meaning off" if cov.model in (None, OFF_MODEL) else f"model {cov.model}"
+    return AuditResult(
+        "embedding_coverage",
+        cov.missing == 0 and cov.not_allowed == 0,
+        ERROR if cov.not_allowed else WARN,
+        f"{model}: {cov.embedded} of {cov.shown} facts the agent may see have a vector for their text "
+        f"({cov.missing} wait for the next sync); {cov.not_allowed} vectors of facts withheld, removed, changed or of another model",
+        {
+            "shown_facts": float(cov.shown),
+            "embedded": float(cov.embedded),
+            "missing": float(cov.missing),
+            "not_allowed": float(cov.not_allowed),
+        },
+    )
+
+
+RULES = {"index_consistency": index_consistency, "embedding_coverage": embedding_coverage}
+STORE_SIDE = {"index_consistency": index_store_side, "embedding_coverage": embedding_store_side}

@@ -1,0 +1,69 @@
+"""What recall by meaning needs of a store, for the pipeline: the facts that lack a vector of the
+model in force for their current, shown text, and what `embedding_coverage` counts (shown facts
+without such a vector, vectors no fact may have)."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from memory_pipeline.lib.store.fact_search import SHOWN, VERDICTS_TABLE, content_sha256
+from memory_pipeline.lib.store.meaning import OFF_MODEL, VECTORS_TABLE, store_model
+
+# A fact shown under its verdict (the verdict's text hash is compared with the fact's in Python).
+_SHOWN_FACTS = f"""SELECT f.fact_id, CAST(f.content AS BLOB), v.content_sha256, e.model, e.content_sha256
+    FROM facts f JOIN {VERDICTS_TABLE} v ON v.fact_id = f.fact_id AND v.outcome = '{SHOWN}'
+    LEFT JOIN {VECTORS_TABLE} e ON e.fact_id = f.fact_id"""
+
+
+@dataclass(frozen=True)
+class ToEmbed:
+    fact_id: int
+    text: str
+    content_sha256: str
+
+
+def _shown(conn: sqlite3.Connection) -> list[tuple[int, bytes, str, str | None, str | None]]:
+    """Each fact with a "shown" verdict for its current text, with its vector's model and hash."""
+    return [row for row in conn.execute(_SHOWN_FACTS).fetchall() if content_sha256(row[1]) == row[2]]
+
+
+def facts_to_embed(conn: sqlite3.Connection, model: str) -> list[ToEmbed]:
+    """The shown facts with no vector of `model` made from their current text."""
+    return [
+        ToEmbed(fact_id, raw.decode("utf-8", errors="replace"), sha)
+        for fact_id, raw, sha, vector_model, vector_sha in _shown(conn)
+        if (vector_model, vector_sha) != (model, sha)
+    ]
+
+
+def vectors_not_allowed(conn: sqlite3.Connection, model: str) -> list[int]:
+    """Vectors no fact may have: of another model, of a fact gone, withheld, not judged for its
+    current text, or made from other text than it has now."""
+    allowed = {fact_id for fact_id, _, sha, vector_model, vector_sha in _shown(conn) if (vector_model, vector_sha) == (model, sha)}
+    return [int(r[0]) for r in conn.execute(f"SELECT fact_id FROM {VECTORS_TABLE}").fetchall() if int(r[0]) not in allowed]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    model: str | None  # the model in force (None before the first embedding)
+    shown: int  # facts the agent may see
+    embedded: int  # of them, with a vector of the model in force for their text
+    not_allowed: int  # vectors no fact may have
+
+    @property
+    def missing(self) -> int:
+        """Shown facts without their vector (none is owed while recall by meaning is off)."""
+        return 0 if self.model == OFF_MODEL else self.shown - self.embedded
+
+
+def coverage(conn: sqlite3.Connection) -> Coverage:
+    model = store_model(conn)
+    shown = _shown(conn)
+    embedded = sum(1 for _, _, sha, vector_model, vector_sha in shown if model is not None and (vector_model, vector_sha) == (model, sha))
+    not_allowed = len(vectors_not_allowed(conn, model)) if model is not None else _count(conn)
+    return Coverage(model, len(shown), embedded, not_allowed)
+
+
+def _count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute(f"SELECT count(*) FROM {VECTORS_TABLE}").fetchone()[0])

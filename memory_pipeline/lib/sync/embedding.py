@@ -1,0 +1,50 @@
+"""Recall by meaning kept in step: the facts the agent may see that lack a vector of the model in
+force are embedded, and the vectors no fact may have are dropped, in one transaction."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from memory_pipeline.lib.extraction.embedders import EmbedderChoice
+from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.meaning import OFF_MODEL, quantized
+
+
+@dataclass(frozen=True)
+class EmbeddingReport:
+    model: str  # the model in force ("off" when recall by meaning is switched off)
+    embedded: int
+    dropped: int
+    seconds: float
+    shown: int  # facts the agent may see
+    missing: int  # of them, still without a vector of the model in force (written or changed meanwhile)
+
+    @property
+    def facts_per_second(self) -> float:
+        return round(self.embedded / self.seconds, 1) if self.embedded and self.seconds > 0 else 0.0
+
+
+def embed_facts(store: FactStore, choice: EmbedderChoice) -> EmbeddingReport:
+    """Embed what lacks a vector (the encoder runs outside the write transaction); a fact whose
+    text or verdict moved meanwhile keeps no vector of its old text. `EmbedderUnavailable` when
+    the encoder cannot be used: nothing is written then."""
+    model = choice.name or OFF_MODEL
+    encoder = choice.encoder()
+    todo = store.reads.facts_to_embed(model) if encoder is not None else []
+    started = time.monotonic()
+    blobs = quantized(encoder.encode([fact.text for fact in todo])) if encoder is not None and todo else []
+    seconds = time.monotonic() - started
+    if not blobs and store.reads.embedding_model() == model and not store.reads.vectors_not_allowed(model):
+        coverage = store.reads.embedding_coverage()  # nothing to write: the store file stays as it was
+        return EmbeddingReport(model, 0, 0, round(seconds, 3), coverage.shown, coverage.missing)
+    with store.transaction():
+        current = {fact.fact_id: fact.content_sha256 for fact in store.reads.facts_to_embed(model)} if blobs else {}
+        rows = [
+            (f.fact_id, f.content_sha256, blob) for f, blob in zip(todo, blobs, strict=True) if current.get(f.fact_id) == f.content_sha256
+        ]
+        saved = store.embeddings.save(model, rows) if rows else 0
+        store.embeddings.set_model(model)
+        dropped = store.embeddings.drop(store.reads.vectors_not_allowed(model))
+    coverage = store.reads.embedding_coverage()
+    return EmbeddingReport(model, saved, dropped, round(seconds, 3), coverage.shown, coverage.missing)
