@@ -5,9 +5,9 @@ once the bundled encoder is loaded in Hermes' interpreter: by letters until then
 Installed (and updated in place) by `memory-pipeline hermes-plugin install`, which copies this file
 as `__init__.py` beside the readers it imports. It runs inside Hermes' own process, where
 memory-pipeline is not installed: the standard library and what Hermes itself depends on only.
-The store is opened read-only; a fact goes to the agent only when the pipeline's privacy stage
-judged it not private, and the hook never raises into Hermes.
+The store is opened read-only; a fact goes to the agent only on a verdict that shows it.
 """
+
 from __future__ import annotations
 
 import json

@@ -98,7 +98,7 @@ def _search_one(
             store.index.sync_search_index()
     with where.read_only() as reads:
         model = reads.embedding_model() if encoders is not None else None
-        vector = encoders.vector(model, query) if encoders is not None else None
+        vector = encoders.vector(model, query) if encoders is not None and recall.reads_as_words(query) else None
         near = recall.Meaning(where.path, model, vector) if model is not None and vector is not None else None
         return reads.hybrid_search(query, near, limit=limit, include_private=include_private)
 

@@ -9,7 +9,7 @@ def test_json_contract_and_private_filter(capsys, synced_home):
     demo_home = synced_home
     assert main(["search", "备份", "--hermes-home", str(demo_home), "--json"]) == 0
     (result,) = json.loads(capsys.readouterr().out)["results"]
-    assert set(result) == {"profile", "fact_id", "content", "category", "tags", "score", "retired"}
+    assert set(result) == {"profile", "fact_id", "content", "category", "tags", "score", "retired", "matched"}
     assert "备份" in result["content"] and isinstance(result["score"], float) and result["profile"] == "default"
     assert main(["search", "张伟", "--hermes-home", str(demo_home), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"results": [], "private_shown": False, "profiles_without_store": []}

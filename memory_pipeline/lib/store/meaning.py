@@ -41,6 +41,7 @@ BUNDLED_MODEL = "bundled:use-multilingual-v3"
 OFF_MODEL = "off"  # recorded when recall by meaning is switched off: no vector is kept
 # How many of the nearest facts a query looks at before the verdict check.
 NEAREST = 50
+ENCODED_CHARS = 1000  # of a query or a message, what is encoded
 _CHUNK = 8192  # rows turned to float32 at a time: the int8 matrix stays the only large copy
 
 
@@ -101,8 +102,8 @@ def encode_query(text: str) -> Any | None:
     use = _LOADED.get("use")
     if use is None:
         return None
-    with _ENCODING:
-        return use.encode(text)
+    with _ENCODING:  # a long message is read for its meaning by its beginning: the encoder's cost grows with it
+        return use.encode(text[:ENCODED_CHARS])
 
 
 # --- the vectors of one store, cached while the store is unchanged -------------------------------

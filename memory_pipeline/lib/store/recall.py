@@ -17,6 +17,7 @@ from typing import Any
 # Relative: inside the package and in the plugin's directory alike (`hermes-plugin install` copies them).
 from .fact_search import Gate, facts_by_id, message_facts, search
 from .meaning import BUNDLED_MODEL, NEAREST, bundled_ready, encode_query, nearest, store_model
+from .search_query import QUERY_CHARS
 
 
 @dataclass(frozen=True)
@@ -98,12 +99,13 @@ _CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def reads_as_words(query: str) -> bool:
-    """Whether a search reads as a phrase or a question (three words or more, two Chinese,
+    """Whether a search reads as a phrase or a question (three words of letters or more, two Chinese,
     Japanese or Korean characters counting as one), which has a meaning to look for; a name, an
     id, a port or a `fact_store#N` pointer is looked for by its letters alone."""
-    if query.strip().startswith("fact_store#"):
+    if query.strip().startswith("fact_store#") or len(query) > QUERY_CHARS:
         return False
-    return len(_LATIN_WORD.findall(_CJK.sub(" ", query))) + len(_CJK.findall(query)) // 2 >= 3
+    words = [token for token in _CJK.sub(" ", query).split() if _LATIN_WORD.fullmatch(token.strip("?!.,;:'\"()"))]
+    return len(words) + len(_CJK.findall(query)) // 2 >= 3
 
 
 def recalled_facts(
