@@ -96,6 +96,8 @@ def test_the_installed_tool_syncs_searches_and_reports_on_the_users_own_home(ins
         "fact_search.py",
         "search_query.py",
         "search_gate.py",
+        "meaning.py",
+        "recall.py",
         "live_sync.py",
         "entry_reader.py",
         "pipeline.json",

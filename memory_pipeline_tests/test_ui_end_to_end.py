@@ -21,7 +21,17 @@ from memory_pipeline.lib.privacy.choice import lists_digest
 from memory_pipeline_tests.support.repository import REPO_ROOT
 from memory_pipeline_tests.support.servers import DEADLINE_S, REPOSITORY, GraphQL, free_port, wait_for
 
-ASSETS = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store", "privacy_tags", "fts_index", "audit_report"]
+ASSETS = [
+    "parsed_entries",
+    "hashed_entries",
+    "ledger_diff",
+    "extracted_facts",
+    "fact_store",
+    "privacy_tags",
+    "fact_embeddings",
+    "fts_index",
+    "audit_report",
+]
 CHECKS = {
     "ledger_integrity",
     "memory_safe",
