@@ -28,7 +28,7 @@ from memory_pipeline_tests.support.store_helpers import active_facts, read_entri
 from memory_pipeline_tests.support.team_server import DEPLOY, PostgresMissing, Server, deployment_files, postgres_cluster
 
 PROFILES = ["default", "work", "ops", "research"]
-ASSETS = 8  # every asset of the job, materialized by each run
+ASSETS = 9  # every asset of the job, materialized by each run
 CHECKS = 15
 ENDED = (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED)
 LAUNCH = """mutation($params: ExecutionParams!) { launchRun(executionParams: $params) { __typename
