@@ -44,20 +44,25 @@ class QueryEncoders:
     def __init__(self, *, wait: bool) -> None:
         self.wait = wait
         self._vectors: dict[tuple[str, str], Any] = {}
-        if not wait:
-            meaning.warm_in_background()
+        self._warming = False  # the first query of a bundled store starts the load (a server starts without it)
 
     def vector(self, model: str | None, query: str) -> Any | None:
         if model is None or model == meaning.OFF_MODEL:
             return None
         if (model, query) not in self._vectors:
-            self._vectors[(model, query)] = self._encode(model, query.replace('"', " ").strip())
+            vector = self._encode(model, query.replace('"', " ").strip())
+            if vector is None:
+                return None  # not ready yet, or away: asked again next time
+            self._vectors[(model, query)] = vector
         return self._vectors[(model, query)]
 
     def _encode(self, model: str, text: str) -> Any | None:
         if model == meaning.BUNDLED_MODEL:
             if self.wait:
                 meaning.load_bundled()
+            elif not self._warming and not meaning.bundled_ready():
+                self._warming = True
+                meaning.warm_in_background()
             return meaning.encode_query(text)
         try:
             choice = EmbedderChoice.parse(model, environment.ollama_host(), allow_remote=environment.remote_ollama_allowed())
