@@ -48,8 +48,9 @@ CHECKS = {
     "index_consistency",
     "cap_usage",
     "format_parity",
+    "embedding_coverage",
 }
-GROUPS = ["ingest", "sync", "extract", "privacy", "search", "audit"]
+GROUPS = ["ingest", "sync", "extract", "privacy", "meaning", "search", "audit"]
 ARTIFACTS = REPO_ROOT / "artifacts"
 CHROMIUM_FLAGS = [
     "--headless",
