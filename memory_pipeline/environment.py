@@ -95,9 +95,11 @@ def model(flag: str | None = None) -> str:
     return ollama_model(flag or variable(MODEL_ENV))
 
 
-def embedder(flag: str | None = None) -> str:
-    """`--embedder` (or the resource's field), else `$MEMORY_PIPELINE_EMBEDDER`, else the bundled encoder."""
-    return flag or variable(EMBEDDER_ENV) or "bundled"
+def embedder(flag: str | None = None, in_force: str | None = None) -> str:
+    """`--embedder` (or the resource's field), else `$MEMORY_PIPELINE_EMBEDDER`, else the model the
+    store's vectors were made with (a model chosen once stays until another is named), else the
+    bundled encoder."""
+    return flag or variable(EMBEDDER_ENV) or in_force or "bundled"
 
 
 def remote_ollama_allowed() -> bool:

@@ -66,9 +66,9 @@ def register(commands) -> None:
     parser.add_argument(
         "--embedder",
         metavar="NAME",
-        help="what recall by meaning embeds facts with: bundled (default: the multilingual encoder inside the package), "
+        help="what recall by meaning embeds facts with: bundled (the multilingual encoder inside the package), "
         "ollama:MODEL (a local Ollama embedding model, e.g. ollama:bge-m3) or off; a change re-embeds every fact "
-        "(default: $MEMORY_PIPELINE_EMBEDDER, else bundled)",
+        "with a progress bar and stays for later syncs (default: $MEMORY_PIPELINE_EMBEDDER, else the model in force, else bundled)",
     )
     add_cap_target_argument(parser)
     parser.add_argument(
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     printer = Printer(tty=text and sys.stdout.isatty(), asked_extractor=args.extractor, judges=judges, retag=args.retag)
     hooks = SyncHooks(moved_aside=lambda moved: print(f"memory-pipeline: moved aside {moved}", file=sys.stderr))
     if text:
-        hooks = replace(hooks, skipped=printer.skipped, starting=printer.starting, done=printer.done)
+        hooks = replace(hooks, skipped=printer.skipped, starting=printer.starting, done=printer.done, embedding=printer.embedding)
     try:
         outcome = sync_profiles(request, hooks)
     except SyncNotFinished as exc:

@@ -108,6 +108,13 @@ class Printer:
             sys.stdout.write(f"{'re-tagging' if self.retag else 'syncing'} {profile}…\r")
             sys.stdout.flush()
 
+    def embedding(self, done: int, total: int) -> None:
+        """A bar while a long embedding runs (a change of model re-embeds every fact)."""
+        if self.tty and total >= 200:
+            filled = 30 * done // total
+            sys.stdout.write(f"\r\x1b[2Kembedding [{'#' * filled}{'.' * (30 - filled)}] {done}/{total} facts")
+            sys.stdout.flush()
+
     def clear(self) -> None:
         if self.tty:
             sys.stdout.write("\r\x1b[2K")
@@ -137,6 +144,8 @@ class Printer:
             print(f"  extractor: {extractor}, {s.llm_calls} LLM calls; {why}")
         if line := mirror_line(s):
             print(f"  {line}")
+        if s.embedded:
+            print(f"  meaning: {s.embedded} facts embedded with {s.embedder}")
         if s.vectors_added:
             print(
                 f"  HRR vectors: {s.vectors_added} added to facts Hermes stored without one, as Holographic computes them "

@@ -8,7 +8,8 @@ from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.privacy import privacy_tags
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource
 from memory_pipeline.lib.extraction.embedders import EmbedderChoice, EmbedderUnavailable
-from memory_pipeline.lib.sync.embedding import embed_facts
+from memory_pipeline.lib.store.meaning import OFF_MODEL
+from memory_pipeline.lib.sync.embedding import Progress, embed_facts, unembedded, watcher
 
 
 class EmbedderResource(dg.ConfigurableResource):
@@ -17,17 +18,18 @@ class EmbedderResource(dg.ConfigurableResource):
     `embedder`: `bundled` (the multilingual sentence encoder inside the package: offline, nothing
     to set up), `ollama:MODEL` (a local Ollama's `/api/embed`, e.g. `ollama:bge-m3`; a host off this
     machine is refused as for extraction) or `off` (recall by letters alone). Empty means
-    `$MEMORY_PIPELINE_EMBEDDER`, else `bundled`. A change of model re-embeds every fact on the next
-    materialization (a backfill of `fact_embeddings` over every profile does all of them at once).
+    `$MEMORY_PIPELINE_EMBEDDER`, else the model the store's vectors were made with, else `bundled`.
+    A change of model re-embeds every fact and stays for later runs (a backfill of
+    `fact_embeddings` over every profile does all of them at once).
     """
 
     embedder: str = ""
     ollama_host: str = ""
 
-    def choice(self) -> EmbedderChoice:
+    def choice(self, in_force: str | None = None) -> EmbedderChoice:
         try:
             return EmbedderChoice.parse(
-                environment.embedder(self.embedder or None),
+                environment.embedder(self.embedder or None, in_force),
                 environment.ollama_host(self.ollama_host or None),
                 allow_remote=self.remote_allowed(),
             )
@@ -63,12 +65,17 @@ def fact_embeddings(
     every fact, switching over in one transaction. Metadata: facts embedded, seconds, facts per
     second, the model; never a vector or a text."""
     profile = hermes.profile(context.partition_key)
-    choice = embedder.choice()
     with store.opened(store.settings(profile)) as fact_store:
+        in_force = fact_store.reads.embedding_model()
+        choice = embedder.choice(in_force)
         try:
-            report = embed_facts(fact_store, choice)
+            report = embed_facts(fact_store, choice, _progress(context, choice.name))
         except EmbedderUnavailable as exc:
-            raise dg.Failure(description=str(exc)) from None
+            if (choice.name or OFF_MODEL) != in_force:
+                raise dg.Failure(description=str(exc)) from None  # a model asked for now: the one asking hears why
+            # The model in force is down (Ollama stopped): its vectors stay, new facts wait for it.
+            context.log.warning(f"{exc}; the facts without a vector are found by letters until then")
+            report = unembedded(fact_store, choice)
     return dg.MaterializeResult(
         metadata={
             "model": report.model,
@@ -80,3 +87,18 @@ def fact_embeddings(
             "vectors_dropped": float(report.dropped),
         }
     )
+
+
+def _progress(context: dg.AssetExecutionContext, model: str) -> Progress:
+    """Each tenth of a long embedding in the run's log (the UI), every batch to a watching terminal."""
+    told = [0]
+    terminal = watcher()
+
+    def progress(done: int, total: int) -> None:
+        if terminal is not None:
+            terminal(done, total)
+        if total >= 500 and (done == total or done * 10 // total > told[0]):
+            told[0] = done * 10 // total
+            context.log.info(f"{model}: {done} of {total} facts embedded")
+
+    return progress

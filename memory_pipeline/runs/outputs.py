@@ -29,6 +29,8 @@ READ_METADATA = {
     ("privacy_tags", "newly_private_ids"),
     ("privacy_tags", "no_longer_private_ids"),
     ("privacy_tags", "keyword_list_digest"),
+    ("fact_embeddings", "model"),
+    ("fact_embeddings", "embedded"),
     ("audit_report", "store_in_step"),
     ("audit_report", "store_watermark"),
 }
@@ -57,6 +59,8 @@ class RunOutputs:
     newly_private_ids: tuple[str, ...] = ()  # the first hundred, by fact id
     no_longer_private_ids: tuple[str, ...] = ()
     keyword_list_digest: str = ""
+    embedder: str = ""  # the model recall by meaning's vectors are made with ("off": none)
+    embedded: int = 0
     store_in_step: bool = False  # no other writer changed the store while the run read it
     store_watermark: str = ""
 
@@ -98,6 +102,8 @@ def read_outputs(metadata: dict[str, dict[str, object]]) -> RunOutputs:
         newly_private_ids=ids("newly_private_ids"),
         no_longer_private_ids=ids("no_longer_private_ids"),
         keyword_list_digest=text("privacy_tags", "keyword_list_digest"),
+        embedder=text("fact_embeddings", "model"),
+        embedded=number("fact_embeddings", "embedded"),
         store_in_step=value("audit_report", "store_in_step", False) is True,
         store_watermark=text("audit_report", "store_watermark"),
     )

@@ -44,6 +44,8 @@ class ProfileSummary:
     store: str
     private_facts: int
     mirrors: Mirrors = field(default_factory=Mirrors)
+    embedder: str = ""  # the model recall by meaning's vectors are made with ("off": none; "": not run)
+    embedded: int = 0  # facts given a vector of it by this run
     vectors_added: int = 0  # HRR vectors given to facts Hermes stored without one (no NumPy in Hermes' environment)
     failing_checks: list[str] = field(default_factory=list)
     error: str | None = None
@@ -76,6 +78,8 @@ def summary_of_run(run: ProfileRun) -> ProfileSummary:
             retired=report.mirrors_retired,
             unexplained=read.mirror_unexplained,
         ),
+        embedder=read.embedder,
+        embedded=read.embedded,
         vectors_added=report.vectors_added,
         failing_checks=sorted(run.failing_errors + run.failing_warnings),
         error=run.error,

@@ -80,6 +80,7 @@ class SyncHooks:
     starting: Callable[[str], None] | None = None
     done: Callable[[ProfileRun, ProfileSummary], None] | None = None
     moved_aside: Callable[[Path], None] | None = None
+    embedding: Callable[[int, int], None] | None = None  # facts embedded so far, facts to embed
 
 
 def remember_privacy(home: Path, profiles: list[str], *, policy: str | None, keywords: str | None) -> None:
@@ -140,6 +141,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict[str, Any], outcom
     from memory_pipeline.launch.backfill import BackfillNotFinished, BackfillNotTaken, daemon_runs_backfills, run_retag_backfill
     from memory_pipeline.launch.execute import options_config, run_sync
     from memory_pipeline.launch.instance import local_instance
+    from memory_pipeline.lib.sync.embedding import watched
 
     configs = {name: config_digest(request.profiles[name]) for name in to_run}
 
@@ -162,17 +164,18 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict[str, Any], outcom
             pass  # the daemon beat lately but launched nothing: its backfill canceled, the re-tag runs here
         except BackfillNotFinished as exc:
             raise SyncNotFinished(str(exc)) from None
-    run_sync(
-        instance,
-        request.home,
-        to_run,
-        resource_config=options_config(request.options),
-        assets=[key.to_user_string() for key in RETAG_ASSETS] if request.retag else None,
-        with_changes=request.with_changes,
-        allow_remote_ollama=request.options.allow_remote_ollama,
-        on_start=hooks.starting,
-        on_done=done,
-    )
+    with watched(hooks.embedding):  # the run's steps execute on this thread: its embedding reaches the hook
+        run_sync(
+            instance,
+            request.home,
+            to_run,
+            resource_config=options_config(request.options),
+            assets=[key.to_user_string() for key in RETAG_ASSETS] if request.retag else None,
+            with_changes=request.with_changes,
+            allow_remote_ollama=request.options.allow_remote_ollama,
+            on_start=hooks.starting,
+            on_done=done,
+        )
 
 
 def _keep_result(

@@ -21,6 +21,8 @@ PROFILE_KEYS = {
     "store",
     "private_facts",
     "mirrors",
+    "embedder",
+    "embedded",
     "vectors_added",
     "failing_checks",
     "error",

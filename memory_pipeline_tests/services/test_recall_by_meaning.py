@@ -18,6 +18,7 @@ from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.services.audit import audit_profile
 from memory_pipeline.services.reading import QueryEncoders, search_profiles
+from memory_pipeline.services.sync import SyncHooks
 from memory_pipeline_tests.support.fake_ollama import FakeOllama
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
 from memory_pipeline_tests.support.store_helpers import query, write_entries
@@ -106,21 +107,35 @@ def test_a_verdict_turning_private_and_a_removal_take_the_vector_with_them(home,
     assert results["embedding_coverage"].passed, results["embedding_coverage"].detail
 
 
-def test_a_change_of_model_re_embeds_every_fact_through_ollamas_protocol(home, tmp_path, monkeypatch):
+def test_a_change_of_model_re_embeds_every_fact_through_ollamas_protocol_and_stays(home, tmp_path, monkeypatch):
     copy = tmp_path / "hermes_home"
     shutil.copytree(home, copy)
+    progress: list[tuple[int, int]] = []
     with FakeOllama(models=("qwen3.6-nothink:latest", "embed-fake:latest")) as ollama:
         monkeypatch.setenv("OLLAMA_HOST", ollama.url)
-        assert sync_outcome(copy, extractor="rules", embedder="ollama:embed-fake", force=True).profiles["default"].run.success
+        changed = sync_outcome(
+            copy, extractor="rules", embedder="ollama:embed-fake", force=True, hooks=SyncHooks(embedding=lambda *p: progress.append(p))
+        )
         embeds = [body for path, body in ollama.requests if path == "/api/embed"]
+    assert changed.profiles["default"].run.success
+    summary = changed.profiles["default"].summary
+    assert (summary.embedder, summary.embedded) == ("ollama:embed-fake", len(ENTRIES) - 1)
+    assert progress[-1] == (len(ENTRIES) - 1, len(ENTRIES) - 1)  # the terminal's bar saw the re-embedding end
     models = query(_db(copy), f"SELECT model, count(*) FROM {meaning.VECTORS_TABLE} GROUP BY model")
     assert models == [("ollama:embed-fake", len(ENTRIES) - 1)] and embeds and embeds[0]["model"] == "embed-fake"
     assert query(_db(copy), f"SELECT model FROM {meaning.EMBEDDER_TABLE}") == [("ollama:embed-fake",)]
+    # The model chosen stays for later syncs; while its Ollama is down, its vectors stay and the sync holds.
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
-    assert sync_outcome(copy, extractor="rules", force=True).profiles["default"].run.success
+    later = sync_outcome(copy, extractor="rules", force=True).profiles["default"]
+    assert later.run.success and (later.summary.embedder, later.summary.embedded) == ("ollama:embed-fake", 0)
+    assert query(_db(copy), f"SELECT count(*) FROM {meaning.VECTORS_TABLE} WHERE model = 'ollama:embed-fake'") == [(len(ENTRIES) - 1,)]
+    # Named again, the bundled encoder takes over; a model asked for that cannot run fails the sync, saying why.
+    assert sync_outcome(copy, extractor="rules", embedder="bundled", force=True).profiles["default"].run.success
     assert query(_db(copy), f"SELECT model, count(*) FROM {meaning.VECTORS_TABLE} GROUP BY model") == [
         (meaning.BUNDLED_MODEL, len(ENTRIES) - 1)
     ]
+    refused = sync_outcome(copy, extractor="rules", embedder="ollama:embed-fake", force=True).profiles["default"].run
+    assert not refused.success and "ollama pull embed-fake" in refused.error
 
 
 def test_an_ollama_embedder_off_this_machine_is_refused_and_a_broken_one_says_what_to_do():

@@ -9,17 +9,19 @@ from pathlib import Path
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.hermes.profiles import discover_profiles
 from memory_pipeline.runs.options import SyncOptions
-from memory_pipeline.services.sync import SyncOutcome, SyncRequest, sync_profiles
+from memory_pipeline.services.sync import SyncHooks, SyncOutcome, SyncRequest, sync_profiles
 
 _ENUMS = {"extractor": ExtractorMode, "removal_policy": RemovalPolicy, "vector_format": VectorFormat, "privacy_policy": PrivacyPolicy}
 
 
-def sync_outcome(home: Path, *names: str, force: bool = False, quiet: bool = False, **options) -> SyncOutcome:
+def sync_outcome(
+    home: Path, *names: str, force: bool = False, quiet: bool = False, hooks: SyncHooks | None = None, **options
+) -> SyncOutcome:
     """The profiles named (every profile when none is) synced with these `SyncOptions` (an enum's
     value may be given as its string); `quiet` as cron asks (a standing problem noted as said)."""
     profiles = {p.name: p for p in discover_profiles(home) if not names or p.name in names}
     typed = SyncOptions(**{k: _ENUMS[k](v) if k in _ENUMS and v is not None else v for k, v in options.items()})
-    return sync_profiles(SyncRequest(home=home, profiles=profiles, options=typed, force=force, quiet=quiet))
+    return sync_profiles(SyncRequest(home=home, profiles=profiles, options=typed, force=force, quiet=quiet), hooks)
 
 
 def synced_profile(home: Path, name: str = "default", **options) -> dict:

@@ -4,11 +4,35 @@ force are embedded, and the vectors no fact may have are dropped, in one transac
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
-from memory_pipeline.lib.extraction.embedders import EmbedderChoice
+from memory_pipeline.lib.extraction.embedders import EMBED_BATCH, EmbedderChoice
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.meaning import OFF_MODEL, quantized
+
+
+Progress = Callable[[int, int], None]  # (facts embedded so far, facts to embed)
+
+# Who watches this thread's embedding (a terminal's progress bar): the sync command's in-process run
+# executes its steps on the command's thread, so the asset reaches the bar without run config.
+_watcher: ContextVar[Progress | None] = ContextVar("memory_pipeline_embedding_watcher", default=None)
+
+
+@contextmanager
+def watched(progress: Progress | None) -> Iterator[None]:
+    """Embedding done on this thread meanwhile is reported to `progress`."""
+    token = _watcher.set(progress)
+    try:
+        yield
+    finally:
+        _watcher.reset(token)
+
+
+def watcher() -> Progress | None:
+    return _watcher.get()
 
 
 @dataclass(frozen=True)
@@ -25,19 +49,22 @@ class EmbeddingReport:
         return round(self.embedded / self.seconds, 1) if self.embedded and self.seconds > 0 else 0.0
 
 
-def embed_facts(store: FactStore, choice: EmbedderChoice) -> EmbeddingReport:
-    """Embed what lacks a vector (the encoder runs outside the write transaction); a fact whose
-    text or verdict moved meanwhile keeps no vector of its old text. `EmbedderUnavailable` when
-    the encoder cannot be used: nothing is written then."""
+def embed_facts(store: FactStore, choice: EmbedderChoice, progress: Progress | None = None) -> EmbeddingReport:
+    """Embed what lacks a vector (the encoder runs outside the write transaction, `progress` told
+    after each batch); a fact whose text or verdict moved meanwhile keeps no vector of its old
+    text. `EmbedderUnavailable` when the encoder cannot be used: nothing is written then."""
     model = choice.name or OFF_MODEL
     encoder = choice.encoder()
     todo = store.reads.facts_to_embed(model) if encoder is not None else []
     started = time.monotonic()
-    blobs = quantized(encoder.encode([fact.text for fact in todo])) if encoder is not None and todo else []
+    blobs: list[bytes] = []
+    for start in range(0, len(todo), EMBED_BATCH) if encoder is not None else ():
+        blobs += quantized(encoder.encode([fact.text for fact in todo[start : start + EMBED_BATCH]]))
+        if progress is not None:
+            progress(len(blobs), len(todo))
     seconds = time.monotonic() - started
     if not blobs and store.reads.embedding_model() == model and not store.reads.vectors_not_allowed(model):
-        coverage = store.reads.embedding_coverage()  # nothing to write: the store file stays as it was
-        return EmbeddingReport(model, 0, 0, round(seconds, 3), coverage.shown, coverage.missing)
+        return unembedded(store, choice, seconds)  # nothing to write: the store file stays as it was
     with store.transaction():
         current = {fact.fact_id: fact.content_sha256 for fact in store.reads.facts_to_embed(model)} if blobs else {}
         rows = [
@@ -48,3 +75,9 @@ def embed_facts(store: FactStore, choice: EmbedderChoice) -> EmbeddingReport:
         dropped = store.embeddings.drop(store.reads.vectors_not_allowed(model))
     coverage = store.reads.embedding_coverage()
     return EmbeddingReport(model, saved, dropped, round(seconds, 3), coverage.shown, coverage.missing)
+
+
+def unembedded(store: FactStore, choice: EmbedderChoice, seconds: float = 0.0) -> EmbeddingReport:
+    """The store as it is, nothing embedded (nothing to do, or the model in force unavailable)."""
+    coverage = store.reads.embedding_coverage()
+    return EmbeddingReport(choice.name or OFF_MODEL, 0, 0, round(seconds, 3), coverage.shown, coverage.missing)
