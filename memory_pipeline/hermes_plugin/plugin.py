@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate, settings_digest
 from .live_sync import LiveSync, entry_texts, journal, now, reached_the_file, write_lines
-from .meaning import warm_in_background
+from .meaning import ENCODER_REPORT, warm_in_background
 from .recall import bundled_meaning, hybrid_search, recalled_facts
 
 logger = logging.getLogger(__name__)
@@ -285,7 +285,7 @@ def after_memory_write(
 
 
 def register(ctx) -> None:
-    warm_in_background()  # off the turn: by letters until the encoder is loaded (or when Hermes lacks it)
+    warm_in_background(Path(__file__).with_name(ENCODER_REPORT))  # off the turn: by letters until loaded
     ctx.register_tool(
         name="memory_search",
         toolset=TOOLSET,

@@ -13,6 +13,7 @@ from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.settings import store_sharers
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
+from memory_pipeline.services.meaning_status import recall_by_meaning
 
 
 def _store_status(profile: Profile, pointers: set[int]) -> dict[str, Any]:
@@ -31,6 +32,7 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict[str, Any]:
         "last_write": None,
         "vector_dialect": None,
         "vectors": None,
+        "embedder": None,
         "store_error": None,
     }
     if not where.exists:
@@ -46,6 +48,7 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict[str, Any]:
             status["quarantined"] = len(reads.quarantined_entries())
             status["vectors"] = reads.vector_counts(settings.hrr_dim)
             status["vector_dialect"] = reads.vector_format(settings.hrr_dim).value
+            status["embedder"] = reads.embedding_model()
     except StoreError as exc:
         status["store_error"] = str(exc)
     return status
@@ -62,6 +65,7 @@ def profile_status(data_dir: Path, profile: Profile, profiles: list[Profile] | N
     """One profile as `status` (and the agent's `memory_status`) report it; `profiles`, the home's
     profiles, tell which of them share its store."""
     readings = read_profile(profile)
+    store = _store_status(profile, {n for r in readings for entry in r.entries for n in fact_pointers(entry)})
     return {
         "profile": profile.name,
         "store_shared_with": list(store_sharers(profile, profiles or [])),
@@ -71,6 +75,7 @@ def profile_status(data_dir: Path, profile: Profile, profiles: list[Profile] | N
         "unreadable": [str(r.path) for r in readings if not r.readable],
         "switched_off": {r.source: r.switched_off for r in readings if r.switched_off},
         "journal_problems": read_journal(journal_path(data_dir, profile.name)).problems,
-        **_store_status(profile, {n for r in readings for entry in r.entries for n in fact_pointers(entry)}),
+        **store,
+        "recall_by_meaning": recall_by_meaning(profile, store["embedder"]),
         **_last_audit(data_dir, profile),
     }

@@ -252,3 +252,8 @@ def test_through_hermes_plugin_manager_a_cross_language_question_names_its_fact_
     said = json.dumps(probe, ensure_ascii=False)
     assert "张伟" not in said and "zhang.wei" not in said and "138-0013-8000" not in said
     assert probe["quiet"] == []
+    # The plugin said which interpreter loaded the encoder: `status` shows the hook recalling by meaning.
+    assert main(["status", "--hermes-home", str(home), "--profile", "default", "--json"]) == 0
+    (status,) = json.loads(capsys.readouterr().out)["profiles"]
+    assert status["recall_by_meaning"]["hook"] == f"on (in Hermes' Python {sys.executable})"
+    assert status["recall_by_meaning"]["model"] == "bundled:use-multilingual-v3"

@@ -1,6 +1,7 @@
 """`memory-pipeline mcp` through Hermes 0.19.0's own MCP client and the official `mcp` client:
 the agent finds a Chinese substring its own fact_store cannot, resolves a `fact_store#N`
-pointer's fact, reads the status, and is never handed a private fact."""
+pointer's fact, reads the status, finds a Chinese entry by an English question's meaning, and is
+never handed a private fact."""
 
 import asyncio
 import json
@@ -18,7 +19,7 @@ PRIVATE = "zhang.wei@example.com"  # in the demo's private USER.md entry
 
 HERMES_CLIENT = textwrap.dedent(
     """
-    import json, os, sys
+    import json, os, sys, time
     from tools.mcp_tool import register_mcp_servers
     from tools.registry import registry
     home, command, fact_id, private_id = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -34,6 +35,13 @@ HERMES_CLIENT = textwrap.dedent(
         "unknown_profile": call("search_memory", {"query": "机柜", "profile": "nope"}),
         "status": call("memory_status", {}),
     }
+    # The server loads the encoder after its first query of a store embedded by it: asked again until it is.
+    for _ in range(240):
+        out["cross"] = call("search_memory", {"query": "How often are the server cabinets in the machine room inspected?"})
+        if "meaning" in out["cross"]:
+            break
+        time.sleep(0.5)
+    out["private_meaning"] = call("search_memory", {"query": "Who is the product manager that reviews atlas requirements?"})
     print(json.dumps(out, ensure_ascii=False))
     sys.stdout.flush()
     os._exit(0)  # the client's event loop thread would keep the process alive
@@ -79,6 +87,10 @@ def test_hermes_own_mcp_client_finds_what_fact_store_cannot_and_no_private_fact(
     assert set(status) == {"default", "work"} and status["default"]["shown_facts"] == 23
     assert not {"current_facts", "retired_facts", "facts"} & set(status["default"])  # no count of what is withheld
     assert PRIVATE not in done.stdout and "Zhang" not in done.stdout
+    # By meaning: an English question finds the Chinese entry; the private contact is never found this way.
+    cross = _result(out["cross"])["results"]
+    assert (cross[0]["fact_id"], cross[0]["matched"]) == (fact_id, ["meaning"])
+    assert private_id not in [r["fact_id"] for r in _result(out["private_meaning"])["results"]]
 
 
 def test_the_official_client_lists_the_three_tools_with_their_schemas(agent_home):
@@ -89,7 +101,8 @@ def test_the_official_client_lists_the_three_tools_with_their_schemas(agent_home
 
     async def listed():
         params = StdioServerParameters(command=COMMAND, args=["mcp", "--hermes-home", str(agent_home), "--profile", "default"])
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        # The server's stderr to the real one: a test before may leave sys.stderr a capture without a file descriptor.
+        async with stdio_client(params, errlog=sys.__stderr__) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
             result = await session.call_tool("get_facts", {"fact_ids": [1, private_id, 999999]})

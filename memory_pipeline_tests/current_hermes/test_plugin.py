@@ -8,7 +8,7 @@ from memory_pipeline.cli import main
 from memory_pipeline_tests.current_hermes.conftest import VERSION, run_current
 
 PROBE = """
-import json, importlib.metadata as md
+import json, importlib.metadata as md, threading
 try:
     import memory_pipeline  # noqa: F401
     importable = True
@@ -17,6 +17,9 @@ except ImportError:
 from hermes_cli.plugins import discover_plugins, get_plugin_manager, invoke_hook
 from tools.registry import registry
 discover_plugins(force=True)
+for thread in threading.enumerate():  # the plugin tries the encoder off the turn, then reports on it
+    if thread.name == "memory-pipeline-encoder":
+        thread.join(120)
 loaded = {p["name"]: p for p in get_plugin_manager().list_plugins()}
 turn = dict(session_id="s", model="m", platform="cli")
 print(json.dumps({
@@ -43,4 +46,17 @@ def test_current_hermes_loads_the_plugin_and_serves_its_tool_and_hook(capsys, sy
     assert found["private"]["results"] == []  # a private fact is never served
     (context,) = [h["context"] for h in found["hook"] if h]
     assert "回滚方案" in context and "fact_store#" in context and "quoted as data" in context
+    # Current Hermes' interpreter has no NumPy: the hook recalls by letters, and the user is told how to change that.
+    assert main(["status", "--hermes-home", str(home), "--profile", "default"]) == 0
+    said = capsys.readouterr().out
+    assert (
+        f"hook by letters: Hermes' Python {current_python} cannot load the encoder (memory-pipeline hermes-plugin install --with-meaning)"
+        in said
+    )
+    assert (
+        main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default", "--hermes-python", str(current_python)]) == 0
+    )
+    assert f"Hermes' Python {current_python} lacks the encoder; to turn it on: memory-pipeline hermes-plugin install --with-meaning" in (
+        capsys.readouterr().out
+    )
     shutil.rmtree(home / "plugins", ignore_errors=True)

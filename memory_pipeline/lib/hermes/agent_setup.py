@@ -13,20 +13,29 @@ from memory_pipeline.lib.hermes.profiles import Profile, config_section
 PLUGIN_NAME = "memory-pipeline"
 
 
-def pointer_reader(profile: Profile) -> str | None:
-    """How the profile's agent follows `fact_store#N`: "the memory-pipeline plugin", "the
-    memory-pipeline MCP server", or None when it cannot."""
-    config = profile.home / "config.yaml"
-    plugins = config_section(config, "plugins")
+def plugin_dir(profile_home: Path) -> Path:
+    """Where `hermes-plugin install` writes the plugin for a profile (Hermes' user plugins)."""
+    return profile_home / "plugins" / PLUGIN_NAME
+
+
+def plugin_enabled(profile: Profile) -> bool:
+    """The plugin is installed and listed in `plugins.enabled` (and not in `plugins.disabled`)."""
+    plugins = config_section(profile.home / "config.yaml", "plugins")
     enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
-    if (
+    return (
         isinstance(enabled, list)
         and PLUGIN_NAME in enabled
         and not (isinstance(disabled, list) and PLUGIN_NAME in disabled)
-        and (profile.home / "plugins" / PLUGIN_NAME / "__init__.py").is_file()
-    ):
+        and (plugin_dir(profile.home) / "__init__.py").is_file()
+    )
+
+
+def pointer_reader(profile: Profile) -> str | None:
+    """How the profile's agent follows `fact_store#N`: "the memory-pipeline plugin", "the
+    memory-pipeline MCP server", or None when it cannot."""
+    if plugin_enabled(profile):
         return "the memory-pipeline plugin"
-    for server in config_section(config, "mcp_servers").values():
+    for server in config_section(profile.home / "config.yaml", "mcp_servers").values():
         if isinstance(server, dict) and _runs_our_server(server):
             return "the memory-pipeline MCP server"
     return None

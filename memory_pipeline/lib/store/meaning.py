@@ -14,9 +14,12 @@ fit in about 51 MB) and never leave the store: no surface hands one out.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
+import sys
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -90,9 +93,25 @@ def bundled_ready() -> bool:
     return _LOADED.get("use") is not None
 
 
-def warm_in_background() -> threading.Thread:
-    """Start loading the bundled encoder off the caller's thread (a turn never waits for it)."""
-    thread = threading.Thread(target=load_bundled, name="memory-pipeline-encoder", daemon=True)
+ENCODER_REPORT = "encoder.json"  # beside the installed plugin: whether Hermes' interpreter loaded the encoder
+
+
+def warm_in_background(report: Path | None = None) -> threading.Thread:
+    """Start loading the bundled encoder off the caller's thread (a turn never waits for it); with
+    `report`, say there once loaded whether this interpreter could (what `status` shows)."""
+
+    def load() -> None:
+        loaded = load_bundled() is not None
+        if report is not None:
+            said = {"python": sys.executable, "bundled": loaded, "at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+            try:
+                partial = report.with_name(f".{report.name}.{os.getpid()}")
+                partial.write_text(json.dumps(said), encoding="utf-8")
+                os.replace(partial, report)
+            except OSError:
+                pass  # a read-only plugin directory: status says the hook's state is unknown
+
+    thread = threading.Thread(target=load, name="memory-pipeline-encoder", daemon=True)
     thread.start()
     return thread
 

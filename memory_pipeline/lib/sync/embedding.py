@@ -13,7 +13,6 @@ from memory_pipeline.lib.extraction.embedders import EMBED_BATCH, EmbedderChoice
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.meaning import OFF_MODEL, quantized
 
-
 Progress = Callable[[int, int], None]  # (facts embedded so far, facts to embed)
 
 # Who watches this thread's embedding (a terminal's progress bar): the sync command's in-process run
