@@ -49,6 +49,7 @@ CHECKS = {
     "cap_usage",
     "format_parity",
     "embedding_coverage",
+    "entries_distinct",
 }
 GROUPS = ["ingest", "sync", "extract", "privacy", "meaning", "search", "audit"]
 ARTIFACTS = REPO_ROOT / "artifacts"

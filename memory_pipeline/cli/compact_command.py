@@ -1,5 +1,6 @@
-"""`memory-pipeline compact [--profile NAME] [--target 0.8] [--apply [--yes]]`: shorten over-budget memory
-files into summaries that point at the facts holding the full text."""
+"""`memory-pipeline compact [--profile NAME] [--target 0.8] [--merge] [--apply [--yes]]`: shorten
+over-budget memory files into summaries that point at the facts holding the full text, or merge
+entries that say the same thing."""
 
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ def register(commands) -> None:
     )
     parser.add_argument(
         "--apply", action="store_true", help="write the proposal (asked first, under Hermes' lock, after a backup), then sync"
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="instead: make entries that say the same thing (the entries_distinct check names them) one entry, "
+        "the longest, pointing at every copy's fact",
     )
     parser.add_argument(
         "--yes", action="store_true", help="with --apply: write without asking (needed where there is no terminal to ask on)"
@@ -79,13 +86,19 @@ def run(args: argparse.Namespace) -> int:
 def _compact(args: argparse.Namespace, profile) -> int:
     """One profile: the proposal for each file over the target, written with --apply."""
     from memory_pipeline.lib.hermes.compaction import CompactionError
-    from memory_pipeline.services.compaction import facts_gone, propose_compaction
+    from memory_pipeline.services.compaction import facts_gone, propose_compaction, propose_merges
 
     target = args.target if args.target is not None else compact_target(profile.cap_target())
     try:
-        files = propose_compaction(profile, hermes_home(args), target, _model(args))
+        if args.merge:
+            files = propose_merges(profile, hermes_home(args))
+        else:
+            files = propose_compaction(profile, hermes_home(args), target, _model(args))
         proposals = []
         for found in files:
+            if found.proposal is None and args.merge:
+                print(f"{profile.name}/{found.reading.path.name}: no two entries say the same thing")
+                continue
             if found.proposal is None:
                 reading = found.reading
                 print(f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, within the {100 * target:.0f}% target")
@@ -102,7 +115,8 @@ def _compact(args: argparse.Namespace, profile) -> int:
             )
         if not args.apply:
             if proposals:
-                print(f"\nnothing written; `memory-pipeline compact --profile {profile.name} --apply` writes it")
+                merge = " --merge" if args.merge else ""
+                print(f"\nnothing written; `memory-pipeline compact --profile {profile.name}{merge} --apply` writes it")
             return 0
         if not proposals:
             over = [found.proposal.path.name for found in files if found.proposal is not None]
@@ -164,6 +178,16 @@ def _print_proposal(profile: str, proposal: Proposal) -> None:
         )
         return
     print(proposal.diff(), end="")
+    if any(r.merged for r in proposal.rewrites):
+        for rewrite in proposal.rewrites:
+            copies = ", ".join(str(p + 1) for p in rewrite.merged)
+            print(
+                f"entry {rewrite.position + 1} kept whole, entr{'ies' if len(rewrite.merged) > 1 else 'y'} {copies} merged into it: "
+                f"every copy's full text stays in fact_store#{'/'.join(map(str, rewrite.fact_ids))}"
+            )
+        merges = f"{len(proposal.rewrites)} merge{'s' if len(proposal.rewrites) > 1 else ''}"
+        print(f"\n{name}: {merges}, {_usage(proposal.chars_before, proposal.limit)} → {_usage(proposal.chars_after, proposal.limit)}")
+        return
     for rewrite in proposal.rewrites:
         pointer = "/".join(map(str, rewrite.fact_ids))
         if rewrite.kept_in_store:
@@ -203,5 +227,6 @@ def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> 
             f"the backup beside each file holds what was there (`memory-pipeline audit --profile {profile.name}` names the rest)"
         )
     pending = f", and synced {applied.added} facts of entries not synced before" if applied.added else ""
-    print(f"synced profile {profile.name}: {applied.compacted} entries re-pointed at their facts{pending}")
+    done = "groups of entries merged into one entry each" if args.merge else "entries re-pointed at their facts"
+    print(f"synced profile {profile.name}: {applied.compacted} {done}{pending}")
     return 0

@@ -13,6 +13,7 @@ CHECK_ASSETS = {
     "facts_match_entries": "fact_store",
     "index_consistency": "fts_index",
     "embedding_coverage": "fact_embeddings",
+    "entries_distinct": "fact_embeddings",
     "privacy_coverage": "privacy_tags",
     "memory_safe": "privacy_tags",
     "cap_usage": "parsed_entries",

@@ -1,5 +1,6 @@
 """The compaction service: for each memory file of a profile over its target, the proposal that
-shortens entries into summaries pointing at the facts holding their full text; and, with consent
+shortens entries into summaries pointing at the facts holding their full text (or, asked to merge,
+the one that makes entries saying the same thing one entry); and, with consent
 (the caller asks), the proposal written under Hermes' lock and the profile synced after it."""
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from pathlib import Path
 
 from memory_pipeline import environment
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
-from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal, apply, propose
+from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal, apply, merge, propose
+from memory_pipeline.lib.hermes.duplicates import duplicate_groups
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
@@ -57,21 +59,39 @@ def propose_compaction(
 ) -> list[FileProposal]:
     """Each memory file of the profile, with a proposal for those over `target` (a share of the
     cap); `model` (the local model's summarizer) offers summaries the rules' may give way to."""
-    with profile_store(profile).opened(create=False) as store:
-        facts = synced_facts(store.reads.active_ledger())
-        pointed = sorted({i for ids in facts.values() for i in ids})
-        shown = store.reads.facts_by_id(pointed)[0] if pointed else []
-    # Never a pointer to a fact the agent is not given (private, unsafe, not judged), nor to one the
-    # profile's settings now withhold though the store's verdicts are older: such an entry stays whole.
-    judge = _judge_now(profile, home)
-    given = {f["fact_id"] for f in shown if judge is not None and judge.judge(f["content"].encode("utf-8")).outcome == SHOWN}
-    facts = {entry: ids for entry, ids in facts.items() if set(ids) <= given}
+    facts, _ = _pointable(profile, home)
     limits, found = profile.char_limits(), []
     for source in SOURCE_FILES:
         reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
         within = not reading.exists or reading.cap_usage <= target
         found.append(FileProposal(reading, None if within else propose(reading, raw, facts, target=target, model=model)))
     return found
+
+
+def propose_merges(profile: Profile, home: Path) -> list[FileProposal]:
+    """Each memory file of the profile, with a proposal merging its entries that say the same
+    thing (`entries_distinct`'s groups) where it has any."""
+    facts, vectors = _pointable(profile, home)
+    limits, found = profile.char_limits(), []
+    for source in SOURCE_FILES:
+        reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
+        groups = duplicate_groups([reading], facts, vectors) if reading.readable else []
+        found.append(FileProposal(reading, merge(reading, raw, groups) if groups else None))
+    return found
+
+
+def _pointable(profile: Profile, home: Path) -> tuple[dict[tuple[str, str], list[int]], dict[int, bytes]]:
+    """The entries whose facts a pointer may name, by (source, short hash), and those facts' vectors."""
+    with profile_store(profile).opened(create=False) as store:
+        facts = synced_facts(store.reads.active_ledger())
+        pointed = sorted({i for ids in facts.values() for i in ids})
+        shown = store.reads.facts_by_id(pointed)[0] if pointed else []
+        vectors = store.reads.shown_vectors()
+    # Never a pointer to a fact the agent is not given (private, unsafe, not judged), nor to one the
+    # profile's settings now withhold though the store's verdicts are older: such an entry stays whole.
+    judge = _judge_now(profile, home)
+    given = {f["fact_id"] for f in shown if judge is not None and judge.judge(f["content"].encode("utf-8")).outcome == SHOWN}
+    return {entry: ids for entry, ids in facts.items() if set(ids) <= given}, {i: v for i, v in vectors.items() if i in given}
 
 
 def _judge_now(profile: Profile, home: Path) -> PrivacyJudge | None:

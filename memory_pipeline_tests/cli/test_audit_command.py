@@ -14,6 +14,7 @@ CHECK_NAMES = [
     "facts_match_entries",
     "index_consistency",
     "embedding_coverage",
+    "entries_distinct",
     "privacy_coverage",
     "memory_safe",
     "cap_usage",
@@ -80,7 +81,7 @@ def test_text_output_ends_with_a_summary_and_each_failure_with_its_fix(capsys, s
     assert lines == [
         lines[0],  # the cap warning, with its detail
         "  fix: memory-pipeline compact --profile default",
-        "default: 15 of 16 checks pass; failing: cap_usage (WARN) (--verbose lists every check)",
+        "default: 16 of 17 checks pass; failing: cap_usage (WARN) (--verbose lists every check)",
     ] and lines[0].startswith("default: warn cap_usage: MEMORY.md 2078/2200 chars")
     assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default", "--verbose"]) == 0
     assert sum(line.startswith("default: pass ") for line in capsys.readouterr().out.splitlines()) == 15

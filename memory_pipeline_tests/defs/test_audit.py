@@ -42,7 +42,7 @@ def test_a_sync_run_loads_the_layers_once_and_its_checks_show_the_report(demo_ho
         report = json.loads((demo_home / "memory-pipeline" / "reports" / "default" / "audit.json").read_text())
         shown = {name: e.passed for name, e in _evaluations(instance, run.run_id).items()}
         reported = {c["name"]: c["passed"] for c in report["checks"]}
-        assert shown == reported and len(shown) == 16
+        assert shown == reported and len(shown) == 17
 
 
 def test_checks_without_the_report_in_their_run_audit_afresh(demo_home, monkeypatch):

@@ -29,7 +29,7 @@ from memory_pipeline_tests.support.team_server import DEPLOY, PostgresMissing, S
 
 PROFILES = ["default", "work", "ops", "research"]
 ASSETS = 9  # every asset of the job, materialized by each run
-CHECKS = 16
+CHECKS = 17
 ENDED = (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED)
 LAUNCH = """mutation($params: ExecutionParams!) { launchRun(executionParams: $params) { __typename
     ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }"""

@@ -132,6 +132,14 @@ CHECK_REGISTRY: tuple[CheckSpec, ...] = (
         moves_with_writers=True,
     ),
     CheckSpec(
+        "entries_distinct",
+        WARN,
+        "No two entries of a memory file say the same thing (by meaning: their facts' vectors); such entries are named by file and number.",
+        "memory-pipeline compact --merge --profile {profile} (shows the merge into one entry pointing at every copy's fact; "
+        "--apply writes it)",
+        start=15,
+    ),
+    CheckSpec(
         "privacy_coverage",
         ERROR,
         "Every fact matching the list or a detector carries private-person; no tag variants; under policy hide, "

@@ -22,6 +22,7 @@ from pathlib import Path
 from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET, compact_target
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
+from memory_pipeline.lib.hermes.duplicates import DuplicateGroup
 from memory_pipeline.lib.hermes.entry_reader import ENTRY_DELIMITER, parse_entries
 from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
 from memory_pipeline.lib.hermes.memory_files import (
@@ -46,6 +47,7 @@ class Rewrite:
     left_out: tuple[int, ...] = ()  # lines of `before` (1-based) only the fact store keeps from now on
     kept_in_store: tuple[str, ...] = ()  # values of `before` only the facts keep from now on
     summary: str = ""  # what follows the pointer: a run of the entry's first words
+    merged: tuple[int, ...] = ()  # a merge's: the positions of the copies it replaces (gone from the file)
 
 
 @dataclass
@@ -148,6 +150,30 @@ def _first_choices(
                 found.append(rewrite)
                 break
     return found
+
+
+def merge(reading: SourceReading, raw: bytes, groups: list[DuplicateGroup]) -> Proposal:
+    """Each group of entries saying the same thing made one: the longest keeps its place and its
+    whole text, followed by a pointer at every copy's facts (`(→ fact_store#1/7/9)`, its own
+    first); the other copies leave the file, their full text kept by the facts the pointer names."""
+    if not reading.readable:
+        raise CompactionError(reading.error or f"{reading.path}: unreadable")
+    after: dict[int, str] = dict(enumerate(reading.entries))
+    rewrites = []
+    for group in groups:
+        order = sorted(range(len(group.positions)), key=lambda i: (-len(reading.entries[group.positions[i]]), group.positions[i]))
+        keep = group.positions[order[0]]
+        fact_ids = tuple(dict.fromkeys(i for k in order for i in group.fact_ids[k]))
+        text = f"{reading.entries[keep]} (→ fact_store#{'/'.join(map(str, fact_ids))})"
+        copies = tuple(p for p in group.positions if p != keep)
+        rewrites.append(Rewrite(keep, reading.entries[keep], text, fact_ids, merged=copies))
+        after[keep] = text
+        for position in copies:
+            del after[position]
+    entries = list(reading.entries)
+    proposal = Proposal(reading.path, reading.limit, 1.0, hashlib.sha256(raw).hexdigest(), entries, [after[p] for p in sorted(after)])
+    proposal.rewrites = sorted(rewrites, key=lambda r: r.position)
+    return proposal
 
 
 def _rewrite(position: int, text: str, title: str, fact_ids: tuple[int, ...], summary: str) -> Rewrite:

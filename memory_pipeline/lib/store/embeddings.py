@@ -67,3 +67,13 @@ def coverage(conn: sqlite3.Connection) -> Coverage:
 
 def _count(conn: sqlite3.Connection) -> int:
     return int(conn.execute(f"SELECT count(*) FROM {VECTORS_TABLE}").fetchone()[0])
+
+
+def shown_vectors(conn: sqlite3.Connection) -> dict[int, bytes]:
+    """The int8 vector of each fact the agent may see, of the model in force and made from its current text."""
+    model = store_model(conn)
+    if model in (None, OFF_MODEL):
+        return {}
+    current = {fact_id: sha for fact_id, _, sha, vector_model, vector_sha in _shown(conn) if (vector_model, vector_sha) == (model, sha)}
+    rows = conn.execute(f"SELECT fact_id, vector FROM {VECTORS_TABLE} WHERE model = ?", (model,)).fetchall()
+    return {int(fact_id): bytes(blob) for fact_id, blob in rows if int(fact_id) in current}

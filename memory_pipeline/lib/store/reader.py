@@ -93,6 +93,9 @@ class StoreReader:
     def embedding_coverage(self) -> Coverage:
         return embeddings.coverage(self._conn)
 
+    def shown_vectors(self) -> dict[int, bytes]:
+        return embeddings.shown_vectors(self._conn)
+
     def facts_by_id(self, fact_ids: list[int], *, include_private: bool = False) -> tuple[list[dict[str, Any]], list[int]]:
         return fact_search.facts_by_id(self._conn, fact_ids, include_private=include_private)
 

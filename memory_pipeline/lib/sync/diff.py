@@ -25,6 +25,7 @@ DIFF_COLUMNS = [
     "matched_entry_id",
     "existing_fact_ids",
     "similarity",
+    "absorbed_entry_ids",  # a merged entry's: the other vanished entries it takes over with the first
 ]
 # Above this many (new entry, vanished entry) pairs the similarity search is skipped: such a
 # diff is a bulk rewrite, where pairing by likeness would be guesswork anyway.
@@ -77,16 +78,19 @@ class _Diff:
         led = self.ledger[entry_id]
         return entry_id not in self.claimed and led.owned and led.source not in self.unreadable_sources
 
-    def emit(self, entry: dict[str, Any], status: str, led: LedgerEntry | None, score: float) -> None:
+    def emit(self, entry: dict[str, Any], status: str, led: LedgerEntry | None, score: float, absorbed: tuple[str, ...] = ()) -> None:
         if led is not None:
             self.claimed.add(led.entry_id)
+        self.claimed.update(absorbed)
+        facts = [*(led.fact_ids if led is not None else []), *(i for a in absorbed for i in self.ledger[a].fact_ids)]
         self.rows.append(
             {
                 **entry,
                 "status": status,
                 "matched_entry_id": led.entry_id if led is not None else None,
-                "existing_fact_ids": list(led.fact_ids) if led is not None else [],
+                "existing_fact_ids": list(dict.fromkeys(facts)),
                 "similarity": score,
+                "absorbed_entry_ids": list(absorbed),
             }
         )
 
@@ -124,17 +128,18 @@ class _Diff:
 
     def compacted(self, pending: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """An entry shortened to a summary with `fact_store#N` pointers (the compaction command)
-        takes over the vanished entry whose facts it points at; those facts keep the full text."""
+        takes over the vanished entries of its file whose facts it points at (several, when it
+        merges entries that said the same thing); those facts keep the full text."""
         by_fact: dict[int, str] = {}
         for entry_id, led in self.ledger.items():
             for fact_id in led.fact_ids:
                 by_fact.setdefault(fact_id, entry_id)
         left = []
         for entry in pending:
-            owners = (by_fact[n] for n in fact_pointers(entry["text"]) if n in by_fact)
-            owner = next((o for o in owners if self.vanished(o) and self.ledger[o].source == entry["source"]), None)
-            if owner is not None:
-                self.emit(entry, "compacted", self.ledger[owner], 0.0)
+            owners = dict.fromkeys(by_fact[n] for n in fact_pointers(entry["text"]) if n in by_fact)
+            taken = [o for o in owners if self.vanished(o) and self.ledger[o].source == entry["source"]]
+            if taken:
+                self.emit(entry, "compacted", self.ledger[taken[0]], 0.0, tuple(taken[1:]))
             else:
                 left.append(entry)
         return left
@@ -209,6 +214,7 @@ class _Diff:
                     "matched_entry_id": led.entry_id,
                     "existing_fact_ids": list(led.fact_ids),
                     "similarity": 0.0,
+                    "absorbed_entry_ids": [],
                 }
             )
             self.claimed.add(led_id)

@@ -57,7 +57,8 @@ def embed_facts(store: FactStore, choice: EmbedderChoice, progress: Progress | N
     todo = store.reads.facts_to_embed(model) if encoder is not None else []
     started = time.monotonic()
     blobs: list[bytes] = []
-    for start in range(0, len(todo), EMBED_BATCH) if encoder is not None else ():
+    for start in range(0, len(todo), EMBED_BATCH):
+        assert encoder is not None  # nothing to embed without one
         blobs += quantized(encoder.encode([fact.text for fact in todo[start : start + EMBED_BATCH]]))
         if progress is not None:
             progress(len(blobs), len(todo))

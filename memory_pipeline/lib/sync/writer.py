@@ -151,9 +151,11 @@ def _write_entries(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy
 
 
 def _write_compacted(writer: FactStore, plan: _Plan) -> None:
-    """A summary takes over the ledger rows of the entry it compacts; the facts stay as they are."""
+    """A summary takes over the ledger rows of the entries it compacts (one, or the several it
+    merges); the facts stay as they are."""
     for entry in plan.compacted.itertuples(index=False):
-        writer.ledger.drop_entry(entry.matched_entry_id)
+        for taken in (entry.matched_entry_id, *entry.absorbed_entry_ids):
+            writer.ledger.drop_entry(taken)
         writer.ledger.record_entry(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
 
 

@@ -1,0 +1,40 @@
+"""`entries_distinct`: no two entries of a memory file say the same thing, judged by meaning (the
+vectors recall by meaning keeps). Real files hold one fact written two or three times; each copy
+costs cap and gives the agent nothing more."""
+
+from __future__ import annotations
+
+from memory_pipeline.lib.audit.checks import WARN, AuditResult
+from memory_pipeline.lib.audit.layers import on_own_store
+from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
+from memory_pipeline.lib.hermes.duplicates import DUPLICATE_COSINE, duplicate_groups
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
+from memory_pipeline.lib.store.ledger import synced_facts
+from memory_pipeline.lib.store.meaning import OFF_MODEL
+
+
+def entries_distinct(layers: LoadedLayers) -> AuditResult:
+    """Groups of entries of one file whose facts' vectors lie within the duplicate cosine, by file
+    and entry number (never their text); passes, saying so, when recall by meaning is off."""
+    inputs = layers.inputs
+    if inputs.reads is None:
+        return AuditResult("entries_distinct", True, WARN, "no store yet")
+    owner = inputs.owner
+    model, synced, vectors = on_own_store(
+        inputs.settings,
+        lambda store: (store.reads.embedding_model(), synced_facts(store.reads.active_ledger(owner)), store.reads.shown_vectors()),
+    )
+    if model in (None, OFF_MODEL):
+        return AuditResult("entries_distinct", True, WARN, "not checked: recall by meaning is off (sync --embedder bundled)")
+    groups = duplicate_groups([r for r in inputs.readings if r.readable], synced, vectors)
+    named = [f"{SOURCE_FILES[g.source]} entries {g.numbers()} (cosine {g.closest:.2f})" for g in groups]
+    detail = (
+        f"entries saying the same thing, by meaning ({model}, cosine ≥ {DUPLICATE_COSINE}): {'; '.join(named)}"
+        if named
+        else f"no two entries of a file say the same thing by meaning ({model}, cosine ≥ {DUPLICATE_COSINE})"
+    )
+    metrics = {"duplicate_groups": float(len(groups)), "duplicate_entries": float(sum(len(g.positions) for g in groups))}
+    return AuditResult("entries_distinct", not groups, WARN, detail, metrics)
+
+
+RULES = {"entries_distinct": entries_distinct}
