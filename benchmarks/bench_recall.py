@@ -5,7 +5,8 @@
 On the demo's `default` profile plus entries in Chinese, Japanese, Korean and English (the test
 corpus's `RECALL_ENTRIES`), synced by the pipeline's own stages, each of the labelled natural
 questions goes to the pipeline's `message_facts` (what the `pre_llm_call` hook adds) and to
-Hermes 0.19.0's `HolographicMemoryProvider.prefetch` on the same store. Counted: the questions
+Hermes 0.19.0's `HolographicMemoryProvider.prefetch` on the same store; the hook is measured as it runs (letters,
+then meaning with the bundled encoder) and by letters alone. Counted: the questions
 naming a fact where the intended fact is added, the questions naming none where nothing is added,
 and how many facts a turn is given. Prints a Markdown table.
 """
@@ -23,8 +24,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_search import sync_store  # noqa: E402
 
+from memory_pipeline.lib.extraction.embedders import EmbedderChoice  # noqa: E402
+from memory_pipeline.lib.store import meaning, recall  # noqa: E402
 from memory_pipeline.lib.store.database import connect  # noqa: E402
 from memory_pipeline.lib.store.fact_search import message_facts  # noqa: E402
+from memory_pipeline.lib.store.fact_store import FactStore  # noqa: E402
+from memory_pipeline.lib.store.settings import holographic_settings  # noqa: E402
+from memory_pipeline.lib.sync.embedding import embed_facts  # noqa: E402
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory  # noqa: E402
 from memory_pipeline_tests.support.recall_questions import NAMED, NAMES_NOTHING, RECALL_ENTRIES  # noqa: E402
 from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME  # noqa: E402
@@ -39,6 +45,8 @@ def recall_home(tmp: Path) -> Path:
     write_entries(memory, read_entries(memory) + RECALL_ENTRIES)
     (home / "config.yaml").write_text("memory:\n  memory_char_limit: 100000\n", encoding="utf-8")
     sync_store(home)
+    with FactStore.opened(holographic_settings(home)) as store:
+        embed_facts(store, EmbedderChoice())  # the sync's fact_embeddings step, with the bundled encoder
     return home
 
 
@@ -59,9 +67,12 @@ def score(answer) -> tuple[int, int, float]:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = recall_home(Path(tmp))
-        conn = connect(home / "memory_store.db", create=False)
+        db = home / "memory_store.db"
+        conn = connect(db, create=False)
+        meaning.load_bundled()
         titles = {title_of(r[0]) for r in conn.execute("SELECT content FROM facts")}
-        ours = score(lambda q: {title_of(f["content"]) for f in message_facts(conn, q)})
+        letters = score(lambda q: {title_of(f["content"]) for f in message_facts(conn, q)})
+        hook = score(lambda q: {title_of(f["content"]) for f in recall.recalled_facts(conn, q, recall.bundled_meaning(conn, db, q))})
         conn.close()
         with hermes_memory(home) as hermes:
             theirs = score(lambda q: _prefetched_titles(hermes.provider.prefetch(q), titles))
@@ -70,7 +81,8 @@ def main() -> None:
     )
     print("|---|---:|---:|---:|")
     for label, (found, quiet, per_turn) in (
-        ("memory-pipeline hook (`message_facts`)", ours),
+        ("memory-pipeline hook, letters then meaning (`recalled_facts`)", hook),
+        ("memory-pipeline hook by letters alone (`message_facts`)", letters),
         ("Holographic `prefetch` (Hermes 0.19.0)", theirs),
     ):
         print(

@@ -25,6 +25,7 @@ from .search_query import (
     QUERY_IDS,
     TOO_LONG,
     SearchError,
+    holds,
     match_expression,
     message_terms,
     phrase,
@@ -212,7 +213,8 @@ def message_facts(
     scored = []
     for fact_id, raw, category in rows:
         content = _text(raw)
-        matched = [t for t in held if t in content.lower()]
+        lowered = content.lower()
+        matched = [t for t in held if holds(lowered, t)]
         if len(matched) >= 2 or any(held[t] <= _RARE for t in matched):
             scored.append((sum(weight[t] for t in matched), -fact_id, content, category))
     scored.sort(reverse=True)

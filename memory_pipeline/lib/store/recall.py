@@ -55,10 +55,10 @@ def fused(by_letters: Sequence[int], by_meaning: Sequence[int]) -> list[int]:
 
 # How near in meaning a fact must be. A search ranks what is above `SEARCH_FLOOR` with what its
 # letters find. The hook, which must stay quiet on a message that names nothing, takes a fact at
-# `HOOK_SURE` or above, or the nearest alone at `HOOK_FLOOR` when it stands `HOOK_MARGIN` clear of
-# the next: calibrated on real memory files (docs/search.md says how).
+# `HOOK_SURE` or above: the lowest cosine at which at most one question naming nothing, of the real
+# memory files' set and the repository's, is answered by meaning (docs/search.md says how).
 SEARCH_FLOOR = 0.20
-HOOK_SURE, HOOK_FLOOR, HOOK_MARGIN = 0.25, 0.22, 0.08
+HOOK_SURE = 0.33
 
 
 def hybrid_search(
@@ -75,7 +75,6 @@ def hybrid_search(
     Only a query that `reads_as_words` is looked for by meaning."""
     lettered = search(conn, query, limit=max(limit, NEAREST), include_private=include_private, judge=judge)
     near = _near(conn, meaning, SEARCH_FLOOR) if meaning is not None and reads_as_words(query) else []
-    near = [(fact_id, score) for fact_id, score in near if score >= SEARCH_FLOOR]
     if not near:
         return [{**fact, "matched": ["letters"]} for fact in lettered[:limit]]
     facts = {fact["fact_id"]: fact for fact in lettered}
@@ -112,16 +111,12 @@ def recalled_facts(
     conn: sqlite3.Connection, message: str, meaning: Meaning | None, *, limit: int = 3, max_chars: int = 600, judge: Gate | None = None
 ) -> list[dict[str, Any]]:
     """What the hook adds: `fact_search.message_facts` (what the message names by letters), then,
-    while there is room, the facts nearest its meaning: those at `HOOK_SURE` or above, else the
-    nearest alone when it is at `HOOK_FLOOR` and `HOOK_MARGIN` clear of the next (a message that
+    while there is room, the facts nearest its meaning at `HOOK_SURE` or above (a message that
     names nothing stays quiet)."""
     found = message_facts(conn, message, limit=limit, max_chars=max_chars, judge=judge)
     if meaning is None or len(found) >= limit:
         return found
-    near = _near(conn, meaning, HOOK_FLOOR)
-    sure = [fact_id for fact_id, score in near if score >= HOOK_SURE]
-    if not sure and near and near[0][1] - (near[1][1] if len(near) > 1 else 0.0) >= HOOK_MARGIN:
-        sure = [near[0][0]]
+    sure = [fact_id for fact_id, _ in _near(conn, meaning, HOOK_SURE)]
     named = {fact["fact_id"] for fact in found}
     shown, _ = facts_by_id(conn, [fact_id for fact_id in sure if fact_id not in named][: limit - len(found)])
     used = sum(len(fact["content"]) for fact in found)
@@ -133,7 +128,5 @@ def recalled_facts(
 
 
 def _near(conn: sqlite3.Connection, meaning: Meaning, floor: float) -> list[tuple[int, float]]:
-    """The nearest facts at `floor` or above, and the first one below it (what a margin is measured to)."""
-    near = nearest(conn, meaning.path, meaning.model, meaning.vector)
-    above = [(fact_id, score) for fact_id, score in near if score >= floor]
-    return above + near[len(above) : len(above) + 1] if above else []
+    """The nearest facts at `floor` or above, nearest first."""
+    return [(fact_id, score) for fact_id, score in nearest(conn, meaning.path, meaning.model, meaning.vector) if score >= floor]

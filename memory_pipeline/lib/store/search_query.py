@@ -100,6 +100,7 @@ def single_characters(words: list[str]) -> list[str]:
 # grammar). The index then says which of them any fact holds, and how rare each is.
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/+#@-]*[A-Za-z0-9]")
 _HIRAGANA = re.compile("[\u3040-\u309f]{2}")
+_PARTICLE = re.compile("[的了吗呢吧]")  # a Chinese pair holding a particle straddles words (`秋天的诗`: `天的`)
 COMMON_LATIN = frozenset(
     """a about after again all also am an and any are as ask at be been before being both but by can could
     did do does doing done for from get gets give go going got had has have having he her here him his how
@@ -108,18 +109,40 @@ COMMON_LATIN = frozenset(
     then there these they this those to today tomorrow too try two up us use used using want was way we were
     what when where which while who why will with would yes yesterday you your next last new old open file
     files find help check look write say said does doesn't what's where's when's how's it's i'm don't can't
-    time day week month year thing things stuff fine good well great sure ok okay hi hello hey""".split()
+    time times day week month year thing things stuff fine good well great sure ok okay hi hello hey name
+    many much very every each other another best better nice love""".split()
 )
 COMMON_PAIRS = frozenset(
     """一下 一个 一些 一点 一首 一段 一句 什么 怎么 怎样 为什 哪个 哪些 哪里 多少 多久 几点 几台 几个 时候 是不 不是 可以
     需要 应该 能不 我们 你们 他们 这个 那个 这些 那些 这样 那样 现在 今天 明天 昨天 最近 帮我 给我 告诉 联系 打开 文件
     看看 知道 问题 情况 东西 事情 关于 以及 还是 或者 因为 所以 如果 但是 然后 已经 没有 还有 就是 一样 其他 之前 之后
     时间 地方 内容 方式 方法 要求 记得 提醒 翻译 总结 上面 下面 对话 你好 谢谢 麻烦 请问 如何 负责 是多 是什 叫什 在哪
-    用什 为何 怎么 么样 写一 一首 这段 能帮 帮忙 看一
+    用什 为何 怎么 么样 写一 一首 这段 能帮 帮忙 看一 解释 推荐 介绍
     何で 何時 何か 今日 明日 天気 教え 下さ
     에서 으로 에게 해요 해주 주세 세요 니다 습니 합니 있어 있나 나요 어떻 떻게 뭐예 예요 언제 어디 인가 까요 할까 안녕 하세
     기분 오늘 내일 점심 먹을 을까 어때 때요 받아 아요 이에 """.split()
 )
+
+
+# A Latin word or number a message names stands in a fact as a word of its own (its plural and its
+# -ed, -ing, -er and -ment forms too), never inside another: `sea` is not in `research`, nor `tie` in
+# `entities`, nor `17` in `2017` or in `172.17.0.4`. A letter of another script (CJK) next to it is
+# a boundary.
+_AROUND = "0-9a-z\u00c0-\u024f"
+_WORD_FORMS = "(?:s|es|d|ed|ing|er|ers|ment|ments|'s)?"
+_HELD: dict[str, re.Pattern[str]] = {}
+
+
+def holds(content: str, term: str) -> bool:
+    """Whether a fact's lower-cased `content` holds a message term as the message named it."""
+    if not _LATIN_WORD.fullmatch(term):
+        return term in content  # a character pair: CJK words run together, any place is one
+    pattern = _HELD.get(term)
+    if pattern is None:
+        pattern = _HELD[term] = re.compile(
+            f"(?<![{_AROUND}])(?<!\\d[.:,]){re.escape(term)}{_WORD_FORMS}(?![{_AROUND}])(?![.:,]\\d)"
+        )
+    return pattern.search(content) is not None
 
 
 def message_terms(message: str) -> list[str]:
@@ -130,6 +153,6 @@ def message_terms(message: str) -> list[str]:
     for run in CJK_RUN.findall(message):
         for i in range(len(run) - 1):
             pair = run[i : i + 2].lower()
-            if pair not in COMMON_PAIRS and not _HIRAGANA.fullmatch(pair):
+            if pair not in COMMON_PAIRS and not _HIRAGANA.fullmatch(pair) and not _PARTICLE.search(pair):
                 terms.append(pair)
     return list(dict.fromkeys(terms))
