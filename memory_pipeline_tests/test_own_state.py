@@ -13,6 +13,7 @@ DAMAGE = {
     "dagster_home/schedules/schedules.db": b"garbage, not a database\n" * 40,
     "dagster_home/dagster.yaml": b"run_queue: [\n",
     "history.duckdb": None,  # truncated to its first bytes
+    "digest.key": b"",  # emptied: the key of the digests the skip state and the UI keep
 }
 
 

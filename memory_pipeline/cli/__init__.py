@@ -25,6 +25,7 @@ from memory_pipeline.cli import (
 )
 from memory_pipeline.cli.common import CommandError, installed_version
 from memory_pipeline.launch.own_state import OwnStateDamaged
+from memory_pipeline.lib.files.digest_key import DamagedKey
 from memory_pipeline.lib.files.writing import private_umask
 
 COMMANDS = [
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args) -> int:
     try:
         return args.run(args)
-    except (CommandError, OwnStateDamaged) as exc:
+    except (CommandError, OwnStateDamaged, DamagedKey) as exc:
         print(f"memory-pipeline: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a read-only home, a full disk, a path that is a file: one line, not a traceback

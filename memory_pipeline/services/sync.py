@@ -109,6 +109,8 @@ def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncO
 
 def _sync_profiles(request: SyncRequest, hooks: SyncHooks) -> SyncOutcome:
     data_dir = environment.data_dir(request.home)
+    if request.reset_state:  # a damaged digest key moved aside before anything reads it
+        digest_key(data_dir, reset_damaged=True, on_reset=hooks.moved_aside)
     inputs = _privacy_inputs(request)
     # Nothing to do where the files, the store, the keyword list and the settings are exactly as
     # the last clean sync read them: no Dagster run, not even its import.

@@ -57,7 +57,9 @@ def test_entries_saying_the_same_thing_are_named_then_merged_into_one(capsys, tm
     assert "1 groups of entries merged into one entry each" in capsys.readouterr().out
     merged = f"{NULL_LONG} (→ fact_store#{ids[NULL_LONG]}/{ids[NULL_SHORT]})"
     assert read_entries(home / "memories" / "MEMORY.md") == [DEPLOY, merged, TEA, PRIVATE]
-    rows = query(db, "SELECT DISTINCT entry_id FROM memory_pipeline_ledger WHERE fact_id IN (?, ?) AND status = 'active'", tuple(ids.values()))
+    rows = query(
+        db, "SELECT DISTINCT entry_id FROM memory_pipeline_ledger WHERE fact_id IN (?, ?) AND status = 'active'", tuple(ids.values())
+    )
     assert len(rows) == 1  # one entry holds both copies' facts, their text untouched
     assert {c for c, r in _audit(capsys, home).items() if not r["passed"]} == set()
 

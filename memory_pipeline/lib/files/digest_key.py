@@ -9,6 +9,8 @@ import hashlib
 import hmac
 import os
 import secrets
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
@@ -18,9 +20,16 @@ KEY_FILE = "digest.key"
 _KEY_BYTES = 32
 
 
-def digest_key(data_dir: Path) -> bytes:
+class DamagedKey(UnreadableFile):
+    """The key file is there but is not a key (empty, cut short): one line and the way out."""
+
+
+def digest_key(data_dir: Path, *, reset_damaged: bool = False, on_reset: Callable[[Path], None] | None = None) -> bytes:
     """The home's key, made on first use: written whole to a file of its own, then linked into
-    place, so two processes making it at once agree on the first and none reads half of one."""
+    place, so two processes making it at once agree on the first and none reads half of one. A
+    damaged one raises `DamagedKey`, or with `reset_damaged` is moved aside (`on_reset` hears its
+    new name) and a new one made: digests made with the old key then read as changed, so the next
+    sync of each profile runs in full."""
     path = data_dir / KEY_FILE
     try:
         key = read_regular_file(path)
@@ -43,7 +52,16 @@ def digest_key(data_dir: Path) -> bytes:
             os.unlink(fresh)
         key = read_regular_file(path)
     if not key or len(key) != _KEY_BYTES:
-        raise UnreadableFile(f"{path}: not a digest key (remove it: a new one is made)")
+        if not reset_damaged:
+            raise DamagedKey(
+                f"{path}: the pipeline's digest key is damaged ({len(key or b'')} bytes, not {_KEY_BYTES}); nothing was written; "
+                "`memory-pipeline sync --reset-state` moves it aside and makes a new one"
+            )
+        moved = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        path.rename(moved)
+        if on_reset is not None:
+            on_reset(moved)
+        return digest_key(data_dir)
     return key
 
 

@@ -162,14 +162,24 @@ def _index(conn: sqlite3.Connection, path: Path | None, model: str) -> tuple[Any
     if stamp is not None and cached is not None and cached[0] == stamp:
         return cached[1], cached[2], cached[3]
     try:
-        rows = conn.execute(f"SELECT fact_id, vector FROM {VECTORS_TABLE} WHERE model = ?", (model,)).fetchall()
+        count, width = conn.execute(f"SELECT count(*), max(length(vector)) FROM {VECTORS_TABLE} WHERE model = ?", (model,)).fetchone()
+        if not count:
+            return None
+        # Read in batches into one int8 matrix: at 100,000 facts no second copy of the vectors is held.
+        ids, matrix = np.empty(count, dtype=np.int64), np.zeros((count, width), dtype=np.int8)
+        cursor, filled = conn.execute(f"SELECT fact_id, vector FROM {VECTORS_TABLE} WHERE model = ?", (model,)), 0
+        while filled < count and (batch := cursor.fetchmany(_CHUNK)):
+            for fact_id, blob in batch[: count - filled]:
+                ids[filled], row = fact_id, np.frombuffer(blob, dtype=np.int8)
+                matrix[filled, : len(row)] = row
+                filled += 1
     except sqlite3.OperationalError:
         return None
-    if not rows:
-        return None
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.int8).reshape(len(rows), -1)
-    inverse = 1.0 / np.maximum(np.sqrt(np.einsum("ij,ij->i", matrix.astype(np.float32), matrix.astype(np.float32))), 1e-6)
+    ids, matrix = ids[:filled], matrix[:filled]
+    inverse = np.empty(filled, dtype=np.float32)
+    for start in range(0, filled, _CHUNK):
+        part = matrix[start : start + _CHUNK].astype(np.float32)
+        inverse[start : start + _CHUNK] = 1.0 / np.maximum(np.sqrt(np.einsum("ij,ij->i", part, part)), 1e-6)
     if stamp is not None:
         _INDEXES[key] = (stamp, ids, matrix, inverse)
     return ids, matrix, inverse

@@ -139,9 +139,7 @@ def holds(content: str, term: str) -> bool:
         return term in content  # a character pair: CJK words run together, any place is one
     pattern = _HELD.get(term)
     if pattern is None:
-        pattern = _HELD[term] = re.compile(
-            f"(?<![{_AROUND}])(?<!\\d[.:,]){re.escape(term)}{_WORD_FORMS}(?![{_AROUND}])(?![.:,]\\d)"
-        )
+        pattern = _HELD[term] = re.compile(f"(?<![{_AROUND}])(?<!\\d[.:,]){re.escape(term)}{_WORD_FORMS}(?![{_AROUND}])(?![.:,]\\d)")
     return pattern.search(content) is not None
 
 
