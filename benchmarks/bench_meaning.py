@@ -77,13 +77,13 @@ def hook_latencies(home: Path, rounds: int = 3) -> tuple[list[float], list[float
     return both, letters
 
 
-def mcp_latencies(home: Path, rounds: int = 2) -> tuple[list[float], list[float], int]:
+def mcp_latencies(home: Path, rounds: int = 1) -> tuple[list[float], list[float], int]:
     async def work(session):
-        for _ in range(600):  # until the server's encoder is loaded: a question then finds by meaning
-            result = await session.call_tool("search_memory", {"query": QUESTIONS[0]})
-            if "meaning" in result.content[0].text:
+        for i in range(600):  # until the server's encoder is loaded: some question then finds by meaning
+            result = await session.call_tool("search_memory", {"query": QUESTIONS[i % len(QUESTIONS)]})
+            if '"meaning"' in result.content[0].text:
                 break
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(0.2)
         questions, names, by_meaning = [], [], 0
         for i in range(rounds * len(QUESTIONS)):
             for kind in ("q", "n") if i % 2 else ("n", "q"):

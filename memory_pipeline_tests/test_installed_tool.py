@@ -98,6 +98,7 @@ def test_the_installed_tool_syncs_searches_and_reports_on_the_users_own_home(ins
         "search_gate.py",
         "meaning.py",
         "recall.py",
+        "visible.py",
         "live_sync.py",
         "entry_reader.py",
         "pipeline.json",

@@ -36,6 +36,7 @@ PLUGIN_FILES = {
     "search_gate.py": _PACKAGE / "lib" / "store" / "search_gate.py",
     "meaning.py": _PACKAGE / "lib" / "store" / "meaning.py",
     "recall.py": _PACKAGE / "lib" / "store" / "recall.py",
+    "visible.py": _PACKAGE / "lib" / "store" / "visible.py",
     "live_sync.py": _PACKAGE / "hermes_plugin" / "live_sync.py",
     "entry_reader.py": _PACKAGE / "lib" / "hermes" / "entry_reader.py",
 }

@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
 def story_lines(s: FactStory) -> list[str]:
     lines = [f"{s.profile} #{s.fact_id} [{s.category}] {s.content}", f"  state: {s.state}; trust {s.trust}"]
+    if s.invisible:
+        lines.append(f"  the agent is shown it without {len(s.invisible)} invisible characters: {', '.join(dict.fromkeys(s.invisible))}")
     for e in s.entries:
         where = f'now entry {e["position_now"]} of {e["file"]} "{e["label"]}"' if e["position_now"] else f"no longer in {e['file']}"
         lines.append(

