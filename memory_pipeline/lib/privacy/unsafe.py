@@ -16,11 +16,12 @@ Hermes' does not (`__ignore…`, `the users`, `.env_production`).
 
 from __future__ import annotations
 
+import functools
+
 import re2
 
 from memory_pipeline.lib.privacy.folding import Folded, folded
 
-_SCAN_CHARS = 65_536
 # RE2 spellings of Python's Unicode `\w` and `\s` (Hermes' patterns are Python's): a letter or
 # number of any script or `_`; any Unicode white space.
 _W = r"[\pL\pN_]"
@@ -79,8 +80,10 @@ _KINDS: dict[str, tuple[str, ...]] = {
 }
 
 
+@functools.cache
 def _compiled() -> tuple[re2.Set, tuple[str, ...]]:
-    """Every pattern in one RE2 set, and the kind of each, in the set's order."""
+    """Every pattern in one RE2 set, and the kind of each, in the set's order (compiled on the
+    first scan: a command that judges nothing never pays for it)."""
     options = re2.Options()
     options.case_sensitive = False
     options.max_mem = 64 << 20  # the filler's repetitions over Unicode classes make a large program
@@ -94,15 +97,13 @@ def _compiled() -> tuple[re2.Set, tuple[str, ...]]:
     return patterns, tuple(kinds)
 
 
-_PATTERNS, _KIND_OF = _compiled()
-
-
 def unsafe_kinds(text: str | Folded) -> list[str]:
     """The kinds of steering, exfiltration, credential access or hidden characters in a text
     (`override`, `exfiltration`, `credentials`, `hidden_characters`), folded here unless it is
-    already; empty when none."""
-    text = text if isinstance(text, Folded) else folded(text[:_SCAN_CHARS])
+    already; empty when none. The whole text is read, however long: RE2 runs in time linear in it,
+    so no part of a fact is served unread."""
+    text = text if isinstance(text, Folded) else folded(text)
     kinds = ["hidden_characters"] if text.hidden else []
-    scanned = text.caseless_utf8 if len(text.caseless) <= 4 * _SCAN_CHARS else text.caseless[: 4 * _SCAN_CHARS]
-    found = {_KIND_OF[i] for i in _PATTERNS.Match(scanned) or ()}
+    patterns, kind_of = _compiled()
+    found = {kind_of[i] for i in patterns.Match(text.caseless_utf8) or ()}
     return kinds + [kind for kind in _KINDS if kind in found]
