@@ -70,7 +70,10 @@ _KINDS: dict[str, tuple[str, ...]] = {
         rf"unset{_S}+{_W}*(?:CLAUDE|CODEX|HERMES|AGENT|OPENAI|ANTHROPIC)",
     ),
     "credentials": (
-        r"authorized_keys|id_rsa|id_ed25519|(?:\$HOME|~|\$\{HOME\})/\.ssh",
+        # Hermes' own: a backdoor key list, the user's .ssh directory. A key file named is no
+        # credential (`SSH: id_ed25519_hermes`, a key's place on a volume); a command reading one is.
+        r"authorized_keys|(?:\$HOME|~|\$\{HOME\})/\.ssh",
+        rf"\b(?:cat|less|more|head|tail|scp|base64|xxd|type){_S}+{_LINE}(?:\.ssh/|id_(?:rsa|dsa|ecdsa|ed25519)\b)",
         r"(?:\$HOME|~|\$\{HOME\})/\.hermes/\.env",
         rf"cat{_S}+{_LINE}(?:\.env|credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc)",
         rf"(?:update|modify|edit|write|change|append|add{_S}+to){_S}+{_LINE}"

@@ -49,7 +49,7 @@ _LIST_HASHES: dict[str, tuple[tuple[Any, ...], str]] = {}
 
 # The version of the detectors and the unsafe scan (`privacy.detectors` keys verdicts by it): kept
 # here, beside the gate the plugin ships, so a store judged by an older version is withheld at once.
-DETECTORS_VERSION = "4"
+DETECTORS_VERSION = "5"
 
 
 @dataclass(frozen=True)
