@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,10 +43,6 @@ from memory_pipeline.lib.sync.embedding import embed_facts  # noqa: E402
 
 QUESTIONS = [q for _, _, q, _ in REAL.NAMED] + list(REAL.NAMES_NOTHING)
 NAMES = ["部署", "回滚", "staging", "backup", "fact_store#12", "18:00", "rollback", "缓存", "pipeline", "评审"]
-
-
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def built(home: Path, count: int) -> dict[str, float]:
@@ -98,30 +94,54 @@ def mcp_latencies(home: Path, rounds: int = 1) -> tuple[list[float], list[float]
     return asyncio.run(_mcp_session(home, work))
 
 
+def mcp_in_own_process(home: Path) -> tuple[list[float], list[float], int]:
+    """`mcp_latencies` from a client process that has done nothing else: the encoder and NumPy's
+    threads of this process's own work would otherwise take the cores the server runs on."""
+    done = subprocess.run([sys.executable, __file__, "--mcp-client", str(home)], capture_output=True, text=True, check=True)
+    return tuple(json.loads(done.stdout.strip().splitlines()[-1]))  # type: ignore[return-value]
+
+
+_MEMORY_PROBE = """
+import json, sys
+from pathlib import Path
+from memory_pipeline.lib.store import meaning
+from memory_pipeline.lib.store.database import connect
+
+def rss(field):
+    return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith(field)) / 1024
+
+db = Path(sys.argv[1])
+conn = connect(db, create=False)
+import numpy  # the encoder's NumPy, loaded before the baseline: only the vectors are measured
+before, peak_before = rss("VmRSS:"), rss("VmHWM:")
+ids, matrix, inverse = meaning._index(conn, db, meaning.store_model(conn))
+print(json.dumps({"int8_matrix_mb": (matrix.nbytes + ids.nbytes + inverse.nbytes) / 2**20,
+                  "rss_growth_mb": rss("VmRSS:") - before, "peak_growth_mb": rss("VmHWM:") - peak_before}))
+"""
+
+
 def vector_memory(home: Path) -> dict[str, float]:
-    """The peak RSS growth of the first query by meaning (the vector index built from the store)."""
-    db = home / "memory_store.db"
-    conn = connect(db, create=False)
-    meaning.load_bundled()
-    before = _peak_mb()
-    recall.recalled_facts(conn, QUESTIONS[0], recall.bundled_meaning(conn, db, QUESTIONS[0]))
-    grown = _peak_mb() - before
-    conn.close()
-    matrix_mb = sum(entry[1].nbytes for entry in meaning._INDEXES.values()) / 2**20
-    return {"peak_growth_mb": grown, "int8_matrix_mb": matrix_mb}
+    """In a fresh process: what the vector index of recall by meaning holds once built from the
+    store (its arrays), and how much the process grew, at rest and at its peak, building it."""
+    done = subprocess.run([sys.executable, "-c", _MEMORY_PROBE, str(home / "memory_store.db")], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hook-facts", type=int, default=10_000)
     parser.add_argument("--mcp-facts", type=int, default=100_000)
+    parser.add_argument("--mcp-client", type=Path, help=argparse.SUPPRESS)  # the client process of `mcp_in_own_process`
     args = parser.parse_args()
+    if args.mcp_client:
+        print(json.dumps(mcp_latencies(args.mcp_client)))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         small, large = Path(tmp) / "small", Path(tmp) / "large"
         sizes = [built(small, args.hook_facts)]
         both, letters = hook_latencies(small)
         sizes.append(built(large, args.mcp_facts))
-        questions, names, by_meaning = mcp_latencies(large)
+        questions, names, by_meaning = mcp_in_own_process(large)
         memory = vector_memory(large)
     print("| facts | sync by the stages | embedding | facts per second |")
     print("|---:|---:|---:|---:|")
@@ -139,8 +159,10 @@ def main() -> None:
         + " |"
     )
     print("| names (letters alone) | " + " | ".join(f"{v:.1f}" for v in _ms(names)) + " |")
-    index, growth = memory["int8_matrix_mb"], memory["peak_growth_mb"]
-    print(f"\nvectors at {args.mcp_facts:,} facts: int8 index {index:.0f} MB, peak RSS growth of the first query {growth:.0f} MB")
+    print(
+        f"\nvectors at {args.mcp_facts:,} facts: the index (int8 vectors, ids, norms) {memory['int8_matrix_mb']:.0f} MB; "
+        f"a process grows {memory['rss_growth_mb']:.0f} MB building it (peak {memory['peak_growth_mb']:.0f} MB)"
+    )
 
 
 if __name__ == "__main__":
