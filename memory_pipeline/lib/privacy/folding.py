@@ -15,6 +15,7 @@ The skeleton, in order:
    are left as they are;
 4. Traditional Chinese to Simplified (OpenCC's `t2s`);
 5. case folding (`caseless`).
+Line breaks read as spaces throughout.
 
 `hidden` says whether the text held characters that hide or reorder what is shown (zero-width,
 bidirectional controls, tag characters outside a flag's emoji sequence): the unsafe scan reports it.
@@ -94,7 +95,12 @@ class Folded:
     caseless_utf8: bytes  # `caseless` as RE2 reads it, encoded once for every rule that runs on it
 
 
+# A line break reads as a space: an instruction split over lines is the same instruction.
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", " "))
+
+
 def folded(text: str) -> Folded:
+    text = text.translate(_LINE_BREAKS)
     if text.isascii():  # nothing to fold but case (most facts of English memory files)
         lower = text.lower()
         return Folded(text, lower, False, lower.encode("ascii"))
@@ -133,7 +139,7 @@ def _changed() -> set[int]:
     at a time (one pass of each over all of Unicode, in C where it can be)."""
     tables = _tables()
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
-    found = {ord(c) for c in INVISIBLE} | set(tables.prototypes)
+    found = {ord(c) for c in INVISIBLE} | set(tables.prototypes) | set(_LINE_BREAKS)
     found |= {ord(c) for run in tables.ignorable.findall(every) for c in run}
     found |= {ord(c) for c in every if not unicodedata.is_normalized("NFKC", c) or c.casefold() != c.lower()}
     han = _HAN.findall(every)

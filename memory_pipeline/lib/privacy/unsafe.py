@@ -78,7 +78,8 @@ _KINDS: dict[str, tuple[str, ...]] = {
         rf"cat{_S}+{_LINE}(?:\.env|credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc)",
         rf"(?:update|modify|edit|write|change|append|add{_S}+to){_S}+{_LINE}"
         r"(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.clinerules|\.hermes/(?:config\.yaml|SOUL\.md))",
-        rf"(?:api[_-]?key|token|secret|password){_S}*[=:]{_S}*[\"'][A-Za-z0-9+/=_-]{{20,}}",
+        # A typographic quote reads as two straight ones in the skeleton (`“` is `''`).
+        rf"(?:api[_-]?key|token|secret|password){_S}*[=:]{_S}*[\"']{{1,2}}[A-Za-z0-9+/=_-]{{20,}}",
     ),
 }
 
