@@ -57,15 +57,16 @@ class HermesMemory:
 
 
 @contextmanager
-def hermes_memory(profile_home: Path):
-    """`HermesMemory` on a profile home, its Holographic store at the profile's default path."""
+def hermes_memory(profile_home: Path, config: dict | None = None):
+    """`HermesMemory` on a profile home, its Holographic store at the profile's default path
+    (`config`: the provider's settings, as `plugins.hermes-memory-store` gives them)."""
     from plugins.memory.holographic import HolographicMemoryProvider
     from tools.memory_tool import MemoryStore
 
     with hermes_home_env(profile_home):
         files = MemoryStore()
         files.load_from_disk()
-        provider = HolographicMemoryProvider(config={})
+        provider = HolographicMemoryProvider(config=config or {})
         provider.initialize("memory-pipeline-tests")
         try:
             yield HermesMemory(files, provider)

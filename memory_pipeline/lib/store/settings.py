@@ -54,7 +54,7 @@ def holographic_settings(profile_home: Path) -> HolographicSettings:
         db_path=db_path,
         hrr_dim=_positive(plugin.get("hrr_dim"), int, DEFAULT_DIM),
         default_trust=min(1.0, max(0.0, _positive(plugin.get("default_trust"), float, 0.5))),
-        min_trust=_positive(plugin.get("min_trust_threshold"), float, 0.3),
+        min_trust=_as_hermes_reads(plugin.get("min_trust_threshold"), 0.3),
         per_user=str(plugin.get("scope", "")).strip().lower() == "user",
     )
 
@@ -103,3 +103,14 @@ def switched_off_notes(profile: Profile) -> list[str]:
         "neither injects nor writes it, so its entries are not synced and their facts are retired (set it to true to bring them back)"
         for source, key in switched_off(profile.home / "config.yaml").items()
     ]
+
+
+def _as_hermes_reads(value: object, default: float) -> float:
+    """A number as Holographic reads it (`float(config.get(key, default))`): 0 and below are kept,
+    so a threshold at 0 is seen as Hermes' prefetch applies it; what is not a number is the default."""
+    if value is None:
+        return default
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default

@@ -55,7 +55,14 @@ def privacy_coverage(layers: LoadedLayers) -> AuditResult:
         f"{private} facts tagged `{PRIVATE_TAG}`, {untagged} untagged facts match the keyword list or a detector; "
         f"{variants} tag variants; {visible} private facts visible to prefetch (trust ≥ {inputs.settings.min_trust}) "
         f"under policy `{inputs.privacy_judge.policy.value}`"
-        + ("" if hiding else " (the user's choice: `sync --privacy-policy hide` hides them)"),
+        + ("" if hiding else " (the user's choice: `sync --privacy-policy hide` hides them)")
+        + (
+            f"; Holographic's min_trust_threshold ({inputs.settings.min_trust:g}) leaves no trust below it, so Hermes' own "
+            "prefetch serves every private fact: set plugins.hermes-memory-store.min_trust_threshold above 0.1 in the "
+            "profile's config.yaml (Holographic's default is 0.3)"
+            if hiding and inputs.settings.withheld_trust >= inputs.settings.min_trust
+            else ""
+        ),
         {
             "private_facts": float(private),
             "untagged_private": float(untagged),
