@@ -118,3 +118,43 @@ def test_the_official_client_lists_the_three_tools_with_their_schemas(agent_home
     # A private id and an id no fact has get the same answer: nothing tells them apart.
     assert (payload["unavailable"], len(payload["facts"])) == ([private_id, 999999], 1)
     assert PRIVATE not in result.content[0].text
+
+
+MODEL_CHANGE_CLIENT = textwrap.dedent(
+    """
+    import json, os, sys
+    from tools.mcp_tool import register_mcp_servers
+    from tools.registry import registry
+    home, command, ollama = sys.argv[1], sys.argv[2], sys.argv[3]
+    register_mcp_servers({"memory": {"command": command, "args": ["mcp", "--hermes-home", home],
+                                     "env": {"HERMES_HOME": home, "OLLAMA_HOST": ollama}}})
+    found = registry.dispatch("mcp__memory__search_memory", {"query": "where do my meeting notes and action items go please"})
+    print(json.dumps({"found": found}, ensure_ascii=False))
+    sys.stdout.flush()
+    os._exit(0)
+    """
+)
+
+
+def test_after_a_change_of_model_hermes_mcp_client_is_answered_by_the_new_models_vectors(agent_home, tmp_path, monkeypatch):
+    """`sync --embedder ollama:MODEL` re-embeds every fact through Ollama's protocol; the server then
+    encodes a question with that model, through Hermes 0.19.0's own MCP client."""
+    import shutil
+
+    from memory_pipeline.lib.store.meaning import EMBEDDER_TABLE
+    from memory_pipeline_tests.support.fake_ollama import FakeOllama
+    from memory_pipeline_tests.support.syncing import sync_outcome
+
+    home = tmp_path / "hermes_home"
+    shutil.copytree(agent_home, home)
+    with FakeOllama(models=("qwen3.6-nothink:latest", "embed-fake:latest")) as ollama:
+        monkeypatch.setenv("OLLAMA_HOST", ollama.url)
+        assert sync_outcome(home, extractor="rules", embedder="ollama:embed-fake", force=True).profiles["default"].run.success
+        assert query(home / "memory_store.db", f"SELECT model FROM {EMBEDDER_TABLE}") == [("ollama:embed-fake",)]
+        client = [sys.executable, "-c", MODEL_CHANGE_CLIENT, str(home), COMMAND, ollama.url]
+        done = subprocess.run(client, capture_output=True, text=True, timeout=120)
+        asked = [body["input"] for path, body in ollama.requests if path == "/api/embed"]
+    assert done.returncode == 0, done.stderr[-2000:]
+    (first, *_) = _result(json.loads(done.stdout)["found"])["results"]
+    assert first["content"].startswith("Meeting notes go to") and first["matched"] == ["meaning"]
+    assert ["where do my meeting notes and action items go please"] in asked  # the question, encoded by the new model
