@@ -39,7 +39,8 @@ HERMES_SIDE = textwrap.dedent(
     from tools.memory_tool import MemoryStore
     from agent.agent_runtime_helpers import invoke_tool
     discover_plugins(force=True)
-    plugin = next(m for name, m in sys.modules.items() if name.endswith("memory_pipeline") and hasattr(m, "search"))
+    # The plugin's own reader (its fact_search module, as Hermes' plugin manager loaded it).
+    plugin = next(m for name, m in sys.modules.items() if "memory_pipeline" in name and name.endswith(".fact_search"))
     store = MemoryStore()
     store.load_from_disk()
     agent = SimpleNamespace(_memory_store=store, _memory_manager=None, session_id="bench", _current_api_request_id="")
