@@ -71,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
         if s["vectors"] is not None:
             print(f"  {_vector_line(s['vectors'], s['vector_dialect'])}")
         meaning = s["recall_by_meaning"]
-        if meaning["model"] in (None, "off"):
+        if s["facts"] is None:
+            pass  # no store yet: nothing to recall, by letters or by meaning
+        elif meaning["model"] in (None, "off"):
             print(f"  recall by meaning: {meaning['hook']}")
         else:
             surfaces = f"command line {meaning['command_line']}; MCP {meaning['mcp']}; hook {meaning['hook']}"

@@ -84,4 +84,4 @@ def test_text_output_ends_with_a_summary_and_each_failure_with_its_fix(capsys, s
         "default: 16 of 17 checks pass; failing: cap_usage (WARN) (--verbose lists every check)",
     ] and lines[0].startswith("default: warn cap_usage: MEMORY.md 2078/2200 chars")
     assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default", "--verbose"]) == 0
-    assert sum(line.startswith("default: pass ") for line in capsys.readouterr().out.splitlines()) == 15
+    assert sum(line.startswith("default: pass ") for line in capsys.readouterr().out.splitlines()) == 16

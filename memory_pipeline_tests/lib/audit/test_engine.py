@@ -198,7 +198,9 @@ def test_private_person_variant(capsys, work):
 def test_file_over_cap_is_an_error(capsys, work):
     home, profile = work
     path = profile.memory_file("memory")
-    write_entries(path, read_entries(path) + [f"**Long note {i}**: " + "细节" * 200 for i in range(5)])
+    topics = ["周一上午整理发票并报销差旅费用，", "数据库每晚三点做全量备份到对象存储，", "前端构建用 vite，端口五一七三，热更新很快，"]
+    topics += ["猫粮每周六在超市买两袋，顺便买牛奶，", "读书会每月第二个周日在咖啡馆举行，"]  # five notes on five things
+    write_entries(path, read_entries(path) + [f"**Long note {i}**: " + topic * 20 for i, topic in enumerate(topics)])
     synced_profile(home, "work")
     assert failing(profile) == {"cap_usage"}
     code = main(["audit", "--hermes-home", str(home), "--profile", "work"])
