@@ -63,12 +63,24 @@ def privacy_choice(profile: Profile, home: Path, told: Told | None = None) -> Pr
 
 
 def privacy_judge(profile: Profile, home: Path, told: Told | None = None) -> PrivacyJudge:
-    """The judge for that choice, united with those of the profiles sharing its store (each with
-    its own choice); `KeywordListError` (one line) when a list cannot be used."""
-    from memory_pipeline.lib.privacy.choice import load_judge, united_judge
+    """The judge for that choice, united with those of the profiles sharing its store; `KeywordListError`
+    (one line) when a list cannot be used. A shared store is judged with every sharer's list,
+    whichever names it: each profile's own choice, and the one `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`
+    names, so a list named for one profile's sync never drops another's terms, and every sharer's
+    sync reaches the same verdicts."""
+    from memory_pipeline.lib.privacy.choice import Told, load_judge, resolve, united_judge
 
     own = load_judge(privacy_choice(profile, home, told), profile.name, data_dir(home))
-    others = [load_judge(privacy_choice(p, home), p.name, data_dir(home)) for p in store_sharing_profiles(profile, home)]
+    sharers = store_sharing_profiles(profile, home)
+    if not sharers:
+        return own
+    named = variable(KEYWORDS_ENV)
+    choices = {
+        (p.name, named_now): resolve(p, home, data_dir(home), Told(), named_now)
+        for p in [profile, *sharers]
+        for named_now in dict.fromkeys([None, named])
+    }
+    others = [load_judge(choice, name, data_dir(home)) for (name, _), choice in choices.items()]
     return united_judge([own, *others])
 
 

@@ -217,3 +217,20 @@ def test_a_detector_switched_on_in_a_sharing_profile_withholds_at_once_in_the_ot
         work_config.read_text(encoding="utf-8") + "  memory-pipeline:\n    private_data:\n      private_network: true\n", encoding="utf-8"
     )
     assert search()["results"] == []  # withheld at once: the store was judged without work's new switch
+
+
+def test_a_list_the_variable_names_for_one_sync_keeps_every_sharers_terms(capsys, tmp_path, monkeypatch):
+    """`$MEMORY_PIPELINE_PRIVACY_KEYWORDS` names a list for one profile's sync: the shared store is
+    judged with it and with each sharer's own list, and whichever profile syncs, the verdicts agree."""
+    home, db = _shared_home(tmp_path)
+    (home / "memory-pipeline").mkdir()
+    (home / "memory-pipeline" / "privacy_keywords.txt").write_text("Jenkins\n", encoding="utf-8")  # each profile's own list
+    named = tmp_path / "named-keywords.txt"
+    named.write_text("Tailscale\n", encoding="utf-8")
+    assert main(["sync", "--hermes-home", str(home), "--profile", "default", "--quiet", "--extractor", "rules"]) == 0
+    both = {DEFAULT_ENTRIES["memory"][0], WORK_ENTRIES["memory"][0]}
+    monkeypatch.setenv("MEMORY_PIPELINE_PRIVACY_KEYWORDS", str(named))
+    for profile in ("work", "default"):
+        assert main(["sync", "--hermes-home", str(home), "--profile", profile, "--quiet", "--extractor", "rules", "--force"]) == 0
+        private = {c for (c,) in query(db, "SELECT content FROM facts WHERE tags LIKE '%private-person%'")}
+        assert private == both, profile  # Jenkins (the own list) and Tailscale (the named one), after either sync
