@@ -219,6 +219,47 @@ def test_a_detector_switched_on_in_a_sharing_profile_withholds_at_once_in_the_ot
     assert search()["results"] == []  # withheld at once: the store was judged without work's new switch
 
 
+def test_a_profile_added_after_the_install_with_a_detector_on_withholds_at_once(capsys, tmp_path):
+    """The plugin is installed while `default` alone uses the store, and an MCP server is running;
+    then a profile `late` is created whose Holographic names the same store and whose config
+    switches a detector on: both of `default`'s agent surfaces give nothing of the store until the
+    re-tag, without a reinstall or a restart."""
+    import sysconfig
+
+    from memory_pipeline.mcp_server import MemoryServer
+
+    home, db = _shared_home(tmp_path)
+    work_config = home / "profiles" / "work" / "config.yaml"
+    work_config.write_text("plugins: {}\n", encoding="utf-8")  # work keeps a store of its own
+    assert main(["sync", "--hermes-home", str(home), "--profile", "default", "--quiet", "--extractor", "rules"]) == 0
+    assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
+    config = home / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "  enabled: [memory-pipeline]\n", encoding="utf-8")
+    env = {"HERMES_HOME": str(home), "PYTHONPATH": sysconfig.get_paths()["purelib"], "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    retags: list[str] = []
+    server = MemoryServer(home, profile="default", retag=lambda profile: retags.append(profile.name))
+
+    def search() -> dict:
+        done = subprocess.run([sys.executable, "-S", "-c", SWITCH_PROBE], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    shown = [DEFAULT_ENTRIES["user"][1]]
+    assert [r["content"] for r in search()["results"]] == shown
+    assert [r["content"] for r in server.search_memory("wiki")["results"]] == shown
+    late = home / "profiles" / "late"
+    late.mkdir()
+    (late / "config.yaml").write_text(
+        f"plugins:\n  hermes-memory-store:\n    db_path: {db}\n  memory-pipeline:\n    private_data:\n      private_network: true\n",
+        encoding="utf-8",
+    )
+    assert search()["results"] == []  # withheld at once: the store was judged without late's switch
+    assert server.search_memory("wiki")["results"] == [] and retags == ["default"]
+    assert main(["sync", "--hermes-home", str(home), "--profile", "default", "--quiet", "--extractor", "rules", "--retag"]) == 0
+    assert [r["content"] for r in search()["results"]] == shown  # judged with late's switch: served again
+    assert [r["content"] for r in server.search_memory("wiki")["results"]] == shown
+
+
 def test_a_list_the_variable_names_for_one_sync_keeps_every_sharers_terms(capsys, tmp_path, monkeypatch):
     """`$MEMORY_PIPELINE_PRIVACY_KEYWORDS` names a list for one profile's sync: the shared store is
     judged with it and with each sharer's own list, and whichever profile syncs, the verdicts agree."""

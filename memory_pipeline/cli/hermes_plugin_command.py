@@ -23,7 +23,6 @@ from memory_pipeline.cli.common import (
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.agent_setup import PLUGIN_NAME, plugin_dir
 from memory_pipeline.lib.hermes.interpreter import can_load_encoder, hermes_python, install_command, install_encoder
-from memory_pipeline.lib.hermes.profiles import get_profile
 from memory_pipeline.lib.sync.journal import journal_path
 
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -38,6 +37,7 @@ PLUGIN_FILES = {
     "recall.py": _PACKAGE / "lib" / "store" / "recall.py",
     "visible.py": _PACKAGE / "lib" / "store" / "visible.py",
     "live_sync.py": _PACKAGE / "hermes_plugin" / "live_sync.py",
+    "hermes_settings.py": _PACKAGE / "hermes_plugin" / "hermes_settings.py",
     "entry_reader.py": _PACKAGE / "lib" / "hermes" / "entry_reader.py",
 }
 
@@ -64,19 +64,20 @@ def write_plugin(target: Path, home: Path, profile: str) -> None:
     """The plugin's files, replaced whole (re-running updates a plugin in place), and what it runs
     of this install (`pipeline.json`): the profile's sync (after the agent's own memory writes),
     its re-tag (after a keyword-list edit), where the journal of those writes goes, and the
-    config.yaml of each profile sharing its store (their detector switches judge it too)."""
+    Hermes home, where the plugin finds the profiles sharing its store (their detector switches
+    judge it too)."""
     target.mkdir(parents=True, exist_ok=True)
     for name, source in PLUGIN_FILES.items():
         text = source.read_text(encoding="utf-8")
         replace_file(target / name, text.replace("{version}", installed_version()) if name == "plugin.yaml" else text, mode=0o644)
     sync = [sys.executable, "-m", "memory_pipeline.cli", "sync", "--quiet", "--hermes-home", str(home), "--profile", profile]
-    sharers = environment.store_sharing_profiles(get_profile(home, profile), home)
     pipeline = {
         "sync": sync,
         "retag": [*sync, "--retag"],
         "journal": str(journal_path(environment.data_dir(home), profile)),
-        # The profiles sharing this profile's store: a detector switched on in theirs withholds here too.
-        "sharer_configs": [str(p.home / "config.yaml") for p in sharers],
+        # Where the profiles sharing this profile's store are found, on each turn: a detector
+        # switched on in theirs withholds here too.
+        "hermes_home": str(home),
     }
     replace_file(target / "pipeline.json", json.dumps(pipeline), mode=0o644)
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 import subprocess
 import time
 from pathlib import Path
 
-from .fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate, settings_digest
+from .fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate
+from .hermes_settings import NOT_SERVED, NotServed, hermes_home, pipeline, plugin_setting, store_path, switches
 from .live_sync import LiveSync, entry_texts, journal, now, reached_the_file, write_lines
 from .meaning import ENCODER_REPORT, warm_in_background
 from .recall import bundled_meaning, hybrid_search, recalled_facts
@@ -55,83 +55,6 @@ _RETAG_AGAIN_S = 60.0
 _retag_started = [-_RETAG_AGAIN_S]
 
 
-def _hermes_home() -> Path:
-    try:
-        from hermes_constants import get_hermes_home  # Hermes' own resolution (profiles included)
-
-        return Path(get_hermes_home())
-    except ImportError:
-        return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
-
-
-# The files every turn asks (config.yaml: the store, its scope, the detector switches; pipeline.json:
-# the sharers' configs), as last parsed, by path, inode, size and times: read again once changed,
-# a reinstall under a running Hermes included.
-_PARSED: dict[str, tuple[tuple, object]] = {}
-
-
-def _parsed(path: Path, parse):
-    seen = path.stat()
-    stamp = (seen.st_dev, seen.st_ino, seen.st_size, seen.st_mtime_ns, seen.st_ctime_ns)
-    known = _PARSED.get(str(path))
-    if known is None or known[0] != stamp:
-        known = _PARSED[str(path)] = (stamp, parse(path.read_text(encoding="utf-8-sig")))
-    return known[1]
-
-
-def _config(path: Path | None = None) -> dict:
-    """The profile's config.yaml (or another profile's); empty when missing, unreadable or odd
-    (the defaults, as Holographic does)."""
-    try:
-        import yaml
-
-        parsed = _parsed(path or _hermes_home() / "config.yaml", yaml.safe_load)
-        return parsed if isinstance(parsed, dict) else {}
-    except Exception:  # noqa: BLE001 - an unreadable or odd config: the defaults
-        return {}
-
-
-def _plugin_setting(plugin: str, key: str, config: Path | None = None):
-    """`plugins.<plugin>.<key>` in the profile's config.yaml (or `config`); None when unset, unreadable or odd."""
-    try:
-        return ((_config(config).get("plugins") or {}).get(plugin) or {}).get(key)
-    except AttributeError:  # a section that is not a mapping
-        return None
-
-
-class NotServed(Exception):
-    """Holographic keeps one store per user (`scope: user`): the main store is neither read nor synced."""
-
-
-NOT_SERVED = (
-    "this profile's Holographic keeps one store per user (plugins.hermes-memory-store.scope: user), which memory-pipeline "
-    "does not sync, so it serves none of its facts (the user can remove `scope: user` to sync it)"
-)
-
-
-def _store_path() -> Path:
-    """The profile's store as Holographic finds it: `plugins.hermes-memory-store.db_path`, else
-    `memory_store.db` in the profile's home; `NotServed` under `scope: user`."""
-    if str(_plugin_setting("hermes-memory-store", "scope") or "").strip().lower() == "user":
-        raise NotServed()
-    home = _hermes_home()
-    path = _plugin_setting("hermes-memory-store", "db_path")
-    if not isinstance(path, str) or not path.strip():
-        return home / "memory_store.db"
-    return Path(os.path.expanduser(path.replace("${HERMES_HOME}", str(home)).replace("$HERMES_HOME", str(home))))
-
-
-def _switches() -> list[str]:
-    """The detector switches now (`plugins.memory-pipeline.private_data`) of this profile and of
-    each profile sharing its store: facts judged under others are withheld until the re-tag this
-    starts."""
-    try:
-        sharers = [Path(p) for p in _pipeline("sharer_configs")]
-    except KeyError:  # installed before it recorded them: re-running `hermes-plugin install` adds them
-        sharers = []
-    return [settings_digest(_plugin_setting("memory-pipeline", "private_data", config)) for config in (None, *sharers)]
-
-
 def _connect(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise FileNotFoundError("no fact store yet")
@@ -144,12 +67,6 @@ def _once(problem: str) -> None:
         logger.warning("memory-pipeline plugin: %s", problem)
 
 
-def _pipeline(key: str):
-    """What `memory-pipeline hermes-plugin install` recorded for this profile (`pipeline.json`):
-    the re-tag and sync commands, the journal's path, the config.yaml of the profiles sharing its store."""
-    return _parsed(Path(__file__).with_name("pipeline.json"), json.loads)[key]
-
-
 def _retag_if_stale(judge) -> None:
     """The keyword list or the detector switches changed since the facts were judged: start the
     pipeline's re-tag (at most once a minute)."""
@@ -158,7 +75,7 @@ def _retag_if_stale(judge) -> None:
     _retag_started[0] = time.monotonic()
     try:
         subprocess.Popen(
-            _pipeline("retag"), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+            pipeline("retag"), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         _once(f"cannot start the re-tag after a privacy setting changed ({type(exc).__name__}); run `memory-pipeline sync --retag`")
@@ -171,9 +88,9 @@ def memory_search(args: dict, **_: object) -> str:
     except (ValueError, TypeError):
         return json.dumps({"error": "limit must be a number from 1 to 50"})
     try:
-        conn = _connect(path := _store_path())
+        conn = _connect(path := store_path())
         try:
-            judge = gate(conn, _switches())
+            judge = gate(conn, switches())
             found = hybrid_search(conn, query, bundled_meaning(conn, path, query), limit=limit, judge=judge)
             _retag_if_stale(judge)
         finally:
@@ -192,13 +109,13 @@ def memory_search(args: dict, **_: object) -> str:
 def recall(user_message: str | None = None, session_id: str = "", turn_id: str = "", **_: object) -> dict | None:
     """`pre_llm_call`: the facts a message names or means, for this turn only, fenced as quoted memory."""
     try:
-        path = _store_path()
+        path = store_path()
     except NotServed:
         return None  # nothing of this profile is served: the hook stays silent
     try:
         conn = _connect(path)
         try:
-            judge = gate(conn, _switches())
+            judge = gate(conn, switches())
             meaning = bundled_meaning(conn, path, user_message or "") if judge else None  # None until the encoder is warm
             facts = recalled_facts(conn, user_message or "", meaning, limit=HOOK_FACTS, max_chars=HOOK_CHARS, judge=judge) if judge else []
             _retag_if_stale(judge)
@@ -211,7 +128,7 @@ def recall(user_message: str | None = None, session_id: str = "", turn_id: str =
         return None
     try:  # which facts reached which turn, by id: what `memory-pipeline why` tells
         line = {"at": now(), "session": session_id, "turn": turn_id, "action": "injected", "facts": [f["fact_id"] for f in facts]}
-        journal(Path(_pipeline("journal")), line)
+        journal(Path(pipeline("journal")), line)
     except Exception as exc:  # noqa: BLE001 - the turn still gets its facts
         _once(f"the injection record could not be written ({type(exc).__name__})")
     quoted = "\n".join(f"> {fenced(f['content'])} (fact_store#{f['fact_id']})" for f in facts)
@@ -234,7 +151,7 @@ def before_memory_write(tool_name: str = "", tool_call_id: str = "", session_id:
     for this call alone; the journal gets hashes)."""
     if tool_name == "memory":
         try:
-            _before[tool_call_id or f"{session_id}/{turn_id}"] = entry_texts(_hermes_home())
+            _before[tool_call_id or f"{session_id}/{turn_id}"] = entry_texts(hermes_home())
         except Exception as exc:  # noqa: BLE001 - never in the agent's way
             _once(f"the live sync cannot read the memory files ({type(exc).__name__})")
     return None
@@ -253,7 +170,7 @@ def after_memory_write(
     and this profile's sync started in the background; a staged or refused write changes nothing."""
     if tool_name != "memory":
         return
-    if _plugin_setting("memory-pipeline", "live_sync") is False:  # switched off: cron and the UI sync
+    if plugin_setting("memory-pipeline", "live_sync") is False:  # switched off: cron and the UI sync
         _before.clear()
         return
     before = _before.pop(tool_call_id or f"{session_id}/{turn_id}", None)
@@ -261,10 +178,10 @@ def after_memory_write(
         if not reached_the_file(result):
             return
         call = args if isinstance(args, dict) else {}
-        for line in write_lines(before, entry_texts(_hermes_home()), call, session=session_id, turn=turn_id):
-            journal(Path(_pipeline("journal")), line)
+        for line in write_lines(before, entry_texts(hermes_home()), call, session=session_id, turn=turn_id):
+            journal(Path(pipeline("journal")), line)
         if not _syncs:
-            _syncs.append(LiveSync(_pipeline("sync"), logger))
+            _syncs.append(LiveSync(pipeline("sync"), logger))
         _syncs[0].request()
     except Exception as exc:  # noqa: BLE001 - a hook must never break a turn: one log line, no text
         _once(f"the live sync could not start ({type(exc).__name__}); the next `memory-pipeline sync` picks the write up")

@@ -202,8 +202,8 @@ def test_under_scope_user_the_plugin_serves_nothing_of_the_main_store_and_says_w
 
 
 def test_the_plugin_reads_pipeline_json_again_once_a_reinstall_rewrote_it(capsys, agent_home, tmp_path, monkeypatch):
-    """A profile that starts sharing the store is recorded by the next install; a Hermes already
-    running reads the new sharers' configs on its next turn, not after a restart."""
+    """A reinstall rewrites `pipeline.json` (another sync command, another journal): a Hermes
+    already running reads it on its next turn, not after a restart."""
     import importlib.util
 
     home = tmp_path / "hermes_home"
@@ -214,13 +214,12 @@ def test_the_plugin_reads_pipeline_json_again_once_a_reinstall_rewrote_it(capsys
     plugin = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "probed_plugin", plugin)
     spec.loader.exec_module(plugin)
+    settings = sys.modules["probed_plugin.hermes_settings"]
     recorded = folder / "pipeline.json"
-    before = plugin._pipeline("sharer_configs")
-    sharer = str(home / "profiles" / "work" / "config.yaml")
-    assert sharer not in before
-    rewritten = {**json.loads(recorded.read_text(encoding="utf-8")), "sharer_configs": [*before, sharer]}
+    before = settings.pipeline("journal")
+    rewritten = {**json.loads(recorded.read_text(encoding="utf-8")), "journal": before + ".moved"}
     recorded.write_text(json.dumps(rewritten) + "\n", encoding="utf-8")  # longer: its size and times change
-    assert plugin._pipeline("sharer_configs") == [*before, sharer]
+    assert settings.pipeline("journal") == before + ".moved"
 
 
 MEANING_PROBE = textwrap.dedent(
