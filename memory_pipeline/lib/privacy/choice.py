@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from memory_pipeline.lib.choices import PrivacyPolicy
-from memory_pipeline.lib.files.digest_key import keyed
+from memory_pipeline.lib.files.digest_key import KEY_FILE, digest_key, keyed
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, config_section
 from memory_pipeline.lib.privacy.detectors import DETECTORS, detectors_key
 from memory_pipeline.lib.privacy.folding import Folded, folded
-from memory_pipeline.lib.privacy.matching import EMPTY_LIST_SHA256, KeywordList, KeywordListError, load_keywords, private_reasons, united
+from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, load_keywords, no_terms, private_reasons, united
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
 from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256, settings_digest
 from memory_pipeline.lib.store.search_gate import recorded_many
@@ -200,9 +200,10 @@ def load_judge(choice: PrivacyChoice, profile: str, data_dir: Path) -> PrivacyJu
 
 
 def load_list(choice: PrivacyChoice, profile: str, data_dir: Path) -> KeywordList:
-    path = choice.keywords_path
+    """The profile's list, known by its digest under the home's key (never a plain hash)."""
+    path, key, key_file = choice.keywords_path, digest_key(data_dir), data_dir / KEY_FILE
     if path is None:
-        return KeywordList(None, EMPTY_LIST_SHA256, 0, (), ())
+        return no_terms(None, key, key_file)
     if not choice.keywords_named and not os.path.lexists(path):
         before = remembered(data_dir, profile)
         if before.get("judged_with") == _relative(path, data_dir) and int(before.get("judged_terms") or 0) > 0:
@@ -211,9 +212,9 @@ def load_list(choice: PrivacyChoice, profile: str, data_dir: Path) -> KeywordLis
                 f"nothing was changed. Put it back, or run `memory-pipeline sync --profile {profile} --no-keywords` "
                 "to judge with the built-in detectors alone"
             )
-        return KeywordList(path, EMPTY_LIST_SHA256, 0, (), ())
+        return no_terms(path, key, key_file)
     try:
-        return load_keywords(path)
+        return load_keywords(path, key, key_file)
     except KeywordListError as exc:
         raise KeywordListError(
             f"{exc}; nothing was changed. Fix the file, or name another with `memory-pipeline sync --profile {profile} --keywords PATH`"

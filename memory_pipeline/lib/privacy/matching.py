@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,11 +28,10 @@ from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES, DETECTOR_G
 from memory_pipeline.lib.privacy.folding import Folded, folded
 from memory_pipeline.lib.privacy.keyword_sets import compiled_sets
 from memory_pipeline.lib.store.database import PRIVATE_TAG
-from memory_pipeline.lib.store.search_gate import united_sha256
+from memory_pipeline.lib.store.search_gate import list_digest, united_sha256
 from memory_pipeline.lib.store.search_query import CJK_CHAR
 
 PRIVATE_ENTITY = "private-person"
-EMPTY_LIST_SHA256 = hashlib.sha256(b"").hexdigest()  # an absent own list: no terms, as an empty file
 # Spellings of the tag seen in the wild (`audit_consistency.py`'s `private_person`), folded to one.
 _TAG_VARIANT = re.compile(r"^private[\s_\-]*person$", re.IGNORECASE)
 
@@ -50,15 +48,16 @@ class KeywordList:
     their word edges (one expression each, so a list of thousands compiles in a moment)."""
 
     path: Path | None
-    sha256: str
+    sha256: str  # the list's digest (`list_digest`): keyed by the file `key_file` holds
     terms: int
     # A list too large for one RE2 set (its memory budget) is several: the same matches, still in
     # linear time. Each set's expressions in `_chunks`, in the same order.
     _sets: tuple[re2.Set, ...]
     _chunks: tuple[tuple[str, ...], ...]
     _members: tuple[tuple[str, ...], ...] = ()  # the lines each expression stands for, in order: for the owner alone
-    # The lists a shared store's union was made of, each (path, SHA-256); empty for one list.
+    # The lists a shared store's union was made of, each (path, digest); empty for one list.
     sources: tuple[tuple[Path | None, str], ...] = ()
+    key_file: Path | None = None  # the home's digest key the digest was made with; None: a plain SHA-256
 
     def matches(self, text: str | Folded) -> bool:
         caseless = (text if isinstance(text, Folded) else folded(text)).caseless_utf8
@@ -135,6 +134,7 @@ def united(lists: list[KeywordList]) -> KeywordList:
         tuple(c for lst in distinct for c in lst._chunks),
         tuple(m for lst in distinct for m in lst._members),
         tuple((lst.path, lst.sha256) for lst in distinct),
+        distinct[0].key_file,
     )
 
 
@@ -143,9 +143,15 @@ _NUL = re.compile(b"\x00")
 _ANCHOR = re.compile(r"[\^$]|\\[Az]")
 
 
-def load_keywords(path: Path) -> KeywordList:
+def no_terms(path: Path | None, key: bytes | None = None, key_file: Path | None = None) -> KeywordList:
+    """No list (or an absent own list): no terms, known as an empty file is."""
+    return KeywordList(path, list_digest(b"", key), 0, (), (), key_file=key_file)
+
+
+def load_keywords(path: Path, key: bytes | None = None, key_file: Path | None = None) -> KeywordList:
     """One term per line; `#` starts a comment line; `re:` makes the rest a regular expression.
-    Plain terms match case-insensitively as words (see the module's docstring)."""
+    Plain terms match case-insensitively as words (see the module's docstring). Known by its
+    digest under `key` (the home's digest key, read from `key_file`)."""
     try:
         raw = read_regular_file(path)
     except UnreadableFile as exc:
@@ -184,7 +190,7 @@ def load_keywords(path: Path) -> KeywordList:
             "shorten it or simplify its re: lines"
         )
     sets, chunked = tuple(s for s, _ in chunks), tuple(c for _, c in chunks)
-    return KeywordList(path, hashlib.sha256(raw).hexdigest(), sum(map(len, members)), sets, chunked, tuple(members))
+    return KeywordList(path, list_digest(raw, key), sum(map(len, members)), sets, chunked, tuple(members), key_file=key_file)
 
 
 # Around a term's Latin edge: the start or end of the text, or a character that is no letter of

@@ -74,7 +74,9 @@ def retag_store(store: FactStore, judge: PrivacyJudge, watermarks: WatermarkChai
     watermarks = watermarks if watermarks is not None else WatermarkChain(watching=False)
     reads, settings = store.reads, store.settings
     listed = _recorded_lists(reads, judge.keywords)
-    judge_row = (listed, judge.keywords.sha256, judge.detectors, judge.settings_sha256)
+    key_file = judge.keywords.key_file
+    key_path = reads.store_relative(str(key_file) if key_file else None)
+    judge_row = (listed, judge.keywords.sha256, judge.detectors, judge.settings_sha256, key_path)
     with reads.snapshot():
         watermarks.observe(reads)
         report, candidates, scanned = _scan(reads, judge, settings)

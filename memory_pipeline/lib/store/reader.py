@@ -114,7 +114,7 @@ class StoreReader:
     def store_relative(self, path: str | None) -> str | None:
         return fact_search.store_relative(self._conn, path)
 
-    def judge_in_force(self) -> tuple[str | None, str, str, str | None] | None:
+    def judge_in_force(self) -> tuple[str | None, str, str, str | None, str | None] | None:
         return verdicts.judge_in_force(self._conn)
 
     def verdicts(self) -> dict[int, Verdict]:

@@ -55,13 +55,18 @@ class RecordWrites(StorePart):
         """The verdicts of facts that are gone; how many."""
         return self.conn.execute(f"DELETE FROM {VERDICTS_TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)").rowcount
 
-    def set_judge(self, keywords_path: str | None, keywords_sha256: str, detectors: str, settings_sha256: str) -> None:
-        """The judge every verdict in force was reached with, and the detector switches it read."""
+    def set_judge(
+        self, keywords_path: str | None, keywords_sha256: str, detectors: str, settings_sha256: str, key_path: str | None
+    ) -> None:
+        """The judge every verdict in force was reached with, the detector switches it read and
+        the key its list's digest was made with (by path: the key itself never enters the store)."""
         self.conn.execute(
-            f"""INSERT INTO {JUDGE_TABLE} (id, keywords_path, keywords_sha256, detectors, settings_sha256) VALUES (1, ?, ?, ?, ?)
+            f"""INSERT INTO {JUDGE_TABLE} (id, keywords_path, keywords_sha256, detectors, settings_sha256, key_path)
+                VALUES (1, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET keywords_path = excluded.keywords_path, keywords_sha256 = excluded.keywords_sha256,
-                    detectors = excluded.detectors, settings_sha256 = excluded.settings_sha256, judged_at = CURRENT_TIMESTAMP""",
-            (keywords_path, keywords_sha256, detectors, settings_sha256),
+                    detectors = excluded.detectors, settings_sha256 = excluded.settings_sha256, key_path = excluded.key_path,
+                    judged_at = CURRENT_TIMESTAMP""",
+            (keywords_path, keywords_sha256, detectors, settings_sha256, key_path),
         )
 
     # --- quarantine, receipts, kept mirror rows, dangling links --------------------------------

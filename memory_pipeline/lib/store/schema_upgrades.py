@@ -1,5 +1,5 @@
 """What a store written by an earlier version gains when it is next opened to write: the columns
-added since (the HRR vector, the judge's detector switches, a receipt's file), the receipts'
+added since (the HRR vector, the judge's detector switches, a receipt's file, the judge's key), the receipts'
 entry hashes dropped (`receipts.py` says why) and the text of its synced facts noted
 (`written.py`). A store already current is not written."""
 
@@ -12,7 +12,12 @@ from memory_pipeline.lib.store.ledger_schema import LEDGER_TABLE, add_profile_co
 from memory_pipeline.lib.store.receipts import RECEIPTS_TABLE
 from memory_pipeline.lib.store.written import WRITTEN_TABLE
 
-_ADDED_COLUMNS = (("facts", "hrr_vector", "BLOB"), (JUDGE_TABLE, "settings_sha256", "TEXT"), (RECEIPTS_TABLE, "source", "TEXT"))
+_ADDED_COLUMNS = (
+    ("facts", "hrr_vector", "BLOB"),
+    (JUDGE_TABLE, "settings_sha256", "TEXT"),
+    (RECEIPTS_TABLE, "source", "TEXT"),
+    (JUDGE_TABLE, "key_path", "TEXT"),
+)
 _SCRUB_RECEIPT_HASHES = f"""UPDATE {RECEIPTS_TABLE}
     SET source = coalesce(source, nullif(substr(entry_id, 1, instr(entry_id, ':') - 1), '')), entry_id = NULL, entry_sha256 = NULL
     WHERE entry_id IS NOT NULL OR entry_sha256 IS NOT NULL"""

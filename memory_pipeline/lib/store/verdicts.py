@@ -29,7 +29,8 @@ SCHEMA = (
     keywords_sha256 TEXT NOT NULL,
     detectors       TEXT NOT NULL,
     judged_at       TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-    settings_sha256 TEXT
+    settings_sha256 TEXT,
+    key_path        TEXT
 )""",
 )
 
@@ -51,11 +52,12 @@ def verdicts(conn: sqlite3.Connection) -> dict[int, Verdict]:
     return {fact_id: Verdict(*rest) for fact_id, *rest in rows}
 
 
-def judge_in_force(conn: sqlite3.Connection) -> tuple[str | None, str, str, str | None] | None:
-    """(keywords path, its SHA-256, detectors, detector switches' digest) of the judge in force."""
+def judge_in_force(conn: sqlite3.Connection) -> tuple[str | None, str, str, str | None, str | None] | None:
+    """(keywords path, its keyed digest, detectors, detector switches' digest, the digest key's
+    path) of the judge in force."""
     try:
-        row: tuple[str | None, str, str, str | None] | None = conn.execute(
-            f"SELECT keywords_path, keywords_sha256, detectors, settings_sha256 FROM {JUDGE_TABLE} WHERE id = 1"
+        row: tuple[str | None, str, str, str | None, str | None] | None = conn.execute(
+            f"SELECT keywords_path, keywords_sha256, detectors, settings_sha256, key_path FROM {JUDGE_TABLE} WHERE id = 1"
         ).fetchone()
         return row
     except sqlite3.OperationalError:

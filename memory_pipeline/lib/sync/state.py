@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from memory_pipeline.lib.files.digest_key import keyed
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.search_gate import list_digest
 
 # Bumped when the pipeline changes what a sync writes, so an upgrade re-syncs every profile once.
 STATE_VERSION = 4
@@ -70,6 +70,16 @@ def _file_digest(path: Path) -> str:
     return hashlib.sha256(data or b"").hexdigest()
 
 
+def _list_digest(path: Path | None, key: bytes) -> str:
+    """The keyword list's keyed digest now, as the judge knows it (`list_digest`); an absent list
+    reads as empty (no terms)."""
+    try:
+        data = read_regular_file(path) if path is not None else None
+    except UnreadableFile as exc:
+        return f"unreadable: {exc}"
+    return list_digest(data or b"", key)
+
+
 def _state(
     profile: Profile,
     keywords: Path | None,
@@ -106,7 +116,7 @@ def current_state(profile: Profile, keywords: Path | None, settings: dict[str, A
         settings,
         files=memory_files_digest(profile),
         store=store,
-        keywords_digest=keyed(key, _file_digest(keywords) if keywords is not None else hashlib.sha256(b"").hexdigest()),
+        keywords_digest=_list_digest(keywords, key),
         config=config_digest(profile),
     )
 

@@ -1,10 +1,12 @@
 import hashlib
+import hmac
 import random
 
 import duckdb
 import pytest
 
 from memory_pipeline import environment
+from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.privacy.choice import Told
 from memory_pipeline.lib.privacy.folding import foldable_class_re2
@@ -126,8 +128,9 @@ def test_keyword_list_lookup_order(tmp_path, monkeypatch):
     own = tmp_path / "memory-pipeline" / "privacy_keywords.txt"
     assert environment.privacy_choice(profile, tmp_path).keywords_path == own
     absent = environment.privacy_judge(profile, tmp_path).keywords  # no list of its own: no terms, the detectors alone
-    assert (absent.terms, absent.matches("Zhang Wei"), absent.sha256) == (0, False, hashlib.sha256(b"").hexdigest())
-    own.parent.mkdir()
+    keyed = hmac.new(digest_key(environment.data_dir(tmp_path)), b"", hashlib.sha256).hexdigest()  # as an empty file, keyed
+    assert (absent.terms, absent.matches("Zhang Wei"), absent.sha256) == (0, False, keyed)
+    own.parent.mkdir(exist_ok=True)
     own.write_text("x\n")
     assert environment.privacy_choice(profile, tmp_path).keywords_path == own
     monkeypatch.setenv("MEMORY_PIPELINE_PRIVACY_KEYWORDS", str(tmp_path / "env.txt"))
