@@ -52,9 +52,13 @@ class HermesHomeResource(dg.ConfigurableResource):
     def profiles(self) -> list[Profile]:
         return discover_profiles(self.path())
 
+    def data_dir(self) -> Path:
+        """The pipeline's own state beside the home (journal, skip states, key, runs)."""
+        return environment.data_dir(self.path())
+
     def digest_key(self) -> bytes:
         """The home's key for the digests the UI shows (`lib/files/digest_key.py`)."""
-        return digest_key(environment.data_dir(self.path()))
+        return digest_key(self.data_dir())
 
     def read(self, name: str) -> list[SourceReading]:
         """Both memory files of the profile, read now; their digest is kept as this run's reading."""

@@ -30,6 +30,10 @@ def memory_sync_schedule(context: dg.ScheduleEvaluationContext, hermes: HermesHo
         return dg.SkipReason("every profile unchanged since its last sync")
     tick = context.scheduled_execution_time.strftime("%Y%m%dT%H%M")
     return [
-        dg.RunRequest(run_key=f"schedule-{tick}-{name}", partition_key=name, tags={CONFIG_TAG: config_digest(present[name])})
+        dg.RunRequest(
+            run_key=f"schedule-{tick}-{name}",
+            partition_key=name,
+            tags={CONFIG_TAG: config_digest(present[name], hermes.data_dir())},
+        )
         for name in changed
     ]

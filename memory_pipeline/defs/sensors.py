@@ -86,7 +86,7 @@ def memory_files_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeR
         now[name] = memory_files_digest(present[name])
         if seen.get(name) != now[name]:
             # The generation keeps the key unique when a file returns to an earlier content.
-            tags = {CONFIG_TAG: config_digest(present[name])}  # its success is recorded for the next skip
+            tags = {CONFIG_TAG: config_digest(present[name], hermes.data_dir())}  # its success is recorded for the next skip
             requests.append(dg.RunRequest(run_key=f"files-{name}-{now[name][:12]}-{generation}", partition_key=name, tags=tags))
     return dg.SensorResult(
         run_requests=requests,

@@ -45,15 +45,17 @@ def ledger_diff(
     settings = store.settings(profile)
     profiles = hermes.profiles()
     owner = store.owner(profile, profiles)
-    with store.opened_if_exists(settings, owner) as fact_store:
-        ledger, fingerprint, mirrors, known = _ledger_as_found(fact_store, owner, store.watermarks)
-    unreadable = hashed_entries.held
     # The agent's own writes, journaled by the Hermes plugin: an edit it names is an edit.
     journal = read_journal(journal_path(environment.data_dir(hermes.path()), profile.name))
     for problem in journal.problems:
         context.log.warning(problem)
+    with store.opened_if_exists(settings, owner) as fact_store:
+        ledger, fingerprint, mirrors, known, archived = _ledger_as_found(fact_store, owner, store.watermarks, set(journal.edits.values()))
+    unreadable = hashed_entries.held
     threshold = store.similarity_threshold
-    diff = diff_entries(hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=threshold, edits=journal.edits)
+    diff = diff_entries(
+        hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=threshold, edits=journal.edits, archived=archived
+    )
     files = {source: profile.memory_file(source) for source in SOURCE_FILES} if mirrors else {}
     elsewhere = sharers_entries([p for p in profiles if p.name in owner.sharers]) if mirrors else frozenset()
     evidence = EntryEvidence.gathered(known, files, journal)
@@ -75,21 +77,25 @@ def ledger_diff(
             "mirror_unexplained": float(len(plan.unexplained)),
         }
     )
-    return dg.Output(EntryDiff(diff, fingerprint, unreadable, plan), metadata=metadata)
+    restored = {old: archived[old] for old in diff["restored_entry_id"].dropna()}
+    metadata["restored_by_late_journal"] = float(len(restored))
+    return dg.Output(EntryDiff(diff, fingerprint, unreadable, plan, restored), metadata=metadata)
 
 
 def _ledger_as_found(
-    fact_store: FactStore | None, owner: LedgerOwner, watermarks: WatermarkChain
-) -> tuple[dict[str, LedgerEntry], str, list[MirrorRow], set[str]]:
-    """The profile's active ledger, its fingerprint, the mirror rows and every entry hash a ledger
-    row recorded, read in one snapshot (an empty ledger without a store)."""
+    fact_store: FactStore | None, owner: LedgerOwner, watermarks: WatermarkChain, replaced: set[str]
+) -> tuple[dict[str, LedgerEntry], str, list[MirrorRow], set[str], dict[str, list[int]]]:
+    """The profile's active ledger, its fingerprint, the mirror rows, every entry hash a ledger
+    row recorded and the archived facts of the `replaced` entries (the old versions the journal
+    names), read in one snapshot (an empty ledger without a store)."""
     if fact_store is None:
-        return {}, EMPTY_LEDGER, [], set()
+        return {}, EMPTY_LEDGER, [], set(), {}
     reads = fact_store.reads
     with reads.snapshot():
         watermarks.observe(reads)
         mirrors = reads.mirror_rows()
-        return reads.active_ledger(owner), reads.ledger_fingerprint(), mirrors, reads.known_entry_hashes(owner) if mirrors else set()
+        known = reads.known_entry_hashes(owner) if mirrors else set()
+        return reads.active_ledger(owner), reads.ledger_fingerprint(), mirrors, known, reads.archived_entries(replaced, owner)
 
 
 @dg.asset(

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_pipeline import environment
-from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.sync.state import current_state, forget, record, recorded, state_of_run
 from memory_pipeline.runs.options import SyncOptions
@@ -36,7 +35,7 @@ def run_inputs(home: Path, profile: Profile, options: SyncOptions, retag: bool =
 def unchanged_since_last_sync(home: Path, profile: Profile, options: SyncOptions | None = None) -> bool:
     """Whether a sync of the profile with these settings would find everything as the last clean
     sync read it."""
-    now = current_state(profile, *run_inputs(home, profile, options or SyncOptions()), digest_key(environment.data_dir(home)))
+    now = current_state(profile, *run_inputs(home, profile, options or SyncOptions()), environment.data_dir(home))
     return now is not None and now == recorded(environment.data_dir(home), profile.name).state
 
 
@@ -51,7 +50,7 @@ def record_run(home: Path, profile: Profile, run: ProfileRun, inputs: tuple[Path
     if run.retry_can_fix:
         state = None
     elif blocked:
-        state = current_state(profile, *inputs, digest_key(data_dir))
+        state = current_state(profile, *inputs, data_dir)
     else:
         read = run.inputs_read()
         state = state_of_run(profile, *inputs, read, config) if read is not None else None

@@ -118,7 +118,7 @@ def _sync_profiles(request: SyncRequest, hooks: SyncHooks) -> SyncOutcome:
     skipped = [
         name
         for name, record_ in records.items()
-        if (now := current_state(request.profiles[name], *inputs[name], digest_key(data_dir))) is not None and now == record_.state
+        if (now := current_state(request.profiles[name], *inputs[name], data_dir)) is not None and now == record_.state
     ]
     outcome = SyncOutcome({})
     for name in skipped:
@@ -145,7 +145,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict[str, Any], outcom
     from memory_pipeline.launch.instance import local_instance
     from memory_pipeline.lib.sync.embedding import watched
 
-    configs = {name: config_digest(request.profiles[name]) for name in to_run}
+    configs = {name: config_digest(request.profiles[name], environment.data_dir(request.home)) for name in to_run}
 
     def done(run: ProfileRun) -> None:
         _keep_result(request, run, inputs[run.profile], configs[run.profile], outcome)

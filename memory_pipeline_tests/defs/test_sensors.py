@@ -205,7 +205,7 @@ def test_a_daemon_run_is_recorded_so_the_next_tick_skips_the_profile(demo_home):
     profile = Profile("default", demo_home)
     instance = local_instance(demo_home)
     instance.add_dynamic_partitions(hermes_profiles.name, ["default"])
-    tags = {"dagster/partition": "default", CONFIG_TAG: config_digest(profile)}
+    tags = {"dagster/partition": "default", CONFIG_TAG: config_digest(profile, environment.data_dir(demo_home))}
     with dg.execute_job(dg.reconstructable(sync_job), instance, run_config=resources_config(demo_home, {}), tags=tags) as result:
         assert result.success
         run_id = result.run_id

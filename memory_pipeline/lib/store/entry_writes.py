@@ -3,6 +3,7 @@ a mirror row and released by the removal policy, with the ledger rows that say s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from memory_pipeline.lib.choices import RemovalPolicy
@@ -16,6 +17,7 @@ from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.record_writes import RecordWrites
 from memory_pipeline.lib.store.retirement import merge_tags
 from memory_pipeline.lib.store.store_part import OpenStore, StorePart, inserted_id
+from memory_pipeline.lib.store.sync_report import StaleDiff
 from memory_pipeline.lib.store.written_writes import WrittenWrites
 
 
@@ -30,6 +32,16 @@ class FactToWrite(Protocol):
     def tags(self) -> tuple[str, ...]: ...
     @property
     def entity(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """A fact's text as a sync wrote it, to be written again under another id."""
+
+    content: str
+    category: str
+    tags: tuple[str, ...]
+    entity: str | None = None
 
 
 # Tags a rewrite sets afresh: the entry's file, and `retired` (an entry backs the fact again).
@@ -140,6 +152,44 @@ class EntryWrites(StorePart):
             self.facts.set_links(fact_id, links)
         self.conn.execute(f"UPDATE facts SET {', '.join(assignments)} WHERE fact_id = ?", (*params, fact_id))
         self.facts.vector_changed(old_category, old_blob, fact.category, blob)
+
+    def give_back_ids(self, entry: tuple[str, str, str], current: list[int], replaced: str, archived: list[int]) -> list[int]:
+        """An edit a sync took for a removal and an addition (the journal line naming it arrived
+        after that sync) made whole: the entry's facts (`current`, written by that sync) take back
+        the ids of the removed version's facts (`archived`) in order, their text, links and vector
+        kept; the newer rows go to the archive under the entry. `entry`: (id, source, SHA-256).
+        The facts written (none when one of them is the agent's own now)."""
+        entry_id, source, sha = entry
+        pairs = list(zip(current, archived, strict=False))
+        if not pairs or any(self.written.changed_by_agent(new) for new, _ in pairs):
+            return []
+        old_identity = self.ledger.ledger_identity(replaced)
+        kept: list[int] = []
+        for new, old in pairs:
+            content, category, tags = self.conn.execute("SELECT content, category, tags FROM facts WHERE fact_id = ?", (new,)).fetchone()
+            links = self.conn.execute(
+                "SELECT e.entity_id, e.name FROM fact_entities fe JOIN entities e USING (entity_id) WHERE fe.fact_id = ?", (new,)
+            ).fetchall()
+            self.facts.archive(new)  # its text moves to the old id: no two facts may hold it
+            if self.facts.restore_id(old) is None:
+                raise StaleDiff(f"{self.settings.db_path}: fact {old} is no longer archived; run the sync again")
+            was = self.conn.execute(
+                "SELECT content, category, tags, trust_score, hrr_vector FROM facts WHERE fact_id = ?", (old,)
+            ).fetchone()
+            fact = _Kept(content, category, tuple(t for t in (tags or "").split(",") if t.strip()))
+            self._rewrite(
+                old, fact, source, old_category=was[1], old_tags=was[2], links=links, trust=was[3], old_blob=was[4], old_content=was[0]
+            )
+            self.written.note_written(old, content)
+            kept.append(old)
+        self.ledger.drop_entry(entry_id)
+        self.ledger.drop_entry(replaced)
+        self.ledger.record_entry(entry_id, source, sha, [*kept, *current[len(pairs) :]])
+        self.ledger.record_entry(entry_id, source, sha, [new for new, _ in pairs], status="retired")
+        if old_identity is not None and archived[len(pairs) :]:
+            self.ledger.record_entry(replaced, *old_identity, archived[len(pairs) :], status="retired")
+        self.report.updated += len(pairs)
+        return kept
 
     def hand_to_agent(self, fact_id: int) -> None:
         """The fact leaves the pipeline as the agent's own: its text, id, trust and links kept, the

@@ -182,13 +182,17 @@ class FactWrites(StorePart):
         """An archived fact with this content put back with its own id, tags, trust and links (the
         entities that still exist), its bank noted; its id, or None when none is archived or
         Hermes holds that content already."""
+        row = self.conn.execute(f"SELECT fact_id FROM {ARCHIVE_TABLE} WHERE content = ? ORDER BY fact_id LIMIT 1", (content,)).fetchone()
+        return self.restore_id(row[0]) if row is not None else None
+
+    def restore_id(self, fact_id: int) -> int | None:
+        """The archived fact with this id put back as `restore` does; None when it is not archived,
+        or Hermes holds its id or its content already."""
         row = self.conn.execute(
-            f"SELECT fact_id, category, hrr_vector, entity_ids FROM {ARCHIVE_TABLE} WHERE content = ? ORDER BY fact_id LIMIT 1",
-            (content,),
+            f"SELECT content, category, hrr_vector, entity_ids FROM {ARCHIVE_TABLE} WHERE fact_id = ?", (fact_id,)
         ).fetchone()
-        if row is None or self.conn.execute("SELECT 1 FROM facts WHERE content = ? OR fact_id = ?", (content, row[0])).fetchone():
+        if row is None or self.conn.execute("SELECT 1 FROM facts WHERE content = ? OR fact_id = ?", (row[0], fact_id)).fetchone():
             return None
-        fact_id: int = row[0]
         category, blob, entity_ids = row[1:]
         self.conn.execute(
             f"""INSERT INTO facts (fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at,

@@ -12,6 +12,7 @@ import pandas as pd
 
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
+from memory_pipeline.lib.store.archive import ARCHIVE_TABLE
 from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
 from memory_pipeline.lib.store.ledger_schema import profile_sql
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
@@ -60,6 +61,28 @@ def active_ledger(conn: sqlite3.Connection, owner: LedgerOwner = SOLE_OWNER) -> 
         else:
             entry.missing_fact_ids.append(fact_id)
     return entries
+
+
+def archived_entries(conn: sqlite3.Connection, entry_ids: set[str], owner: LedgerOwner = SOLE_OWNER) -> dict[str, list[int]]:
+    """Of these entries, those whose retired rows name facts now in the archive (a removal moved
+    them out), and those facts: what an edit journaled after the sync that removed its old
+    version gives back to the new one."""
+    if not entry_ids or not ledger_exists(conn) or not table_exists(conn, ARCHIVE_TABLE):
+        return {}
+    scope, params = owner.rows_sql(profile_sql(conn, "l"))
+    found: dict[str, list[int]] = {}
+    wanted = sorted(entry_ids)
+    for start in range(0, len(wanted), 500):
+        part = wanted[start : start + 500]
+        rows = conn.execute(
+            f"""SELECT l.entry_id, l.fact_id FROM {LEDGER_TABLE} l JOIN {ARCHIVE_TABLE} a ON a.fact_id = l.fact_id
+                WHERE l.status = 'retired' AND l.entry_id IN ({", ".join("?" * len(part))}) AND {scope}
+                ORDER BY l.entry_id, l.fact_id""",
+            (*part, *params),
+        )
+        for entry_id, fact_id in rows:
+            found.setdefault(entry_id, []).append(int(fact_id))
+    return found
 
 
 EMPTY_LEDGER = hashlib.sha256().hexdigest()

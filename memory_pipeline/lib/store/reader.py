@@ -140,6 +140,11 @@ class StoreReader:
 
         return ledger.active_ledger(self._conn, owner)
 
+    def archived_entries(self, entry_ids: set[str], owner: LedgerOwner = SOLE_OWNER) -> dict[str, list[int]]:
+        from memory_pipeline.lib.store import ledger
+
+        return ledger.archived_entries(self._conn, entry_ids, owner)
+
     def ledger_fingerprint(self) -> str:
         from memory_pipeline.lib.store import ledger
 

@@ -26,6 +26,7 @@ DIFF_COLUMNS = [
     "existing_fact_ids",
     "similarity",
     "absorbed_entry_ids",  # a merged entry's: the other vanished entries it takes over with the first
+    "restored_entry_id",  # an unchanged entry's: the removed entry a journal line arriving late names as its old version
 ]
 # Above this many (new entry, vanished entry) pairs the similarity search is skipped: such a
 # diff is a bulk rewrite, where pairing by likeness would be guesswork anyway.
@@ -39,6 +40,7 @@ def diff_entries(
     unreadable_sources: frozenset[str] = frozenset(),
     threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
     edits: dict[tuple[str, str], str] | None = None,
+    archived: dict[str, list[int]] | None = None,
 ) -> pd.DataFrame:
     """Classify every current entry and every vanished ledger entry.
 
@@ -51,8 +53,11 @@ def diff_entries(
     makes a journaled edit `changed` however little of the text it kept. A new entry that keeps
     the label (`**Title**:` / `Title:`) of exactly one vanished entry of its file, and shares it
     with no other new entry, is that entry edited (a patch that rewrote most of the text).
+    An unchanged entry the journal names as the edit of an entry a sync removed meanwhile (its
+    line arrived after that sync: `archived` holds that entry's facts) gets `restored_entry_id`:
+    the writer gives it its old facts' ids back.
     """
-    diff = _Diff(ledger, unreadable_sources)
+    diff = _Diff(ledger, unreadable_sources, edits or {}, archived or {})
     pending = diff.exact(entries[["entry_id", "source", "position", "text", "entry_sha256", "short_hash"]].to_dict("records"))
     pending = diff.moved(pending)
     pending = diff.compacted(pending)
@@ -67,9 +72,16 @@ def diff_entries(
 class _Diff:
     """The rows found so far and the ledger entries they claimed."""
 
-    def __init__(self, ledger: dict[str, LedgerEntry], unreadable_sources: frozenset[str]):
+    def __init__(
+        self,
+        ledger: dict[str, LedgerEntry],
+        unreadable_sources: frozenset[str],
+        edits: dict[tuple[str, str], str],
+        archived: dict[str, list[int]],
+    ):
         self.ledger = ledger
         self.unreadable_sources = unreadable_sources
+        self.edits, self.archived = edits, archived
         self.rows: list[dict[str, Any]] = []
         self.claimed: set[str] = set()
 
@@ -78,7 +90,15 @@ class _Diff:
         led = self.ledger[entry_id]
         return entry_id not in self.claimed and led.owned and led.source not in self.unreadable_sources
 
-    def emit(self, entry: dict[str, Any], status: str, led: LedgerEntry | None, score: float, absorbed: tuple[str, ...] = ()) -> None:
+    def emit(
+        self,
+        entry: dict[str, Any],
+        status: str,
+        led: LedgerEntry | None,
+        score: float,
+        absorbed: tuple[str, ...] = (),
+        restored: str | None = None,
+    ) -> None:
         if led is not None:
             self.claimed.add(led.entry_id)
         self.claimed.update(absorbed)
@@ -91,6 +111,7 @@ class _Diff:
                 "existing_fact_ids": list(dict.fromkeys(facts)),
                 "similarity": score,
                 "absorbed_entry_ids": list(absorbed),
+                "restored_entry_id": restored,
             }
         )
 
@@ -109,8 +130,15 @@ class _Diff:
                 # Facts deleted behind the pipeline's back: write them again.
                 self.emit(entry, "changed" if led.fact_ids else "new", led, 1.0)
             else:
-                self.emit(entry, "unchanged", led, 1.0)
+                self.emit(entry, "unchanged", led, 1.0, restored=self.restorable(entry, led))
         return pending
+
+    def restorable(self, entry: dict[str, Any], led: LedgerEntry) -> str | None:
+        """The removed entry the journal says this one's edit replaced, when its facts wait in the archive."""
+        old = self.edits.get((entry["source"], entry["entry_sha256"]))
+        if old is None or old == led.entry_id or old in self.ledger or not self.archived.get(old):
+            return None
+        return old
 
     def moved(self, pending: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The same hash, vanished from the other file: changed (moved)."""

@@ -3,7 +3,7 @@ it (Dagster stores them between steps; nothing rides in a DataFrame's `attrs`)."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -35,6 +35,8 @@ class EntryDiff:
     ledger_fingerprint: str
     held: frozenset[str] = frozenset()
     mirrors: MirrorPlan = MirrorPlan()  # Holographic's mirror rows and what becomes of them
+    # Removed entries a late journal line names as an unchanged entry's old version: their archived facts.
+    archived: dict[str, list[int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

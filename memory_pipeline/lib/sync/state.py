@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
@@ -25,6 +26,7 @@ from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.search_gate import list_digest
+from memory_pipeline.lib.sync.journal import journal_path, read_journal
 
 # Bumped when the pipeline changes what a sync writes, so an upgrade re-syncs every profile once.
 STATE_VERSION = 4
@@ -100,12 +102,16 @@ def _state(
     }
 
 
-def config_digest(profile: Profile) -> str:
-    """The profile's config.yaml as it is now (taken before a run: a later edit makes the next run)."""
-    return _file_digest(profile.home / "config.yaml")
+def config_digest(profile: Profile, data_dir: Path) -> str:
+    """The profile's config.yaml and the edits its agent's journal names, as they are now (taken
+    before a run: a later edit, or an edit's journal line arriving after the run read the files,
+    makes the next run)."""
+    edits = sorted(f"{source}\0{sha}\0{old}" for (source, sha), old in read_journal(journal_path(data_dir, profile.name)).edits.items())
+    journaled = hashlib.sha256("\n".join(edits).encode()).hexdigest()
+    return hashlib.sha256(f"{_file_digest(profile.home / 'config.yaml')}\0{journaled}".encode()).hexdigest()
 
 
-def current_state(profile: Profile, keywords: Path | None, settings: dict[str, Any], key: bytes) -> dict[str, Any] | None:
+def current_state(profile: Profile, keywords: Path | None, settings: dict[str, Any], data_dir: Path) -> dict[str, Any] | None:
     """Everything a sync of this profile depends on, as it is now; None when it cannot be told."""
     store = _store_now(profile_store(profile).path)
     if store is not None and "unusable" in store:
@@ -116,8 +122,8 @@ def current_state(profile: Profile, keywords: Path | None, settings: dict[str, A
         settings,
         files=memory_files_digest(profile),
         store=store,
-        keywords_digest=_list_digest(keywords, key),
-        config=config_digest(profile),
+        keywords_digest=_list_digest(keywords, digest_key(data_dir)),
+        config=config_digest(profile, data_dir),
     )
 
 

@@ -39,6 +39,7 @@ class _Plan:
             and self.removed.empty
             and self.compacted.empty
             and not (self.failed or self.releasable or self.to_retire or self.adoptions or self.claims or entry_diff.mirrors.retired)
+            and not entry_diff.archived
         )
 
 
@@ -75,7 +76,8 @@ def write_sync(
         left_behind = reads.banks_off(settings.hrr_dim)  # by a Holographic write racing another
         _guard(store, entry_diff)
         writer.ledger.claim_entries(plan.claims)
-        written = _write_entries(writer, plan, removal_policy)
+        written = _give_back_ids(writer, entry_diff)
+        written += _write_entries(writer, plan, removal_policy)
         _write_compacted(writer, plan)
         _write_removed(writer, plan, removal_policy)
         written += _adopt_and_retire_mirrors(writer, plan, entry_diff, removal_policy)
@@ -148,6 +150,19 @@ def _write_entries(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy
         elif leftover:  # a mirror row of the old version the new one did not take over
             writer.entries.release_gone(leftover, entry.source, removal_policy)
     return all_written
+
+
+def _give_back_ids(writer: FactStore, entry_diff: EntryDiff) -> list[int]:
+    """Unchanged entries a late journal line names as the edit of a removed entry: their facts
+    take back the removed version's ids (a fact id the agent was shown keeps meaning that fact)."""
+    diff, written = entry_diff.frame, []
+    for entry in diff[diff["restored_entry_id"].notna()].itertuples(index=False):
+        archived = entry_diff.archived.get(entry.restored_entry_id, [])
+        current = [int(i) for i in entry.existing_fact_ids]
+        written += writer.entries.give_back_ids(
+            (entry.entry_id, entry.source, entry.entry_sha256), current, entry.restored_entry_id, archived
+        )
+    return written
 
 
 def _write_compacted(writer: FactStore, plan: _Plan) -> None:
