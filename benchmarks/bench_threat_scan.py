@@ -27,6 +27,10 @@ from memory_pipeline_tests.support.threat_corpus import corpus  # noqa: E402
 def main() -> None:
     rows: dict[tuple[bool, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     spent = {"hermes": 0.0, "ours": 0.0}
+    # Each scan's one-time costs (compiling its patterns, loading Unicode and Chinese tables) are
+    # paid before the clock runs: the figure is a scan's cost per entry.
+    scan_for_threats("ｗａｒｍ 忽略", scope="strict")
+    unsafe_kinds("ｗａｒｍ 忽略")
     for entry in corpus():
         started = time.perf_counter()
         hermes = bool(scan_for_threats(entry.text, scope="strict"))

@@ -14,10 +14,13 @@ The skeleton, in order:
    character outside ASCII whose prototype is ASCII becomes that prototype (Cyrillic `а` is `a`,
    `ı` is `i`, `’` is `'`, `–` is `-`, `‹` is `<`); the letters of Chinese, Japanese and Korean
    are left as they are;
-4. Traditional Chinese to Simplified (OpenCC's `t2s`), and no white space between two Han
-   characters (`忽 略` is `忽略`);
-5. case folding (`caseless`).
-Line breaks read as spaces throughout.
+4. Traditional Chinese to Simplified (OpenCC's `t2s`), no white space or separator between two
+   Han characters (`忽 略` and `忽-略` are `忽略`), and a run of seven Chinese numerals or more as
+   digits;
+5. letters or digits typed apart joined (`I g n o r e`, `1 3 8 0 0 1 3 8 0 0 0`);
+6. case folding (`caseless`).
+Line breaks read as spaces throughout; HTML character references (`&#105;`) are read first, and a
+regional indicator (a flag's boxed letter) is its letter.
 
 `hidden` says whether the text held characters that hide or reorder what is shown (zero-width,
 bidirectional controls, tag characters outside a flag's emoji sequence): the unsafe scan reports it.
@@ -27,6 +30,7 @@ Which characters a boundary is (CJK next to Latin or digits is one) is the judge
 from __future__ import annotations
 
 import functools
+import html
 import importlib.resources
 import re
 import unicodedata
@@ -86,6 +90,8 @@ def _prototypes() -> dict[int, str]:
         if prototype == "l" and unicodedata.category(source) == "Lu":
             prototype = "I"  # the table's prototype of every I-like stroke is `l`; a capital one reads as `I`
         found[ord(source)] = prototype
+    # A regional indicator is a letter drawn boxed (`🇮🇬🇳🇴🇷🇪` spells IGNORE; a flag is two of them).
+    found.update({code: chr(ord("A") + code - 0x1F1E6) for code in range(0x1F1E6, 0x1F200)})
     return found
 
 
@@ -105,7 +111,10 @@ _LINE_BREAKS = str.maketrans(dict.fromkeys("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029
 
 def folded(text: str) -> Folded:
     text = text.translate(_LINE_BREAKS)
-    if text.isascii():  # nothing to fold but case (most facts of English memory files)
+    if "&" in text and _ENTITY.search(text):
+        text = html.unescape(text)  # `&#105;gnore` reads `ignore`; what it spells is folded below
+    if text.isascii():  # nothing to fold but case and spacing (most facts of English memory files)
+        text = _joined(text)
         lower = text.lower()
         return Folded(text, lower, False, lower.encode("ascii"))
     tables = _tables()
@@ -118,14 +127,35 @@ def folded(text: str) -> Folded:
         plain = tables.confusable.sub(lambda found: tables.prototypes[ord(found.group())], plain)
         if _HAN.search(plain):
             plain = _SPACED_HAN.sub("", tables.t2s.convert(plain))
+            plain = _HAN_NUMBER.sub(lambda run: run.group().translate(_HAN_DIGITS), plain)
+    plain = _joined(plain)
     # Case-folding a dotted capital I leaves `i` and a combining dot: the dot would hide the word.
     caseless = plain.casefold().replace("i\u0307", "i")
     return Folded(plain, caseless, hidden, caseless.encode("utf-8", "surrogatepass"))
 
 
-# White space between two Han characters: Chinese is written without it, so `忽 略` and `张 伟`
-# read as `忽略` and `张伟`.
-_SPACED_HAN = re.compile("(?<=[\u3400-\u9fff\uf900-\ufaff])[ \t\u3000]+(?=[\u3400-\u9fff\uf900-\ufaff])")
+# White space or a separator between two Han characters: Chinese is written without either, so
+# `忽 略`, `张·伟` and `忽-略` read as `忽略` and `张伟`.
+_SEPARATORS = " \t\u3000\\-_.\u00b7\u2010-\u2015\u2027\u30fb"
+_SPACED_HAN = re.compile(f"(?<=[\u3400-\u9fff\uf900-\ufaff])[{_SEPARATORS}]+(?=[\u3400-\u9fff\uf900-\ufaff])")
+# Seven or more Chinese numerals in a row are a number written out (`一三八零零一三八零零零`).
+_HAN_NUMBER = re.compile("[〇零一二三四五六七八九]{7,}")
+_HAN_DIGITS = str.maketrans("〇零一二三四五六七八九", "00123456789")
+# Three or more single letters, or seven or more single digits, each apart by one space, hyphen or
+# dot, read as one word or number (`I g n o r e`, `1 3 8 0 0 1 3 8 0 0 0`).
+_SPACED_LETTERS = re.compile(r"(?<![A-Za-z])[A-Za-z](?:[ .\-][A-Za-z](?![A-Za-z])){2,}")
+_SPACED_DIGITS = re.compile(r"(?<![0-9])[0-9](?:[ .\-][0-9](?![0-9])){6,}")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _joined(text: str) -> str:
+    """Letters and digits typed one by one, apart, read as the word or number they spell."""
+    for spaced in (_SPACED_LETTERS, _SPACED_DIGITS):
+        if spaced.search(text):
+            text = spaced.sub(lambda run: re.sub(r"[ .\-]", "", run.group()), text)
+    return text
+
+
 _ACCENTED = re.compile("[\u00c0-\u024f\u0370-\u03ff\u0400-\u052f\u1e00-\u1fff]")
 
 
@@ -182,6 +212,16 @@ def _changed() -> set[int]:
     return found
 
 
-# A text where white space stands between two Han characters is folded too (no one character of
-# it changes): the audit's plain scan looks for this beside `foldable_class_re2`.
-SPACED_HAN_RE2 = "[\\x{3400}-\\x{9fff}\\x{f900}-\\x{faff}][ \\t\\x{3000}]+[\\x{3400}-\\x{9fff}\\x{f900}-\\x{faff}]"
+# A text the fold changes though no one character of it does (a separator between two Han
+# characters, a Chinese number written out, letters or digits typed apart, an HTML character
+# reference): the audit's plain scan looks for these beside `foldable_class_re2`.
+FOLDED_RUNS_RE2 = "|".join(
+    (
+        "[\\x{3400}-\\x{9fff}\\x{f900}-\\x{faff}][ \\t\\x{3000}\\-_.\\x{b7}\\x{2010}-\\x{2015}\\x{2027}\\x{30fb}]+"
+        "[\\x{3400}-\\x{9fff}\\x{f900}-\\x{faff}]",
+        "[〇零一二三四五六七八九]{7}",
+        "(?:^|[^A-Za-z])[A-Za-z][ .\\-][A-Za-z][ .\\-][A-Za-z](?:$|[^A-Za-z])",
+        "(?:^|[^0-9])[0-9](?:[ .\\-][0-9]){6}(?:$|[^0-9])",
+        "&#?[A-Za-z0-9]+;",
+    )
+)

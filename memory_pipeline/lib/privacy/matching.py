@@ -181,7 +181,7 @@ def load_keywords(path: Path, key: bytes | None = None, key_file: Path | None = 
     for edges, group in plain.items():
         for start in range(0, len(group), _GROUP):
             part = group[start : start + _GROUP]
-            expressions.append(_bounded("|".join(re2.escape(caseless) for _, caseless in part), edges))
+            expressions.append(_bounded("|".join(spelled(caseless) for _, caseless in part), edges))
             members.append(tuple(line for line, _ in part))
     chunks = compiled_sets(expressions, _re2_options())
     if chunks is None:
@@ -203,7 +203,19 @@ def term_expression(term: str) -> str:
     """A plain term's RE2 expression over folded, case-folded text: the term folded, bounded as a
     word on each edge that is a letter or digit of a spaced script."""
     caseless = folded(term).caseless
-    return _bounded(re2.escape(caseless), _edges(caseless))
+    return _bounded(spelled(caseless), _edges(caseless))
+
+
+# What stands between a name's words however it is typed: white space, hyphens and dashes, dots,
+# underscores, middle dots, or nothing at all (an invisible character removed).
+_GAP = "[ \\t\\-_.\\x{b7}\\x{2010}-\\x{2015}\\x{2027}\\x{30fb}]*"
+_GAP_CHARS = re.compile(r"[ \t\-_.\u00b7\u2010-\u2015\u2027\u30fb]+")
+
+
+def spelled(caseless: str) -> str:
+    """A folded term as RE2 finds it however its words are joined: `Zhang Wei` is found as
+    `ZhangWei`, `Zhang  Wei`, `ZHANG-WEI` and `Zhang.Wei` (a model reads each as the name)."""
+    return _GAP.join(re2.escape(word) for word in _GAP_CHARS.split(caseless) if word) or re2.escape(caseless)
 
 
 def _edges(caseless: str) -> tuple[bool, bool]:

@@ -54,6 +54,17 @@ _KINDS: dict[str, tuple[str, ...]] = {
         r"(?:不要|别|切勿|不许)(?:告诉|告知|透露给|让)用户",
         r"你现在(?:是|扮演|变成|成为)(?:一个|一名|新的)",
         rf"(?:system|assistant|developer|系统){_S}*[:：]{_LINE}(?:你|you){_S}*(?:现在)?{_S}*(?:必须|务必|一定要|must|shall)",
+        # In the other languages a model reads as plainly (accents are off in the skeleton, and
+        # Japanese kanji are in their simplified forms: 無視 reads 无视).
+        rf"(?:ignore[rz]?|oublie[rz]?){_S}+(?:toutes{_S}+)?(?:les|tes|vos){_S}+(?:{_W}+{_S}+)?(?:instructions|consignes|regles)",
+        rf"(?:ignoriere|vergiss|missachte)n?{_S}+{_GAP}(?:anweisungen|instruktionen|regeln|vorgaben)",
+        rf"(?:ignora|olvida|esquece)r?{_S}+{_GAP}(?:instrucciones|instrucoes|reglas|regras)",
+        r"(?:以前|これまで|今まで|前|上记|先)の(?:指示|命令|指令|ルール|设定)[^。\n]{0,10}无视",
+        r"(?:이전|앞의|기존|위의)[^.\n]{0,6}(?:지시|명령|지침|규칙)[^.\n]{0,10}무시",
+        # A persona with no rules, and an encoded order to decode and obey.
+        rf"\bdo{_S}+anything{_S}+now\b|\bact{_S}+as{_S}+dan\b",
+        rf"\ban?{_S}+(?:ai|assistant|chatbot){_S}+(?:without|with{_S}+no){_S}+(?:any{_S}+)?(?:restrictions|limits|limitations|filters|guardrails|rules)",
+        rf"decode{_S}+{_GAP}(?:base64|hex|rot13|encoded){_LINE}(?:follow|execute|obey|run{_S}+it)",
     ),
     "exfiltration": (
         rf"(?:send|post|upload|transmit|forward|exfiltrate){_S}+{_LINE}{_S}(?:to|at){_S}+(?:https?|ftp)://",

@@ -7,7 +7,7 @@ from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.privacy.detectors import DETECTOR_GATE_RE2
-from memory_pipeline.lib.privacy.folding import SPACED_HAN_RE2, foldable_class_re2
+from memory_pipeline.lib.privacy.folding import FOLDED_RUNS_RE2, foldable_class_re2
 from memory_pipeline.lib.privacy.matching import normalise_tags
 from memory_pipeline.lib.store.database import PRIVATE_TAG
 from memory_pipeline.lib.store.fact_store import FactStore
@@ -34,7 +34,7 @@ def _untagged_matches(layers: LoadedLayers, tagged: dict[int, bool]) -> int:
     # A text holding a character the fold changes (full-width, look-alike, invisible) is looked at
     # in Python whatever the gates say: they read it unfolded.
     conditions = ["regexp_matches(content, ?)", "regexp_matches(content, ?)", "regexp_matches(content, ?)"]
-    params = [DETECTOR_GATE_RE2, foldable_class_re2(), SPACED_HAN_RE2]
+    params = [DETECTOR_GATE_RE2, foldable_class_re2(), FOLDED_RUNS_RE2]
     for prefilter in judge.keywords.re2_prefilters:
         conditions.append("regexp_matches(content, ?, 'i')")
         params.append(prefilter)
