@@ -84,11 +84,11 @@ def run(args: argparse.Namespace) -> int:
             for r in results:
                 if r.passed and not args.verbose:
                     continue
-                mark = "pass" if r.passed else ("FAIL" if r.severity == "ERROR" else "warn")
+                mark = "pass" if r.passed else ("FAIL" if r.severity == "ERROR" else "pending" if r.pending else "warn")
                 print(f"{name}: {mark:4} {r.name}: {r.detail}")
                 if not r.passed:
-                    print(f"  fix: {fix_command(r.name, name)}")
-            failed = [f"{r.name} ({r.severity})" for r in results if not r.passed]
+                    print(f"  fix: {fix_command(r.name, name, r.pending)}")
+            failed = [f"{r.name} ({'pending' if r.pending else r.severity})" for r in results if not r.passed]
             print(
                 f"{name}: {len(results) - len(failed)} of {len(results)} checks pass"
                 + (f"; failing: {', '.join(failed)}" if failed else "")

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from memory_pipeline import environment
-from memory_pipeline.lib.audit.checks import AuditResult
+from memory_pipeline.lib.audit.checks import SYNC_CLEARS, AuditResult, as_pending
 from memory_pipeline.lib.audit.engine import run_audits
 from memory_pipeline.lib.audit.layers import AuditInputs
 from memory_pipeline.lib.audit.repairs import repair_indexes, repair_ledger, repair_links, repair_tags
@@ -26,8 +26,18 @@ _SYNC_CHECKS = {"hashes_fresh", "layer_counts", *_LEDGER_CHECKS, *_LINK_CHECKS}
 
 
 def audit_profile(profile: Profile, home: Path, judge: PrivacyJudge, cap_target: float | None = None) -> list[AuditResult]:
-    """Every check of the profile, on its files and store as they are now."""
+    """Every check of the profile, on its files and store as they are now. Where the files, the
+    store or the settings changed since the last clean sync, what the next sync clears (an entry
+    written or removed since) is pending, a warning whose fix is that sync."""
+    from memory_pipeline.runs.skip_rule import unchanged_since_last_sync
 
+    results = _audited(profile, home, judge, cap_target)
+    if any(not r.passed and r.name in SYNC_CLEARS for r in results) and not unchanged_since_last_sync(home, profile):
+        results = [as_pending(r) for r in results]
+    return results
+
+
+def _audited(profile: Profile, home: Path, judge: PrivacyJudge, cap_target: float | None) -> list[AuditResult]:
     where = profile_store(profile)
     with where.opened_if_exists() as store:
         return run_audits(

@@ -33,7 +33,7 @@ def changed_during_run(results: list[AuditResult], what: str = "the store") -> l
 def report_payload(profile: str, results: list[AuditResult]) -> dict[str, Any]:
     return {
         "profile": profile,
-        "checks": [{"name": r.name, "passed": r.passed, "severity": r.severity, "detail": r.detail} for r in results],
+        "checks": [{"name": r.name, "passed": r.passed, "severity": r.severity, "pending": r.pending, "detail": r.detail} for r in results],
     }
 
 

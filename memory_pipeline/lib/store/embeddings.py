@@ -44,12 +44,21 @@ def vectors_not_allowed(conn: sqlite3.Connection, model: str) -> list[int]:
     return [int(r[0]) for r in conn.execute(f"SELECT fact_id FROM {VECTORS_TABLE}").fetchall() if int(r[0]) not in allowed]
 
 
+def vectors_of_changed_facts(conn: sqlite3.Connection, vectors: list[int]) -> int:
+    """Of these vectors, how many are of a fact gone, or changed since it was judged (the agent's
+    `fact_store update` or `remove`): the next sync judges the text again and drops them."""
+    judged = dict(conn.execute(f"SELECT fact_id, content_sha256 FROM {VERDICTS_TABLE}").fetchall())
+    now = {int(i): content_sha256(raw) for i, raw in conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts").fetchall()}
+    return sum(1 for fact_id in vectors if fact_id not in now or judged.get(fact_id) != now[fact_id])
+
+
 @dataclass(frozen=True)
 class Coverage:
     model: str | None  # the model in force (None before the first embedding)
     shown: int  # facts the agent may see
     embedded: int  # of them, with a vector of the model in force for their text
     not_allowed: int  # vectors no fact may have
+    changed: int = 0  # of those, vectors of facts gone or changed since (the next sync drops them)
 
     @property
     def missing(self) -> int:
@@ -61,8 +70,10 @@ def coverage(conn: sqlite3.Connection) -> Coverage:
     model = store_model(conn)
     shown = _shown(conn)
     embedded = sum(1 for _, _, sha, vector_model, vector_sha in shown if model is not None and (vector_model, vector_sha) == (model, sha))
-    not_allowed = len(vectors_not_allowed(conn, model)) if model is not None else _count(conn)
-    return Coverage(model, len(shown), embedded, not_allowed)
+    if model is None:
+        return Coverage(model, len(shown), embedded, _count(conn))
+    refused = vectors_not_allowed(conn, model)
+    return Coverage(model, len(shown), embedded, len(refused), vectors_of_changed_facts(conn, refused))
 
 
 def _count(conn: sqlite3.Connection) -> int:

@@ -86,23 +86,27 @@ def embedding_store_side(store: FactStore) -> Coverage:
 
 def embedding_coverage(layers: LoadedLayers) -> AuditResult:
     """Every fact the agent may see has a vector of the model in force for its current text
-    (a fact written or changed since the last sync waits for the next: WARN); no vector exists for a
-    fact that is private, unsafe, removed or not judged for its text (ERROR)."""
+    (a fact written since the last sync waits for the next: WARN); a vector of a fact changed or
+    removed since waits for the next sync to drop it (WARN); no vector exists for a fact that is
+    private or unsafe, nor of another model (ERROR)."""
     if layers.inputs.reads is None:
         return AuditResult("embedding_coverage", True, ERROR, "no store yet")
     cov: Coverage = layers.store_side("embedding_coverage")
     model = "recall by meaning off" if cov.model in (None, OFF_MODEL) else f"model {cov.model}"
+    refused = cov.not_allowed - cov.changed  # a vector of a withheld fact, or of another model: never a waiting state
     return AuditResult(
         "embedding_coverage",
         cov.missing == 0 and cov.not_allowed == 0,
-        ERROR if cov.not_allowed else WARN,
+        ERROR if refused else WARN,
         f"{model}: {cov.embedded} of {cov.shown} facts the agent may see have a vector for their text "
-        f"({cov.missing} wait for the next sync); {cov.not_allowed} vectors of facts withheld, removed, changed or of another model",
+        f"({cov.missing} wait for the next sync); {cov.changed} vectors of facts changed or removed since (the next sync drops "
+        f"them); {refused} vectors of facts withheld or of another model",
         {
             "shown_facts": float(cov.shown),
             "embedded": float(cov.embedded),
             "missing": float(cov.missing),
             "not_allowed": float(cov.not_allowed),
+            "changed_since": float(cov.changed),
         },
     )
 
