@@ -93,7 +93,8 @@ def _import(args: argparse.Namespace, profiles: list[Profile], home: Path) -> in
     report = import_into(profile, text, home)
     print(
         f"imported {report.imported} ledger rows into profile {profile.name} "
-        f"({report.matched_current} matched entries in the files now, {report.superseded} older history rows dropped)"
+        f"({report.matched_current} matched entries in the files now, {report.unchanged} already as the ledger holds them, "
+        f"{report.superseded} older history rows dropped)"
     )
     if report.not_its_fact:
         print(

@@ -152,3 +152,38 @@ def test_audit_finds_ledger_rows_naming_a_fact_not_their_entrys_and_repair_write
     entries = read_entries(synced_home / "memories" / "MEMORY.md") + read_entries(synced_home / "memories" / "USER.md")
     backed = {c for (_, c) in active_facts(db)}
     assert {e.strip() for e in entries} <= backed
+
+
+def test_the_round_trip_on_a_compacted_store_is_exact(capsys, synced_home, tmp_path):
+    """After `compact --apply`, export then import leaves every row as it was: a summary's rows
+    name the facts it points at (`fact_store#N`), an entry backing several facts keeps them all,
+    and no row is rewritten (not even its time)."""
+    import sqlite3
+
+    from memory_pipeline_tests.support.store_helpers import query
+
+    db = synced_home / "memory_store.db"
+    assert main(["compact", "--hermes-home", str(synced_home), "--profile", "default", "--apply", "--yes"]) == 0
+    sync_outcome(synced_home)
+    with sqlite3.connect(db) as conn:  # one entry backing two facts, as an LLM extractor writes it
+        entry_id, source, sha, fact_id = conn.execute(
+            "SELECT entry_id, source, entry_sha256, fact_id FROM memory_pipeline_ledger WHERE status = 'active' LIMIT 1"
+        ).fetchone()
+        other = conn.execute("INSERT INTO facts (content, category) VALUES ('a second fact of one entry', 'general')").lastrowid
+        conn.execute(
+            """INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, status, extractor, profile)
+               SELECT entry_id, source, entry_sha256, ?, status, extractor, profile FROM memory_pipeline_ledger
+               WHERE entry_id = ? AND fact_id = ?""",
+            (other, entry_id, fact_id),
+        )
+    rows = "SELECT * FROM memory_pipeline_ledger ORDER BY entry_id, fact_id"
+    before = query(db, rows)
+    assert any(r for r in query(db, "SELECT count(*) FROM memory_pipeline_ledger WHERE status = 'active' GROUP BY entry_id") if r[0] > 1)
+    exported = tmp_path / "ledger.tsv"
+    assert main(["ledger", "export", str(exported), "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    capsys.readouterr()
+    assert main(["ledger", "import", str(exported), "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    out = capsys.readouterr().out
+    active = len([r for r in before if "active" in r])
+    assert f"imported {active} ledger rows" in out and f"{active} already as the ledger holds them" in out and "left out" not in out, out
+    assert query(db, rows) == before

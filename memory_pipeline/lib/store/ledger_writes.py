@@ -48,18 +48,24 @@ class LedgerWrites(StorePart):
                 f"INSERT OR REPLACE INTO {RUNS_TABLE} (entry_id, entry_sha256, run_id) VALUES (?, ?, ?)", (entry_id, sha, self.run_id)
             )
 
-    def import_row(
-        self, entry_id: str, source: str, sha: str, fact_id: int, synced_at: str | None, provenance: tuple[str, str, str] = ("", "", "")
+    def import_rows(
+        self,
+        entry_id: str,
+        source: str,
+        sha: str,
+        fact_ids: list[int],
+        synced_at: str | None,
+        provenance: tuple[str, str, str] = ("", "", ""),
     ) -> None:
-        """An entry's one row from an imported ledger, replacing what the entry had; its extractor,
+        """An entry's rows from an imported ledger, replacing what the entry had; its extractor,
         model and prompt version as the file gave them (`import` when it gave none)."""
         extractor, model, prompt_version = provenance
         self.drop_entry(entry_id)
-        self.conn.execute(
+        self.conn.executemany(
             f"""INSERT INTO {LEDGER_TABLE}
                     (entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at, profile)
                 VALUES (?, ?, ?, ?, 'active', ?, ?, ?, COALESCE(?, CURRENT_TIMESTAMP), ?)""",
-            (entry_id, source, sha, fact_id, extractor or "import", model, prompt_version, synced_at, self.owner.profile),
+            [(entry_id, source, sha, f, extractor or "import", model, prompt_version, synced_at, self.owner.profile) for f in fact_ids],
         )
 
     def retire_entry(self, entry_id: str) -> None:
