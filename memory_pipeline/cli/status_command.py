@@ -54,9 +54,9 @@ def run(args: argparse.Namespace) -> int:
             facts = "no store yet"
         else:
             facts = (
-                f"{s['facts']} facts ({s['current_facts']} current, {s['retired_facts']} retired, "
-                f"{s['compacted_facts']} compacted, {s['facts'] - s['pipeline_facts']} Hermes' own; "
-                f"{s['quarantined']} quarantined)"
+                f"{s['facts']} facts ({s['current_facts']} current, {s['compacted_facts']} compacted, "
+                f"{s['hermes_own_facts']} Hermes' own, {s['retired_in_place']} retired in place); "
+                f"{s['archived_facts']} retired to the archive; {s['quarantined']} entries quarantined"
             )
         print(f"{s['profile']}: entries {entries}; {facts}")
         print(

@@ -27,7 +27,10 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict[str, Any]:
         "pipeline_facts": None,
         "current_facts": None,
         "retired_facts": None,
+        "retired_in_place": None,
+        "archived_facts": None,
         "compacted_facts": None,
+        "hermes_own_facts": None,
         "quarantined": None,
         "last_write": None,
         "vector_dialect": None,
@@ -41,10 +44,14 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict[str, Any]:
         with where.read_only() as reads:
             counts = reads.store_counts()
             status["facts"], status["pipeline_facts"], status["last_write"] = counts.facts, counts.pipeline_facts, counts.last_write
-            # The pipeline's retired facts wait in its archive; a mirror row Hermes wrote is retired in place.
+            # Each fact in Hermes' tables is counted once: current, compacted, Hermes' own or retired
+            # in place (a mirror row Hermes wrote); the pipeline's retired facts wait in its archive.
+            live = counts.pipeline_facts - counts.pipeline_retired
+            status["retired_in_place"], status["archived_facts"] = counts.retired_in_place, counts.archived
             status["retired_facts"] = counts.retired_in_place + counts.archived
-            status["compacted_facts"] = len(reads.existing_fact_ids(pointers))
-            status["current_facts"] = counts.pipeline_facts - counts.retired_in_place - status["compacted_facts"]
+            status["compacted_facts"] = min(len(reads.existing_fact_ids(pointers)), live)
+            status["current_facts"] = live - status["compacted_facts"]
+            status["hermes_own_facts"] = counts.facts - counts.pipeline_facts - (counts.retired_in_place - counts.pipeline_retired)
             status["quarantined"] = len(reads.quarantined_entries())
             status["vectors"] = reads.vector_counts(settings.hrr_dim)
             status["vector_dialect"] = reads.vector_format(settings.hrr_dim).value

@@ -41,7 +41,29 @@ def test_status_counts_current_retired_and_compacted_facts_apart(capsys, synced_
     # The retired fact waits in the pipeline's archive, out of Hermes' tables.
     assert status["current_facts"] == status["pipeline_facts"] - status["compacted_facts"]
     assert main(["status", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
-    assert f"{status['retired_facts']} retired, 1 compacted" in capsys.readouterr().out
+    assert "1 compacted, 0 Hermes' own, 0 retired in place); 1 retired to the archive" in capsys.readouterr().out
+
+
+def test_status_counts_each_fact_in_the_store_once(capsys, synced_home):
+    """Hermes' own facts, a mirror row retired in place, compacted, current and archived facts:
+    the kinds in Hermes' tables add up to its facts, and the archive is counted apart."""
+    from memory_pipeline_tests.support.hermes_oracle import holographic_store
+    from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
+
+    memory = synced_home / "memories" / "MEMORY.md"
+    write_entries(memory, read_entries(memory)[1:-1] + ["**Summary**: details in fact_store#1"])
+    store = holographic_store(synced_home / "memory_store.db")
+    try:
+        store.add_fact("The agent's own note: the staging VM reboots on Sundays", category="general")
+        store.add_fact("Another note of the agent's, retired by hand", category="general", tags="retired")
+    finally:
+        store.close()
+    sync_outcome(synced_home, "default")
+    assert main(["status", "--hermes-home", str(synced_home), "--profile", "default", "--json"]) == 0
+    (s,) = json.loads(capsys.readouterr().out)["profiles"]
+    (in_tables,) = query(synced_home / "memory_store.db", "SELECT count(*) FROM facts")[0]
+    kinds = (s["current_facts"], s["compacted_facts"], s["hermes_own_facts"], s["retired_in_place"])
+    assert sum(kinds) == s["facts"] == in_tables and kinds[1:] == (1, 1, 1) and s["archived_facts"] == 1
 
 
 def test_status_rounds_cap_use_as_every_other_command(capsys, synced_home):

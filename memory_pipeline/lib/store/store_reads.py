@@ -34,18 +34,21 @@ class StoreCounts:
 
     facts: int
     pipeline_facts: int
-    retired_in_place: int  # Hermes' own facts retired under the removal policy, still in its tables
+    retired_in_place: int  # facts tagged retired, still in Hermes' tables (mirror rows, Hermes' own)
     archived: int  # the pipeline's facts taken out of Hermes' tables
+    pipeline_retired: int  # of `retired_in_place`, the pipeline's (an older version retired them in place)
     last_write: str | None  # when the ledger was last written
 
 
 def store_counts(conn: sqlite3.Connection) -> StoreCounts:
-    facts, pipeline, retired = conn.execute(
-        f"SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0), coalesce(sum({has_tag_sql(RETIRED_TAG)}), 0) FROM facts"
+    retired_sql = has_tag_sql(RETIRED_TAG)
+    facts, pipeline, retired, pipeline_retired = conn.execute(
+        f"""SELECT count(*), coalesce(sum({IS_PIPELINE_FACT_SQL}), 0), coalesce(sum({retired_sql}), 0),
+               coalesce(sum(({IS_PIPELINE_FACT_SQL}) AND ({retired_sql})), 0) FROM facts"""
     ).fetchone()
     archived = conn.execute(f"SELECT count(*) FROM {ARCHIVE_TABLE}").fetchone()[0] if table_exists(conn, ARCHIVE_TABLE) else 0
     last_write = conn.execute(f"SELECT max(synced_at) FROM {LEDGER_TABLE}").fetchone()[0] if table_exists(conn, LEDGER_TABLE) else None
-    return StoreCounts(facts, pipeline, retired, archived, last_write)
+    return StoreCounts(facts, pipeline, retired, archived, pipeline_retired, last_write)
 
 
 def existing_fact_ids(conn: sqlite3.Connection, fact_ids: Iterable[int]) -> set[int]:
