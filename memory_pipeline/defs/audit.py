@@ -39,6 +39,7 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
             judge,
             data_dir=environment.data_dir(hermes.path()),
             profile=profile.name,
+            profile_home=profile.home,
             cap_target=profile.cap_target(hermes.cap_target),
             owner=store.owner(profile, hermes.profiles()),
         )

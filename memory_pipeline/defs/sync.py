@@ -58,7 +58,7 @@ def ledger_diff(
     )
     files = {source: profile.memory_file(source) for source in SOURCE_FILES} if mirrors else {}
     elsewhere = sharers_entries([p for p in profiles if p.name in owner.sharers]) if mirrors else frozenset()
-    evidence = EntryEvidence.gathered(known, files, journal)
+    evidence = EntryEvidence.gathered(known, files, journal, profile.home if mirrors else None)
     diff, plan = plan_mirrors(diff, mirrors, evidence, elsewhere=elsewhere)
     counts = diff["status"].value_counts()
     metadata: dict[str, float | str] = {status: float(counts.get(status, 0)) for status in STATUSES}

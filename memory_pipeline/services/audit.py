@@ -48,6 +48,7 @@ def _audited(profile: Profile, home: Path, judge: PrivacyJudge, cap_target: floa
                 judge,
                 data_dir=environment.data_dir(home),
                 profile=profile.name,
+                profile_home=profile.home,
                 cap_target=profile.cap_target(cap_target),
                 owner=ledger_owner(profile, discover_profiles(home)),
             )

@@ -144,3 +144,50 @@ def test_the_agents_paraphrase_of_a_new_entry_stays_its_own_fact(capsys, synced_
     assert "default: 1 added, 0 updated" in out and "1 left as the agent's own facts" in out
     result = synced_profile(synced_home)
     assert "mirrors_adopted" not in result["failing_checks"] and result["added"] == 0 and result["updated"] == 0
+
+
+def test_in_a_cron_only_setup_hermes_session_store_shows_the_mirrors_of_changed_entries(capsys, synced_home):
+    """No plugin, no journal: Hermes 0.19.0's session store (`state.db`, written by its own
+    `SessionDB` as the agent loop does) records the memory tool's calls. The mirror of an entry
+    added and then edited, and of one added and then removed, before any sync, are retired by the
+    sync; a fact the agent added with `fact_store` stays its own, untouched."""
+    from hermes_state import SessionDB
+
+    from memory_pipeline_tests.support.hermes_oracle import holographic_store
+
+    db = synced_home / "memory_store.db"
+    with hermes_memory(synced_home) as hermes:
+        assert hermes.add("memory", STANDUP)["success"] and hermes.add("memory", DOOR_CODE)["success"]
+        assert hermes.replace("memory", "9:30", STANDUP_EDITED)["success"] and hermes.remove("memory", "door code")["success"]
+    own = "The agent's own note: the build cache lives on the NAS"
+    store = holographic_store(db)
+    try:
+        store.add_fact(own, category="general")
+    finally:
+        store.close()
+    sessions = SessionDB(db_path=synced_home / "state.db")
+    try:
+        sessions.create_session("s1", "cli")
+        calls = [
+            ("memory", {"action": "add", "target": "memory", "content": STANDUP}),
+            ("memory", {"action": "add", "target": "memory", "content": DOOR_CODE}),
+            ("memory", {"action": "replace", "target": "memory", "old_text": "9:30", "content": STANDUP_EDITED}),
+            ("memory", {"action": "remove", "target": "memory", "old_text": "door code"}),
+            ("fact_store", {"action": "add", "content": own}),
+        ]
+        for number, (name, arguments) in enumerate(calls):
+            call = {"id": f"call_{number}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+            sessions.append_message("s1", "assistant", tool_calls=[call])
+            sessions.append_message("s1", "tool", content='{"success": true}', tool_name=name, tool_call_id=f"call_{number}")
+    finally:
+        sessions.close()
+    before_own = _fact(db, own)
+
+    payload = synced_profile(synced_home)
+    assert payload["mirrors"] == {"found": 3, "adopted": 0, "updated": 0, "retired": 2, "unexplained": 1}
+    for gone in (STANDUP, DOOR_CODE):
+        fact = _fact(db, gone)
+        assert fact is None or ("retired" in fact[1] and fact[2] < holographic_settings(synced_home).min_trust)
+    assert _fact(db, own) == before_own  # the agent's own fact_store add, untouched
+    main(["audit", "--hermes-home", str(synced_home), "--profile", "default"])
+    assert "mirrors_adopted" not in capsys.readouterr().out

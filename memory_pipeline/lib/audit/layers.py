@@ -34,6 +34,7 @@ class AuditInputs:
     profile: str = ""
     cap_target: float = DEFAULT_CAP_TARGET  # the share of each cap `cap_usage` warns above
     owner: LedgerOwner = SOLE_OWNER  # whose ledger rows are the profile's (a store several profiles share)
+    profile_home: Path | None = None  # where Hermes keeps the profile's session store (the memory tool's calls)
 
     @property
     def privacy_judge(self) -> PrivacyJudge:

@@ -9,8 +9,9 @@ A mirror-shaped fact (untagged, in a file's mirror category, named by no ledger 
 - the previous version of a new entry of its file, when the agent's journal shows one tool call
   (`replace`, `patch`) replaced that text by the entry's: the entry's update candidate, so the
   edit rewrites it in place, id kept;
-- the mirror of an entry that is gone, when the ledger, the journal or Hermes' drift backups show
-  its text was an entry: retired by the removal policy, like any removed entry's fact;
+- the mirror of an entry that is gone, when the ledger, the journal, Hermes' drift backups or its
+  session store (the memory tool's `add` calls) show its text was an entry: retired by the
+  removal policy, like any removed entry's fact;
 - otherwise the agent's own (`fact_store add` looks the same, a paraphrase of an entry
   included): never touched by a sync, and no finding of the `mirrors_adopted` check.
 """
@@ -27,6 +28,7 @@ from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256, short_has
 from memory_pipeline.lib.hermes.memory_files import SourceReading, backup_entries
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.hermes.redaction import has_mask, is_scrubbed_copy
+from memory_pipeline.lib.hermes.sessions import memory_additions
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.mirror_rows import MirrorRow
@@ -78,12 +80,15 @@ class EntryEvidence:
     backups: dict[str, set[str]] = field(default_factory=dict)  # source -> texts of Hermes' drift backups
     taken_away: frozenset[tuple[str, str]] = frozenset()  # (source, SHA-256) the journal saw taken away
     edits: dict[tuple[str, str], str] = field(default_factory=dict)  # the journal's edits (`Journal.edits`)
+    added: frozenset[tuple[str, str]] = frozenset()  # (source, SHA-256) Hermes' session store shows the agent added
 
     @classmethod
-    def gathered(cls, known_hashes: set[str], memory_files: dict[str, Path], journal: Journal) -> EntryEvidence:
-        """The evidence at hand: the ledger's hashes, the drift backups beside each memory file, the journal."""
+    def gathered(cls, known_hashes: set[str], memory_files: dict[str, Path], journal: Journal, profile_home: Path | None) -> EntryEvidence:
+        """The evidence at hand: the ledger's hashes, the drift backups beside each memory file, the
+        journal, and the additions Hermes' session store records in the profile's home."""
         backups = {source: backup_entries(path) for source, path in memory_files.items()}
-        return cls(frozenset(known_hashes), backups, frozenset(journal.taken_away), journal.edits)
+        added = memory_additions(profile_home) if profile_home is not None else frozenset()
+        return cls(frozenset(known_hashes), backups, frozenset(journal.taken_away), journal.edits, added)
 
     def was_an_entry(self, row: MirrorRow) -> bool:
         sha = entry_sha256(row.content.strip())
@@ -91,6 +96,7 @@ class EntryEvidence:
             sha in self.known_hashes
             or short_hash(sha) in self.known_hashes
             or (row.source, sha) in self.taken_away
+            or (row.source, sha) in self.added
             or row.content.strip() in self.backups.get(row.source, set())
         )
 

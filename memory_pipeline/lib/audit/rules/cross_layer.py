@@ -185,9 +185,10 @@ def mirrors_adopted(layers: LoadedLayers) -> AuditResult:
 
 
 def _evidence(inputs: AuditInputs, known: set[str]) -> EntryEvidence:
-    """What shows a mirror row's text was an entry: the ledger, the drift backups, the journal."""
+    """What shows a mirror row's text was an entry: the ledger, the drift backups, the journal,
+    Hermes' session store."""
     journal = read_journal(journal_path(inputs.data_dir, inputs.profile)) if inputs.data_dir else Journal()
-    return EntryEvidence.gathered(known, {r.source: r.path for r in inputs.readings}, journal)
+    return EntryEvidence.gathered(known, {r.source: r.path for r in inputs.readings}, journal, inputs.profile_home)
 
 
 RULES = {
