@@ -22,7 +22,7 @@ from memory_pipeline.cli.common import (
 )
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.agent_setup import PLUGIN_NAME, plugin_dir
-from memory_pipeline.lib.hermes.interpreter import can_load_encoder, hermes_python, install_command, install_encoder
+from memory_pipeline.lib.hermes.interpreter import can_load_encoder, has_mcp_client, hermes_python, install_command, install_encoder
 from memory_pipeline.lib.sync.journal import journal_path
 
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{profile.name}: plugin {PLUGIN_NAME} written to {shown_path(target)}")
     if args.uninstall:
         return 0
-    _next_steps(home, profiles)
+    _next_steps(home, profiles, hermes_python(args.hermes_python))
     return _meaning_in_hermes(args)
 
 
@@ -137,15 +137,31 @@ def mcp_arguments(home: Path, profile) -> list[str]:
     return ["mcp", "--hermes-home", str(home), "--profile", profile.name]
 
 
-def _next_steps(home: Path, profiles) -> None:
+def _next_steps(home: Path, profiles, python: Path | None) -> None:
+    """How to enable what was installed: each profile's config.yaml lines (offline, on every
+    Hermes), or Hermes' own commands, with what each of those needs."""
     command = str(Path(sys.executable).with_name("memory-pipeline"))
-    print("\nNext (Hermes enables nothing by itself; run these for each profile, as its HERMES_HOME):")
+    print("\nNext (Hermes enables nothing by itself), in each profile's config.yaml (merged into the `plugins:` and")
+    print("`mcp_servers:` sections it may have; this works offline, on Hermes 0.19 and 0.22):")
+    for profile in profiles:
+        print(f"  # {profile.home / 'config.yaml'}")
+        print(f"  plugins:\n    enabled: [{PLUGIN_NAME}]\n  mcp_servers:\n    {PLUGIN_NAME}:\n      command: {command}")
+        print(f"      args: [{', '.join(mcp_arguments(home, profile))}]\n      env: {{HERMES_HOME: {profile.home}}}")
+    print("or with Hermes' own commands, as each profile's HERMES_HOME (on Hermes 0.22 and later, `plugins enable` first")
+    print("installs Hermes' managed Python, which needs the network):")
     for profile in profiles:
         env = f"HERMES_HOME={shlex.quote(str(profile.home))}"
         print(f"  {env} hermes plugins enable {PLUGIN_NAME}")
         arguments = " ".join(shlex.quote(a) for a in mcp_arguments(home, profile))
         print(f"  {env} hermes mcp add {PLUGIN_NAME} --command {shlex.quote(command)} --env {env} --args {arguments}")
-    first = profiles[0]
-    print(f"or, in the config.yaml of profile {first.name}:")
-    print(f"  plugins:\n    enabled: [{PLUGIN_NAME}]\n  mcp_servers:\n    {PLUGIN_NAME}:\n      command: {command}")
-    print(f"      args: [{', '.join(mcp_arguments(home, first))}]\n      env: {{HERMES_HOME: {first.home}}}")
+    print(_mcp_client_note(python))
+
+
+def _mcp_client_note(python: Path | None) -> str:
+    """Whether Hermes can start the MCP server: its MCP client is Hermes' `[mcp]` extra."""
+    if python is None:
+        return "The MCP server needs Hermes' MCP client (its [mcp] extra): pip install 'hermes-agent[mcp]' where Hermes is installed"
+    if has_mcp_client(python):
+        return f"Hermes' Python {python} has its MCP client (the [mcp] extra): the MCP server entry works as printed"
+    install = shlex.join([str(python), "-m", "pip", "install", "mcp"])
+    return f"The MCP server needs Hermes' MCP client, missing in Hermes' Python {python}: {install}"

@@ -16,6 +16,7 @@ import regex
 from memory_pipeline.cli import main
 from memory_pipeline_tests.agent.conftest import SERVER_ROOM
 from memory_pipeline_tests.support.confusables import brackets_by_confusables
+from memory_pipeline_tests.support.printed_steps import printed_config
 from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
 from memory_pipeline_tests.support.syncing import sync_outcome
 
@@ -65,7 +66,7 @@ def test_hermes_loads_the_plugin_and_its_tool_and_hook_answer_without_the_packag
     assert pipeline["sync"][-4:] == ["--hermes-home", str(home), "--profile", "work"] and pipeline["retag"][-1] == "--retag"
     assert pipeline["journal"] == str(home / "memory-pipeline" / "journal" / "work.jsonl")
     assert not (home / "config.yaml").exists()  # Hermes' config is never edited
-    (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
+    (home / "config.yaml").write_text(printed_config(out, home), encoding="utf-8")  # the printed lines, as a user copies them
 
     probe = _probe(home)
     assert probe["importable"] is False
@@ -263,3 +264,16 @@ def test_through_hermes_plugin_manager_a_cross_language_question_names_its_fact_
     (status,) = json.loads(capsys.readouterr().out)["profiles"]
     assert status["recall_by_meaning"]["hook"] == f"on (in Hermes' Python {sys.executable})"
     assert status["recall_by_meaning"]["model"] == "bundled:use-multilingual-v3"
+
+
+def test_the_printed_steps_say_when_hermes_lacks_its_mcp_client(capsys, agent_home, tmp_path):
+    """A Hermes whose Python has no `mcp` package (installed without its [mcp] extra): the printed
+    steps say the MCP server entry needs it, and the pip line that adds it to that interpreter."""
+    bare = tmp_path / "hermes-python"  # an interpreter that sees no site-packages: no `mcp`
+    bare.write_text(f"#!/bin/sh\nexec {sys.executable} -S \"$@\"\n", encoding="utf-8")
+    bare.chmod(0o755)
+    assert main(["hermes-plugin", "install", "--hermes-home", str(agent_home), "--profile", "default", "--hermes-python", str(bare)]) == 0
+    out = capsys.readouterr().out
+    assert f"The MCP server needs Hermes' MCP client, missing in Hermes' Python {bare}: {bare} -m pip install mcp" in out
+    assert main(["hermes-plugin", "install", "--hermes-home", str(agent_home), "--profile", "default", "--hermes-python", sys.executable]) == 0
+    assert f"Hermes' Python {sys.executable} has its MCP client" in capsys.readouterr().out

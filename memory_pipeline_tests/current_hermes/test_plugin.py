@@ -6,6 +6,7 @@ import shutil
 
 from memory_pipeline.cli import main
 from memory_pipeline_tests.current_hermes.conftest import VERSION, run_current
+from memory_pipeline_tests.support.printed_steps import printed_config
 
 PROBE = """
 import json, importlib.metadata as md, threading
@@ -36,8 +37,9 @@ print(json.dumps({
 def test_current_hermes_loads_the_plugin_and_serves_its_tool_and_hook(capsys, synced_home, current_python):
     home = synced_home
     assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
-    capsys.readouterr()
-    (home / "config.yaml").write_text("plugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
+    # The config.yaml lines printed, as a user copies them: current Hermes enables the plugin offline
+    # (its `plugins enable` would first download its managed Python).
+    (home / "config.yaml").write_text(printed_config(capsys.readouterr().out, home), encoding="utf-8")
     found = run_current(current_python, home, PROBE)
     assert found["hermes"] == VERSION and found["importable"] is False  # Hermes' interpreter, not ours
     assert found["plugin"] and found["plugin"]["enabled"], found["plugin"]

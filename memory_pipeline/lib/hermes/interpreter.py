@@ -1,6 +1,6 @@
 """Hermes' own Python, where the plugin runs: found from the `hermes` command's first line, asked
-whether it can load the bundled encoder (recall by meaning inside the hook), and given the encoder
-when the owner asks. Nothing here imports Hermes."""
+whether it can load the bundled encoder (recall by meaning inside the hook) or has the MCP client,
+and given the encoder when the owner asks. Nothing here imports Hermes."""
 
 from __future__ import annotations
 
@@ -36,8 +36,18 @@ def hermes_python(named: str | None = None) -> Path | None:
 
 def can_load_encoder(python: Path) -> bool:
     """The interpreter imports NumPy and the encoder's package (the plugin's recall by meaning)."""
+    return _imports(python, _CHECK)
+
+
+def has_mcp_client(python: Path) -> bool:
+    """The interpreter has Hermes' MCP client's package (`mcp`, Hermes' `[mcp]` extra), which
+    `hermes mcp add` and an `mcp_servers` entry need."""
+    return _imports(python, "import mcp")
+
+
+def _imports(python: Path, statement: str) -> bool:
     try:
-        return subprocess.run([str(python), "-c", _CHECK], capture_output=True, timeout=120).returncode == 0
+        return subprocess.run([str(python), "-c", statement], capture_output=True, timeout=120).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
 
