@@ -270,10 +270,11 @@ def test_the_printed_steps_say_when_hermes_lacks_its_mcp_client(capsys, agent_ho
     """A Hermes whose Python has no `mcp` package (installed without its [mcp] extra): the printed
     steps say the MCP server entry needs it, and the pip line that adds it to that interpreter."""
     bare = tmp_path / "hermes-python"  # an interpreter that sees no site-packages: no `mcp`
-    bare.write_text(f"#!/bin/sh\nexec {sys.executable} -S \"$@\"\n", encoding="utf-8")
+    bare.write_text(f'#!/bin/sh\nexec {sys.executable} -S "$@"\n', encoding="utf-8")
     bare.chmod(0o755)
-    assert main(["hermes-plugin", "install", "--hermes-home", str(agent_home), "--profile", "default", "--hermes-python", str(bare)]) == 0
+    install = ["hermes-plugin", "install", "--hermes-home", str(agent_home), "--profile", "default", "--hermes-python"]
+    assert main([*install, str(bare)]) == 0
     out = capsys.readouterr().out
     assert f"The MCP server needs Hermes' MCP client, missing in Hermes' Python {bare}: {bare} -m pip install mcp" in out
-    assert main(["hermes-plugin", "install", "--hermes-home", str(agent_home), "--profile", "default", "--hermes-python", sys.executable]) == 0
+    assert main([*install, sys.executable]) == 0
     assert f"Hermes' Python {sys.executable} has its MCP client" in capsys.readouterr().out
