@@ -53,8 +53,10 @@ def story_lines(s: FactStory) -> list[str]:
         lines.append(f"  the agent is shown it without {len(s.invisible)} invisible characters: {', '.join(dict.fromkeys(s.invisible))}")
     for e in s.entries:
         where = f'now entry {e["position_now"]} of {e["file"]} "{e["label"]}"' if e["position_now"] else f"no longer in {e['file']}"
+        # A retired row's time is its retirement's; its run is the one that wrote it.
+        when = f"retired {e['synced_at']}; written" if e["status"] == "retired" else f"synced {e['synced_at']}"
         lines.append(
-            f"  entry {e['entry_id']} ({e['status']}): {where}; synced {e['synced_at']} by {e['extractor'] or '?'}"
+            f"  entry {e['entry_id']} ({e['status']}): {where}; {when} by {e['extractor'] or '?'}"
             + (f" ({e['model']})" if e["model"] else "")
             + (f" in run {e['run_id']}" if e["run_id"] else "")
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.hashing import entry_identities
-from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
+from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, fact_pointers, title_entity
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.privacy.folding import folded
 from memory_pipeline.lib.privacy.matching import KeywordListError
@@ -65,7 +65,7 @@ def fact_story(profile: Profile, home: Path, fact_id: int, *, owner: bool = Fals
     story.found, story.content, story.category, story.trust = True, content if owner else visible(content), record.category, record.trust
     if owner:
         story.invisible = [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in content if not c.isascii() and is_ignorable(c)]
-    story.state = _state(record)
+    story.state = _state(record, compacted_into(profile, fact_id))
     journal = read_journal(journal_path(environment.data_dir(home), profile.name)).lines
     story.entries = _entries(profile, record)
     hashes = {line.entry_sha256 for line in record.ledger}
@@ -86,7 +86,15 @@ def fact_story(profile: Profile, home: Path, fact_id: int, *, owner: bool = Fals
     return story
 
 
-def _state(record: FactRecord) -> str:
+def compacted_into(profile: Profile, fact_id: int) -> str | None:
+    """The file whose entry (a compacted summary) points at the fact (`fact_store#N`), if one does."""
+    for reading in read_profile(profile):
+        if any(fact_id in fact_pointers(text) for text in reading.entries):
+            return SOURCE_FILES.get(reading.source, reading.source)
+    return None
+
+
+def _state(record: FactRecord, compacted: str | None) -> str:
     if record.archived:
         return "removed: its entry left the files; kept in the pipeline's archive, out of every Hermes tool"
     if RETIRED_TAG in record.tags.split(","):
@@ -98,6 +106,8 @@ def _state(record: FactRecord) -> str:
             "changed outside the memory files (the agent's fact_store update?): its text is not the one its entry gave it; "
             "`memory-pipeline drift` keeps it as the agent's own fact or writes the entry's back"
         )
+    if compacted:
+        return f"compacted: a summary in {compacted} points at it (fact_store#{record.fact_id}); its full text stays in the agent's reach"
     return "current"
 
 
@@ -144,6 +154,8 @@ def _privacy(profile: Profile, home: Path, record: FactRecord, owner: bool) -> s
         said.append(f"private ({', '.join(reasons)}; policy {judge.policy.value})")
     if unsafe:
         said.append(f"unsafe ({', '.join(unsafe)})")
-    if record.verdict is None:
+    if record.archived:
+        said.append("not judged any more: removed, out of every surface the agent has")
+    elif record.verdict is None:
         said.append("no verdict recorded yet: withheld from the MCP server and the plugin until the next sync")
     return "; ".join(said) or "not private"
