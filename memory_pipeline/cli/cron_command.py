@@ -112,39 +112,28 @@ def run_install(args: argparse.Namespace) -> int:
     print(f"wrote {script}")
     if interpreter:
         print(f"the hermes on PATH takes --interpreter: the job runs this script under {sys.executable}")
+    existing = jobs_named(home, args.name)
+    recurring_job = next((job for job in existing if job.repeats), None)
+    if recurring_job is not None:  # one message: the job that runs the script is there already
+        print(f"Hermes' cron already runs it as the recurring job {args.name!r} (id {recurring_job.job_id}): nothing more to register")
+        return 0
+    line = [
+        "hermes",
+        "cron",
+        "create",
+        recurring(args.every),
+        "--name",
+        args.name,
+        "--script",
+        script.name,
+        *(["--interpreter", sys.executable] if interpreter else []),
+        "--no-agent",
+        "--deliver",
+        "local",
+    ]
+    for job in existing:  # a one-shot job of that name (a bare `30m`, as an earlier install printed) ran once and stopped
+        print(f"Hermes' cron has {args.name!r} (id {job.job_id}) as a one-shot job, which ran once and stopped; remove it first:")
+        print(f"  hermes cron remove {shlex.quote(job.job_id)}")
     print("register it with Hermes' cron (no agent, no LLM quota; its output is delivered locally):")
-    print(
-        "  "
-        + " ".join(
-            shlex.quote(part)
-            for part in [
-                "hermes",
-                "cron",
-                "create",
-                recurring(args.every),
-                "--name",
-                args.name,
-                "--script",
-                script.name,
-                *(["--interpreter", sys.executable] if interpreter else []),
-                "--no-agent",
-                "--deliver",
-                "local",
-            ]
-        )
-    )
-    _say_existing(home, args.name)
+    print("  " + shlex.join(line))
     return 0
-
-
-def _say_existing(home, name: str) -> None:
-    """A job of this name already in Hermes' store: a one-shot one (a bare `30m`, as an earlier
-    install printed) ran once and stopped, and is replaced; a recurring one needs nothing."""
-    for job in jobs_named(home, name):
-        if job.repeats:
-            print(f"Hermes' cron already has the recurring job {name!r} (id {job.job_id}): nothing more to register")
-        else:
-            print(
-                f"Hermes' cron has {name!r} (id {job.job_id}) as a one-shot job, which runs once and stops; replace it: "
-                f"hermes cron remove {shlex.quote(job.job_id)}, then the line above"
-            )

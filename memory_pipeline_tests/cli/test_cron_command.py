@@ -76,9 +76,10 @@ def test_the_job_repeats_in_hermes_own_store_and_runs_again_after_its_first_run(
         after = get_job(created["id"])
     assert after is not None and after["schedule"]["minutes"] == 30 and after["next_run_at"]  # still there, due again
     assert (demo_home / "cron" / "jobs.json").is_file()
-    # Installing again says nothing more is needed.
+    # Installing again says, in one message, that nothing more is needed (no line to register it again).
     assert main(["cron", "install", "--hermes-home", str(demo_home)]) == 0
-    assert "already has the recurring job 'memory-sync'" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "already runs it as the recurring job 'memory-sync'" in out and "register it" not in out and "hermes cron create" not in out
 
 
 def test_a_one_shot_job_from_an_earlier_install_is_named_with_its_replacement(capsys, demo_home):
@@ -89,7 +90,9 @@ def test_a_one_shot_job_from_an_earlier_install_is_named_with_its_replacement(ca
     assert old["schedule"]["kind"] == "once"
     assert main(["cron", "install", "--hermes-home", str(demo_home)]) == 0
     out = capsys.readouterr().out
-    assert f"hermes cron remove {old['id']}, then the line above" in out and "one-shot" in out
+    lines = out.splitlines()
+    remove = lines.index(f"  hermes cron remove {old['id']}")
+    assert "one-shot" in lines[remove - 1] and lines[remove + 1].startswith("register it") and "hermes cron create" in lines[remove + 2]
 
 
 def test_a_hermes_that_takes_interpreter_gets_a_python_script_run_by_this_install(capsys, demo_home, monkeypatch, tmp_path):
