@@ -148,3 +148,5 @@ def test_the_installed_tool_serves_the_ui_from_the_package(installed):
     for leftover in alive:
         leftover.kill()
     assert family and alive == [], [p.pid for p in alive]  # nothing it started is left behind
+    said = (work / "ui.log").read_text()
+    assert "Warning" not in said, said[-2000:]  # no superseded command, no deprecation on the terminal

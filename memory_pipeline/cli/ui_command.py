@@ -25,12 +25,15 @@ def register(commands) -> None:
 
 def dev_command(port: int) -> list[str]:
     """`dg dev` on this project (it reads `[tool.dg]` in pyproject.toml, from the project's
-    directory); an installed package without the project's files loads the module with
-    `dagster dev`. Warnings and errors on the terminal; every step event is in the UI."""
+    directory); an installed package without the project's files names the module (`dg dev -m`,
+    never the superseded `dagster dev`). Warnings and errors on the terminal; every step event is
+    in the UI."""
     common = ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    # dg's entry point in this interpreter (its `dg` script is not there when the dependencies come from elsewhere)
+    dg = [sys.executable, "-c", "import sys; from dagster_dg_cli.cli import main; sys.argv[0] = 'dg'; sys.exit(main())"]
     if in_checkout():
-        return [str(Path(sys.executable).with_name("dg")), "dev", "--use-active-venv", *common]
-    return [sys.executable, "-m", "dagster", "dev", "-m", "memory_pipeline.definitions", *common]
+        return [*dg, "dev", "--use-active-venv", *common]
+    return [*dg, "dev", "-m", "memory_pipeline.definitions", *common]
 
 
 def in_checkout() -> bool:
