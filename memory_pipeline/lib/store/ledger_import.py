@@ -57,9 +57,46 @@ def import_tsv(store: FactStore, text: str, current: dict[tuple[str, str], tuple
     names other facts by those ids), the entry points at it (`fact_store#N`: a compacted entry),
     or this store's ledger already pairs them; any other row is left out, and its entry is written
     afresh by the next sync. An entry whose rows are already exactly these is left as it is."""
-    bad_lines: list[int] = []
-    report = ImportReport(bad_lines=bad_lines)
-    latest: dict[str, tuple[str, str, str | None, tuple[str, str, str], list[tuple[int, int]]]] = {}
+    report = ImportReport()
+    bad_lines = report.bad_lines
+    latest = _latest_versions(text, report)
+
+    with store.transaction() as writes:
+        existing = dict(store.conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts"))
+        paired = {e.entry_id: sorted(e.fact_ids + e.missing_fact_ids) for e in store.reads.active_ledger(store.owner).values()}
+        for entry_id, (source, short, stamp, provenance, rows) in latest.items():
+            entry = current.get((source, short))
+            key, sha = (entry[0], entry[1]) if entry else (entry_id, short)
+            taken = []
+            for number, fact_id in rows:
+                if fact_id not in existing:
+                    report.missing_fact += 1
+                    bad_lines.append(number)
+                elif fact_id in paired.get(key, ()) or _its_fact(existing[fact_id], fact_id, short, entry[2] if entry else None):
+                    taken.append(fact_id)
+                else:
+                    report.not_its_fact += 1
+            if not taken:
+                continue
+            report.matched_current += len(taken) if entry is not None else 0
+            report.imported += len(taken)
+            if paired.get(key) == sorted(taken):
+                report.unchanged += len(taken)
+            else:
+                writes.ledger.import_rows(key, source, sha, taken, stamp, provenance)
+    bad_lines.sort()
+    return report
+
+
+# An entry id's latest version in a TSV ledger: (source, short hash, time, provenance, [(line, fact id)]).
+_Version = tuple[str, str, str | None, tuple[str, str, str], list[tuple[int, int]]]
+
+
+def _latest_versions(text: str, report: ImportReport) -> dict[str, _Version]:
+    """Each entry id's rows of its last hash (an entry may back several facts); the rows of its
+    older hashes are counted as superseded, a malformed line as such, by line number."""
+    bad_lines = report.bad_lines
+    latest: dict[str, _Version] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue
@@ -88,32 +125,7 @@ def import_tsv(store: FactStore, text: str, current: dict[tuple[str, str], tuple
         if known is not None:
             report.superseded += len(known[4])
         latest[entry_id] = (source, short, stamp, (extractor, model, prompt_version), [(number, int(fact_text))])
-
-    with store.transaction() as writes:
-        existing = dict(store.conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts"))
-        paired = {e.entry_id: sorted(e.fact_ids + e.missing_fact_ids) for e in store.reads.active_ledger(store.owner).values()}
-        for entry_id, (source, short, stamp, provenance, rows) in latest.items():
-            entry = current.get((source, short))
-            key, sha = (entry[0], entry[1]) if entry else (entry_id, short)
-            taken = []
-            for number, fact_id in rows:
-                if fact_id not in existing:
-                    report.missing_fact += 1
-                    bad_lines.append(number)
-                elif fact_id in paired.get(key, ()) or _its_fact(existing[fact_id], fact_id, short, entry[2] if entry else None):
-                    taken.append(fact_id)
-                else:
-                    report.not_its_fact += 1
-            if not taken:
-                continue
-            report.matched_current += len(taken) if entry is not None else 0
-            report.imported += len(taken)
-            if paired.get(key) == sorted(taken):
-                report.unchanged += len(taken)
-            else:
-                writes.ledger.import_rows(key, source, sha, taken, stamp, provenance)
-    bad_lines.sort()
-    return report
+    return latest
 
 
 def _its_fact(content: bytes, fact_id: int, short: str, entry_text: str | None) -> bool:
