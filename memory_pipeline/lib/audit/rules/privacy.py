@@ -34,7 +34,8 @@ def _untagged_matches(layers: LoadedLayers, tagged: dict[int, bool]) -> int:
     # A text holding a character the fold changes (full-width, look-alike, invisible) is looked at
     # in Python whatever the gates say: they read it unfolded.
     conditions = ["regexp_matches(content, ?)", "regexp_matches(content, ?)", "regexp_matches(content, ?)"]
-    params = [DETECTOR_GATE_RE2, foldable_class_re2(), FOLDED_RUNS_RE2]
+    data_dir = layers.inputs.data_dir
+    params = [DETECTOR_GATE_RE2, foldable_class_re2(data_dir / "cache" if data_dir else None), FOLDED_RUNS_RE2]
     for prefilter in judge.keywords.re2_prefilters:
         conditions.append("regexp_matches(content, ?, 'i')")
         params.append(prefilter)
