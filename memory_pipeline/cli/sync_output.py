@@ -22,17 +22,17 @@ _MARKS = {"new": "+", "changed": "~", "moved": "→", "removed": "-", "compacted
 def mirror_line(summary: ProfileSummary) -> str | None:
     """What became of Holographic's mirror rows, when the run found any."""
     m, profile = summary.mirrors, summary.profile
-    if not m.found:
+    new_own = m.unexplained - m.named_before  # the agent's own facts are named once, by the sync that first finds them
+    found = m.found - m.named_before
+    if not found:
         return None
     parts = [
         f"{m.adopted} adopted by their entry" if m.adopted else "",
         f"{m.updated} updated in place (their entry was edited)" if m.updated else "",
         f"{m.retired} retired (their entry is gone)" if m.retired else "",
-        f"{m.unexplained} left as the agent's own facts (`memory-pipeline mirrors --profile {profile}` lists them)"
-        if m.unexplained
-        else "",
+        f"{new_own} left as the agent's own facts (`memory-pipeline mirrors --profile {profile}` lists them)" if new_own else "",
     ]
-    return f"Holographic mirror rows: {m.found} found; {', '.join(p for p in parts if p)}"
+    return f"Holographic mirror rows: {found} found; {', '.join(p for p in parts if p)}"
 
 
 def check_errors(profile: str, failing: list[FailingCheck]) -> list[str]:

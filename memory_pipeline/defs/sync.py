@@ -75,6 +75,8 @@ def ledger_diff(
             "mirror_previous_versions": float(plan.updated),
             "mirror_of_removed_entries": float(len(plan.retired)),
             "mirror_unexplained": float(len(plan.unexplained)),
+            # By id (never text): a sync names the agent's own facts once, not on every run.
+            "mirror_unexplained_ids": ",".join(map(str, sorted(plan.unexplained)[:1000])),
         }
     )
     restored = {old: archived[old] for old in diff["restored_entry_id"].dropna()}

@@ -17,6 +17,7 @@ READ_METADATA = {
     ("ledger_diff", "mirror_rows"),
     ("ledger_diff", "mirror_previous_versions"),
     ("ledger_diff", "mirror_unexplained"),
+    ("ledger_diff", "mirror_unexplained_ids"),
     ("ledger_diff", "held_unreadable_entries"),
     ("extracted_facts", "extractor"),
     ("extracted_facts", "extractor_reason"),
@@ -49,6 +50,7 @@ class RunOutputs:
     mirror_rows: int = 0
     mirror_previous_versions: int = 0
     mirror_unexplained: int = 0
+    mirror_unexplained_ids: tuple[int, ...] = ()  # the agent's own facts (mirror-shaped), by id
     extractor: str = ""
     extractor_reason: str = ""
     model: str = ""
@@ -92,6 +94,7 @@ def read_outputs(metadata: dict[str, dict[str, object]]) -> RunOutputs:
         mirror_rows=number("ledger_diff", "mirror_rows"),
         mirror_previous_versions=number("ledger_diff", "mirror_previous_versions"),
         mirror_unexplained=number("ledger_diff", "mirror_unexplained"),
+        mirror_unexplained_ids=tuple(int(i) for i in text("ledger_diff", "mirror_unexplained_ids").split(",") if i.isdigit()),
         extractor=text("extracted_facts", "extractor"),
         extractor_reason=text("extracted_facts", "extractor_reason"),
         model=text("extracted_facts", "model"),

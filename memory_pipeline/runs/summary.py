@@ -23,6 +23,8 @@ class Mirrors:
     updated: int = 0
     retired: int = 0
     unexplained: int = 0
+    unexplained_ids: tuple[int, ...] = ()
+    named_before: int = 0  # of `unexplained`, the facts an earlier sync named already
 
 
 @dataclass
@@ -51,7 +53,9 @@ class ProfileSummary:
     error: str | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return asdict(self)
+        found = asdict(self)
+        found["mirrors"].pop("unexplained_ids")  # what `named_before` is counted from; `mirrors` lists them
+        return found
 
 
 def summary_of_run(run: ProfileRun) -> ProfileSummary:
@@ -77,6 +81,7 @@ def summary_of_run(run: ProfileRun) -> ProfileSummary:
             updated=read.mirror_previous_versions,
             retired=report.mirrors_retired,
             unexplained=read.mirror_unexplained,
+            unexplained_ids=read.mirror_unexplained_ids,
         ),
         embedder=read.embedder,
         embedded=read.embedded,

@@ -20,6 +20,7 @@ from memory_pipeline.lib.sync.state import (
     config_digest,
     current_state,
     failing_checks_digest,
+    named_before,
     recorded,
     reported_before,
 )
@@ -131,6 +132,9 @@ def _sync_profiles(request: SyncRequest, hooks: SyncHooks) -> SyncOutcome:
         _run(request, to_run, inputs, outcome, hooks)
     outcome.profiles = {name: outcome.profiles[name] for name in request.profiles}  # in the order asked
     for name, part in outcome.profiles.items():
+        mirrors = part.summary.mirrors
+        if mirrors.unexplained_ids:
+            mirrors.named_before = named_before(data_dir, name, mirrors.unexplained_ids)
         # Every verdict is noted, a clean one too: a problem that clears and comes back is said again.
         if request.quiet and part.failing is not None:
             part.reported_before = reported_before(data_dir, name, failing_checks_digest(part.failing))

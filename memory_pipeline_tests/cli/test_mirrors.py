@@ -41,7 +41,7 @@ def test_without_the_journal_an_edited_or_removed_entrys_mirror_is_left_as_the_a
     edited = _fact(db, STANDUP_EDITED)
     assert edited[0] != mirrored[0] and "synced-from-memory" in edited[1]
     assert payload["error"] is None and payload["failing_checks"] == ["cap_usage"]
-    assert payload["mirrors"] == {"found": 2, "adopted": 0, "updated": 0, "retired": 0, "unexplained": 2}
+    assert payload["mirrors"] == {"found": 2, "adopted": 0, "updated": 0, "retired": 0, "unexplained": 2, "named_before": 0}
 
     main(["audit", "--hermes-home", str(synced_home), "--profile", "default", "--verbose"])
     out = capsys.readouterr().out
@@ -184,10 +184,34 @@ def test_in_a_cron_only_setup_hermes_session_store_shows_the_mirrors_of_changed_
     before_own = _fact(db, own)
 
     payload = synced_profile(synced_home)
-    assert payload["mirrors"] == {"found": 3, "adopted": 0, "updated": 0, "retired": 2, "unexplained": 1}
+    assert payload["mirrors"] == {"found": 3, "adopted": 0, "updated": 0, "retired": 2, "unexplained": 1, "named_before": 0}
     for gone in (STANDUP, DOOR_CODE):
         fact = _fact(db, gone)
         assert fact is None or ("retired" in fact[1] and fact[2] < holographic_settings(synced_home).min_trust)
     assert _fact(db, own) == before_own  # the agent's own fact_store add, untouched
     main(["audit", "--hermes-home", str(synced_home), "--profile", "default"])
     assert "mirrors_adopted" not in capsys.readouterr().out
+
+
+def test_the_agents_own_facts_are_named_once(capsys, synced_home):
+    """A fact the agent added with `fact_store` (mirror-shaped) is named by the sync that first
+    finds it, not by every sync after; a second one is named when it appears."""
+    from memory_pipeline.cli.sync_output import mirror_line
+    from memory_pipeline_tests.support.hermes_oracle import holographic_store
+    from memory_pipeline_tests.support.syncing import sync_outcome
+
+    def add_own(text: str) -> None:
+        store = holographic_store(synced_home / "memory_store.db")
+        try:
+            store.add_fact(text, category="general")
+        finally:
+            store.close()
+
+    add_own("The agent's own note: the printer on floor 3 jams on A3")
+    first = sync_outcome(synced_home, "default", force=True).profiles["default"].summary
+    assert "1 left as the agent's own facts" in mirror_line(first)
+    again = sync_outcome(synced_home, "default", force=True).profiles["default"].summary
+    assert (again.mirrors.unexplained, again.mirrors.named_before, mirror_line(again)) == (1, 1, None)
+    add_own("Another note of the agent's: the VPN drops at midnight")
+    third = sync_outcome(synced_home, "default", force=True).profiles["default"].summary
+    assert "Holographic mirror rows: 1 found; 1 left as the agent's own facts" in mirror_line(third)

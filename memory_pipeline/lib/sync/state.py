@@ -186,6 +186,20 @@ def _reported_path(data_dir: Path, profile: str) -> Path:
     return data_dir / "last_sync" / f"{profile}.said"
 
 
+def named_before(data_dir: Path, profile: str, fact_ids: tuple[int, ...]) -> int:
+    """How many of these facts (the agent's own, mirror-shaped) a sync of the profile named
+    already; remembers them all, so each is named once."""
+    path = data_dir / "last_sync" / f"{profile}.own"
+    try:
+        known = {int(i) for i in (read_regular_file(path) or b"").decode().split(",") if i.isdigit()}
+    except (UnreadableFile, UnicodeDecodeError):
+        known = set()  # a damaged note: name them again
+    if not set(fact_ids) <= known:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(path, ",".join(map(str, sorted(known | set(fact_ids)))))
+    return len(set(fact_ids) & known)
+
+
 def reported_before(data_dir: Path, profile: str, digest: str) -> bool:
     """Whether `sync --quiet` last said exactly these failing checks for the profile; remembers
     them when not, so a standing problem is said once when it appears or changes."""
