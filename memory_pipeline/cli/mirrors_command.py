@@ -58,7 +58,10 @@ def _print(name: str, rows, settled: list[int], args: argparse.Namespace, judge)
     if not rows:
         print(f"{name}: no mirror-shaped fact without its entry")
         return
-    print(f"{name}: {len(rows)} facts shaped like Holographic's mirror of an entry that no entry backs:")
+    print(
+        f"{name}: {len(rows)} facts shaped like Holographic's mirror of an entry that no entry backs, left as the agent's own "
+        "(no ledger, journal, drift backup or Hermes session shows they were entries):"
+    )
     for row in rows:
         print(f"  {_shown(row.fact_id, row.content, judge)} ({'USER.md' if row.source == 'user' else 'MEMORY.md'} category)")
     verb = "retired" if args.retire else "kept as the agent's own"
@@ -67,4 +70,7 @@ def _print(name: str, rows, settled: list[int], args: argparse.Namespace, judge)
     elif args.retire or args.keep:
         print(f"{name}: would be {verb}; add --apply to write it")
     else:
-        print(f"{name}: `memory-pipeline mirrors --profile {name} --retire` retires them, `--keep` keeps them (each shown first)")
+        print(
+            f"{name}: each stays as it is; if they are removed entries' leftovers, `memory-pipeline mirrors --profile {name} --retire` "
+            "retires them; `--keep` keeps them as the agent's own and stops naming them (each shown first)"
+        )

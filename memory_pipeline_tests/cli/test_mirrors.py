@@ -215,3 +215,8 @@ def test_the_agents_own_facts_are_named_once(capsys, synced_home):
     add_own("Another note of the agent's: the VPN drops at midnight")
     third = sync_outcome(synced_home, "default", force=True).profiles["default"].summary
     assert "Holographic mirror rows: 1 found; 1 left as the agent's own facts" in mirror_line(third)
+    capsys.readouterr()
+    assert main(["mirrors", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    out = capsys.readouterr().out
+    assert "2 facts shaped like Holographic's mirror of an entry that no entry backs, left as the agent's own" in out
+    assert "if they are removed entries' leftovers" in out and "--keep` keeps them as the agent's own" in out
