@@ -183,6 +183,21 @@ def test_profiles_sharing_a_store_are_judged_with_the_union_of_their_lists(capsy
     assert "judged with the union of their keyword lists and detectors" in capsys.readouterr().out
 
 
+def _plugin_search(home: Path, tmp_path: Path):
+    """`memory_search` for "wiki" through Hermes 0.19.0's plugin manager, in an interpreter where
+    memory-pipeline is not importable: each call a fresh Hermes process on `home`."""
+    import sysconfig
+
+    env = {"HERMES_HOME": str(home), "PYTHONPATH": sysconfig.get_paths()["purelib"], "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+
+    def search() -> dict:
+        done = subprocess.run([sys.executable, "-S", "-c", SWITCH_PROBE], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    return search
+
+
 SWITCH_PROBE = """
 import json
 from hermes_cli.plugins import discover_plugins
@@ -196,20 +211,13 @@ def test_a_detector_switched_on_in_a_sharing_profile_withholds_at_once_in_the_ot
     """The plugin of profile `default`, loaded by Hermes' own plugin manager, on a store it shares
     with `work`: `work` switches a detector on in its config.yaml, and `default`'s agent is given
     nothing of the store until the re-tag, as `work`'s own surfaces do."""
-    import sysconfig
-
     home, db = _shared_home(tmp_path)
     for profile in ("default", "work"):
         assert main(["sync", "--hermes-home", str(home), "--profile", profile, "--quiet", "--extractor", "rules"]) == 0
     assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
     config = home / "config.yaml"
     config.write_text(config.read_text(encoding="utf-8") + "  enabled: [memory-pipeline]\n", encoding="utf-8")
-    env = {"HERMES_HOME": str(home), "PYTHONPATH": sysconfig.get_paths()["purelib"], "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-
-    def search() -> dict:
-        done = subprocess.run([sys.executable, "-S", "-c", SWITCH_PROBE], capture_output=True, text=True, env=env, timeout=120)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return json.loads(done.stdout.strip().splitlines()[-1])
+    search = _plugin_search(home, tmp_path)
 
     assert [r["content"] for r in search()["results"]] == [WORK_ENTRIES["user"][0]]
     work_config = home / "profiles" / "work" / "config.yaml"
@@ -224,8 +232,6 @@ def test_a_profile_added_after_the_install_with_a_detector_on_withholds_at_once(
     then a profile `late` is created whose Holographic names the same store and whose config
     switches a detector on: both of `default`'s agent surfaces give nothing of the store until the
     re-tag, without a reinstall or a restart."""
-    import sysconfig
-
     from memory_pipeline.mcp_server import MemoryServer
 
     home, db = _shared_home(tmp_path)
@@ -235,14 +241,9 @@ def test_a_profile_added_after_the_install_with_a_detector_on_withholds_at_once(
     assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
     config = home / "config.yaml"
     config.write_text(config.read_text(encoding="utf-8") + "  enabled: [memory-pipeline]\n", encoding="utf-8")
-    env = {"HERMES_HOME": str(home), "PYTHONPATH": sysconfig.get_paths()["purelib"], "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    search = _plugin_search(home, tmp_path)
     retags: list[str] = []
     server = MemoryServer(home, profile="default", retag=lambda profile: retags.append(profile.name))
-
-    def search() -> dict:
-        done = subprocess.run([sys.executable, "-S", "-c", SWITCH_PROBE], capture_output=True, text=True, env=env, timeout=120)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return json.loads(done.stdout.strip().splitlines()[-1])
 
     shown = [DEFAULT_ENTRIES["user"][1]]
     assert [r["content"] for r in search()["results"]] == shown

@@ -47,8 +47,12 @@ def vectors_not_allowed(conn: sqlite3.Connection, model: str) -> list[int]:
 def vectors_of_changed_facts(conn: sqlite3.Connection, vectors: list[int]) -> int:
     """Of these vectors, how many are of a fact gone, or changed since it was judged (the agent's
     `fact_store update` or `remove`): the next sync judges the text again and drops them."""
+    if not vectors:
+        return 0
+    wanted = set(vectors)
     judged = dict(conn.execute(f"SELECT fact_id, content_sha256 FROM {VERDICTS_TABLE}").fetchall())
-    now = {int(i): content_sha256(raw) for i, raw in conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts").fetchall()}
+    rows = conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts").fetchall()
+    now = {int(i): content_sha256(raw) for i, raw in rows if int(i) in wanted}  # only these facts' text is hashed
     return sum(1 for fact_id in vectors if fact_id not in now or judged.get(fact_id) != now[fact_id])
 
 

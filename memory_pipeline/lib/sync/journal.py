@@ -59,16 +59,21 @@ class Journal:
         return found
 
 
-def read_journal(path: Path) -> Journal:
-    """The journal moved aside and the current one, oldest first; nothing when there is none."""
+def read_journal(path: Path, *, edits_only: bool = False) -> Journal:
+    """The journal moved aside and the current one, oldest first; nothing when there is none.
+    `edits_only`: only the lines of edits are parsed (what a skip check asks, on every sync: the
+    hook's lines of every turn are most of a journal)."""
     lines: list[dict[str, Any]] = []
     problems: list[str] = []
     for part in (path.with_name(path.name + ".1"), path):
         raw, problem = _newest_bytes(part)
         if problem:
             problems.append(problem)
-        lines += _parsed(raw, whole=problem is None)
+        lines += _parsed(raw, whole=problem is None, keep=_EDIT_MARKS if edits_only else ())
     return Journal(lines, problems)
+
+
+_EDIT_MARKS = tuple(f'"{action}"'.encode() for action in EDITS)  # a line that may be an edit holds one
 
 
 def _newest_bytes(path: Path) -> tuple[bytes, str | None]:
@@ -91,10 +96,11 @@ def _newest_bytes(path: Path) -> tuple[bytes, str | None]:
     return raw, f"agent journal {path}: {mb:.0f} MB, only its newest {read} MB read (remove the file to start afresh)"
 
 
-def _parsed(raw: bytes, *, whole: bool) -> list[dict[str, Any]]:
-    text = raw.decode("utf-8", errors="replace").splitlines()
-    if not whole and text:
-        text = text[1:]  # the first line of a tail is cut
+def _parsed(raw: bytes, *, whole: bool, keep: tuple[bytes, ...] = ()) -> list[dict[str, Any]]:
+    split = raw.splitlines()
+    if not whole and split:
+        split = split[1:]  # the first line of a tail is cut
+    text = [line.decode("utf-8", errors="replace") for line in split if not keep or any(mark in line for mark in keep)]
     lines = []
     for line in text:
         try:

@@ -106,7 +106,10 @@ def config_digest(profile: Profile, data_dir: Path) -> str:
     """The profile's config.yaml and the edits its agent's journal names, as they are now (taken
     before a run: a later edit, or an edit's journal line arriving after the run read the files,
     makes the next run)."""
-    edits = sorted(f"{source}\0{sha}\0{old}" for (source, sha), old in read_journal(journal_path(data_dir, profile.name)).edits.items())
+    edits = sorted(
+        f"{source}\0{sha}\0{old}"
+        for (source, sha), old in read_journal(journal_path(data_dir, profile.name), edits_only=True).edits.items()
+    )
     journaled = hashlib.sha256("\n".join(edits).encode()).hexdigest()
     return hashlib.sha256(f"{_file_digest(profile.home / 'config.yaml')}\0{journaled}".encode()).hexdigest()
 

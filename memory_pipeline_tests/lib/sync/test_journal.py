@@ -74,6 +74,7 @@ def test_only_a_replace_or_patch_of_one_call_is_an_edit(tmp_path):
         ("user", _sha("new D")): entry_id("user", _sha("old D")),
     }
     assert ("memory", _sha("gone B")) in journal.taken_away and ("user", _sha("old D")) in journal.taken_away
+    assert read_journal(path, edits_only=True).edits == journal.edits  # what a skip check reads: the same edits
 
 
 def test_a_journal_too_large_is_read_from_its_newest_part_and_said(tmp_path, synced_home, capsys):
