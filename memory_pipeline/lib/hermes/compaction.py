@@ -31,7 +31,16 @@ from memory_pipeline.lib.hermes.memory_files import (
     fact_pointers,
     hermes_read_entries,
 )
-from memory_pipeline.lib.hermes.summaries import left_out, lines_left_out, one_sentence, pointer_entry, summaries, title_and_body, values
+from memory_pipeline.lib.hermes.summaries import (
+    is_rule,
+    left_out,
+    lines_left_out,
+    one_sentence,
+    pointer_entry,
+    summaries,
+    title_and_body,
+    values,
+)
 
 
 class CompactionError(Exception):
@@ -117,7 +126,8 @@ def propose(
     proposal = Proposal(reading.path, reading.limit, target, hashlib.sha256(raw).hexdigest(), list(reading.entries), list(reading.entries))
     chosen: dict[int, Rewrite] = {}
     chars = proposal.chars_after  # kept as entries are rewritten, not recounted: a long file stays linear
-    for rewrite in sorted(_first_choices(reading, synced, model), key=_worth, reverse=True):
+    # Rules, prohibitions and workflows last: the agent acts on them.
+    for rewrite in sorted(_first_choices(reading, synced, model), key=lambda r: (is_rule(r.before), -_worth(r))):
         if chars <= proposal.budget:
             break
         if rewrite.after not in proposal.after:
@@ -199,6 +209,8 @@ def _next_cut(proposal: Proposal, chosen: dict[int, Rewrite], options: dict[int,
     entry is down to its label and pointer."""
     best, most = None, 0
     for rewrite in chosen.values():
+        if is_rule(rewrite.before):
+            continue  # a rule keeps its first sentence: its instruction
         title, body = title_and_body(rewrite.before)
         if rewrite.position not in options:
             options[rewrite.position] = summaries(body)

@@ -19,8 +19,9 @@ _TITLE_PREFIX = re.compile(r"^(?:\*\*.+?\*\*|[^\s:：*`][^:：\n`]{0,40}?)\s*[:�
 # A title taken from an entry's first words ends before a clause's punctuation (ASCII or CJK) or an
 # opening bracket, else at white space.
 _CLAUSE_END = re.compile(r"[，、。．；：！？（(【\[「『《〈]|[.,;:!?](?=\s|$)")  # an ASCII stop only before white space (`v2.1`, `22:00`)
-_BRACKETS = {"（": "）", "(": ")", "【": "】", "[": "]", "「": "」", "『": "』", "《": "》", "〈": "〉"}
+_BRACKETS = {"（": "）", "(": ")", "【": "】", "[": "]", "「": "」", "『": "』", "《": "》", "〈": "〉", "“": "”"}
 _TITLE_CHARS = 24
+_FIRST_WORDS = 60  # a summary of a body with no clause to end at: its first words, about this long
 _LONGEST_CLAUSE_TITLE = 40
 _STRIP_AFTER_TITLE = " ，,、。．；;：:-—"
 MORE = "…"  # ends a summary that stops before its entry does
@@ -37,6 +38,19 @@ _SENTENCE_END = re.compile(r"[。！？；]|[.!?;](?=\s|$)")
 _CLAUSE_SEP = re.compile(r"[，：]|[,:](?=\s|$|[^\x00-\x7f])")
 # A clause that opens with these is a condition: a summary never ends right after it.
 _CONDITION = re.compile(r"^\s*(?:if|when|whenever|unless|once|before|after|while|如果|若|当|只要|除非|一旦|每当|遇到|凡是)", re.IGNORECASE)
+
+
+# An entry that tells the agent how to behave: a rule, a prohibition, a workflow.
+_RULE = re.compile(
+    r"\b(?:must|never|always|do not|don't|should|shall|required|forbidden|prohibited|rules?|law|policy|workflow|sop)\b"
+    r"|必须|不要|不许|严禁|禁止|务必|总是|永远|一律|规则|规范|流程|铁律|不得|切勿|先.{1,12}再",
+    re.IGNORECASE,
+)
+
+
+def is_rule(text: str) -> bool:
+    """Whether an entry tells the agent how to behave (compacted last, and never below its first sentence)."""
+    return _RULE.search(text) is not None
 
 
 def title_and_body(text: str) -> tuple[str, str]:
@@ -60,10 +74,10 @@ def _first_words(line: str, limit: int = _TITLE_CHARS) -> str:
         title = line[: clause.start()]
     elif len(line) <= limit:
         title = line
+    elif clause and clause.start() <= _LONGEST_CLAUSE_TITLE:  # a whole clause before words cut mid-phrase
+        title = line[: clause.start()]
     elif spaces and spaces[-1] >= limit // 3:
         title = line[: spaces[-1]]
-    elif clause and clause.start() <= _LONGEST_CLAUSE_TITLE:
-        title = line[: clause.start()]
     else:
         title = line[:limit]
     while (opened := _unclosed(title)) is not None:
@@ -90,10 +104,13 @@ def values(text: str) -> list[str]:
 def _protected(body: str) -> list[bool]:
     """Per character: inside brackets, a code span, or a value (a URL, a number, a token)."""
     inside = [False] * (len(body) + 1)
-    depth, code = 0, False
+    depth, code, quoted = 0, False, False
     for i, ch in enumerate(body):
         if ch == "`":
             code = not code
+        elif ch == '"' and not code:  # a quotation is never cut inside: it is a phrase
+            depth += 1 if depth == 0 or not quoted else -1
+            quoted = depth > 0
         elif ch in _BRACKETS:
             depth += 1
         elif depth and ch in _BRACKETS.values():
@@ -123,15 +140,20 @@ def cut_points(body: str) -> list[tuple[int, bool]]:
 
 
 def summaries(body: str) -> list[str]:
-    """Every summary `body` allows, longest first, down to none: each a run of its first words
-    ending at a cut point (and `…` when something follows), then the empty summary."""
+    """Every summary `body` allows, longest first, down to its first clause: each a run of its
+    first words ending at a cut point (and `…` when something follows). A body with no cut point
+    gives its first words, to a word's end where it has spaces. Never the empty summary: an entry
+    compacted to its label alone is an entry the agent no longer reads."""
     body = " ".join(body.split())
     found = []
     for end, _ in cut_points(body):
         run = body[:end].rstrip("，,、；;：:。.！!？? ")
         if run and len(run) < len(body.rstrip("。.!！?？；; ")):
             found.append(run + MORE)
-    return sorted(set(found), key=len, reverse=True) + [""]
+    if not found and len(body) > _FIRST_WORDS:
+        head = body[:_FIRST_WORDS]
+        found.append((head[: head.rfind(" ")] if " " in head[_FIRST_WORDS // 3 :] else head).rstrip(_STRIP_AFTER_TITLE) + MORE)
+    return sorted(set(found), key=len, reverse=True)
 
 
 def one_sentence(body: str, limit: int) -> str:
@@ -143,8 +165,9 @@ def one_sentence(body: str, limit: int) -> str:
     first_sentence = next((end for end, sentence in points if sentence and end < len(body.rstrip())), None)
     if first_sentence is None and len(body) <= limit:
         return body
-    fitting = [s for s in summaries(body) if len(s) <= limit and len(s) - len(MORE) <= (first_sentence or len(body))]
-    return fitting[0] if fitting else ""
+    every = summaries(body)
+    fitting = [s for s in every if len(s) <= limit and len(s) - len(MORE) <= (first_sentence or len(body))]
+    return fitting[0] if fitting else (every[-1] if every else body)  # at the least its first clause, never nothing
 
 
 def left_out(text: str, summary: str) -> tuple[str, ...]:
