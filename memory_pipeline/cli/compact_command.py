@@ -199,7 +199,7 @@ def _print_proposal(profile: str, proposal: Proposal) -> None:
         "reached"
         if proposal.fits
         else f"NOT reached: {_usage(proposal.chars_after, proposal.limit)} is as far as it gets "
-        "(every entry with synced facts down to its label and pointer; remove or merge entries for the rest)"
+        "(every entry with synced facts down to its first clause, a rule to its first sentence; remove or merge entries for the rest)"
     )
     print(
         f"\n{name}: {len(proposal.rewrites)} entries shortened, {_usage(proposal.chars_before, proposal.limit)} → "

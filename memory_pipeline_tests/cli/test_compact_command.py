@@ -12,9 +12,9 @@ import pytest
 
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.compaction import propose
-from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, canonical_chars, fact_pointers, title_entity
+from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, canonical_chars, fact_pointers
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
-from memory_pipeline.lib.hermes.summaries import values
+from memory_pipeline.lib.hermes.summaries import title_and_body, values
 from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.ledger import active_ledger, synced_facts
 from memory_pipeline_tests.support.hermes_oracle import hermes_home_env, hermes_loaded_entries
@@ -65,7 +65,7 @@ def test_proposal_reaches_target_and_writes_nothing(capsys, synced_home):
     # Each entry keeps its label whole; every value its summary leaves out is named, and said.
     for rewrite in proposal.rewrites:
         assert all(value in rewrite.after or value in rewrite.kept_in_store for value in values(rewrite.before)), rewrite.after
-        assert rewrite.after.startswith(f"**{title_entity(rewrite.before)} (→ fact_store#")
+        assert rewrite.after.startswith(f"**{title_and_body(rewrite.before)[0]} (→ fact_store#")
         if rewrite.kept_in_store:
             assert f"entry {rewrite.position + 1}: kept in fact_store#" in out
 

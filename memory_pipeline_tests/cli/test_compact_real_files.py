@@ -47,7 +47,7 @@ def test_a_real_over_cap_file_reaches_its_target_and_every_pointer_holds_its_ent
     before = read_entries(home / "memories" / "MEMORY.md")
     assert main(["compact", "--hermes-home", str(home), "--profile", "default", "--apply", "--yes"]) == 0
     out = capsys.readouterr().out
-    assert "target 80% reached" in out
+    assert "target 80%" in out  # reached, or as near as rules kept whole allow: within 85% of the cap either way
     after = hermes_loaded_entries(home)["memory"]  # as Hermes' own reader reads the file back
     assert canonical_chars(after) <= 0.85 * LIMITS[name]
     facts = _facts(home)
@@ -69,8 +69,8 @@ def test_a_real_over_cap_file_reaches_its_target_and_every_pointer_holds_its_ent
 def _model(request) -> Reply:
     """Answers by the entry: a good short summary, an invented one, an over-long one."""
     entry = request.body["messages"][-1]["content"]
-    if entry.startswith("**HTTP client**"):
-        return Reply(json.dumps({"summary": "fetch(undici), 30s timeout, 3 retries"}))
+    if entry.startswith("**Backups**"):
+        return Reply(json.dumps({"summary": "restic snapshots to B2 every night at 02:30"}))
     if entry.startswith("**Deploy rule**"):
         return Reply(json.dumps({"summary": "Deploys run Mondays at 10:00 via Jenkins"}))  # invents day, time and tool
     return Reply(json.dumps({"summary": entry + " And that is all there is to it."}))  # longer than the rules' one
@@ -84,7 +84,7 @@ def test_the_models_summary_is_taken_only_when_shorter_and_naming_nothing_new(ca
         asked = len(fake.chat_requests)
     out = capsys.readouterr().out
     assert asked >= 3 and "target 80% reached" in out
-    assert "+**HTTP client (→ fact_store#" in out and "**: fetch(undici), 30s timeout, 3 retries" in out
+    assert "+**Backups (→ fact_store#" in out and "**: restic snapshots to B2 every night at 02:30" in out
     assert "Jenkins" not in out and "Mondays" not in out  # the invented summary was refused
     assert "And that is all there is to it" not in out
 

@@ -116,7 +116,7 @@ def propose(
 ) -> Proposal:
     """Shorten entries whose facts exist until the file fits `target` × its cap: first each one's
     one-sentence summary, the entries that free most for the fewest values left out first; then,
-    while still over, summaries cut back clause by clause, down to the label and pointer alone.
+    while still over, summaries cut back clause by clause, down to each entry's first clause (a rule last, kept to its first sentence).
     `synced` maps an entry's (source, short hash) to its facts, for entries whose facts all exist
     (`sync.ledger.synced_facts`). Entries that already point into the store, or whose facts are
     not all synced, are left as they are. `model`, given (entry, rules' summary), may offer a

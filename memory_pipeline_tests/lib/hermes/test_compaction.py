@@ -83,12 +83,19 @@ def test_the_lines_a_summary_leaves_out_are_named():
     assert lines_left_out(text, summary) == (2, 3)
 
 
-def test_a_file_too_full_for_its_target_gets_as_far_as_labels_and_pointers(tmp_path):
+def test_a_file_too_full_for_its_target_keeps_a_summary_in_every_entry_and_each_rules_instruction(tmp_path):
+    """No entry is cut to its label alone (an entry the agent no longer reads): each keeps at least
+    its first clause, and an entry that tells the agent how to behave keeps its first sentence."""
+    from memory_pipeline.lib.hermes.compaction import SUMMARY_CHARS
+    from memory_pipeline.lib.hermes.summaries import is_rule
+
     entries = FILES["english"]
     reading = _reading(tmp_path, entries, 400)  # fifteen entries cannot fit 80% of 400 even as pointers
     proposal = propose(reading, b"", _synced(entries), target=0.80)
-    assert not proposal.fits and all(r.summary == "" for r in proposal.rewrites)
-    assert all(re.fullmatch(r"\*\*.+ \(→ fact_store#\d+\)\*\*:", r.after) for r in proposal.rewrites)
+    assert not proposal.fits and len(proposal.rewrites) == len(entries)
+    assert all(r.summary and re.fullmatch(r"\*\*.+ \(→ fact_store#\d+\)\*\*: .+", r.after) for r in proposal.rewrites)
+    rules = [r for r in proposal.rewrites if is_rule(r.before)]
+    assert rules and all(r.summary == one_sentence(title_and_body(r.before)[1], SUMMARY_CHARS) for r in rules)
 
 
 @pytest.mark.parametrize(
