@@ -23,7 +23,7 @@ _BRACKETS = {"（": "）", "(": ")", "【": "】", "[": "]", "「": "」", "『"
 _TITLE_CHARS = 24
 _FIRST_WORDS = 60  # a summary of a body with no clause to end at: its first words, about this long
 _LONGEST_CLAUSE_TITLE = 40
-_STRIP_AFTER_TITLE = " ，,、。．；;：:-—"
+_STRIP_AFTER_TITLE = " ，,、。．；;：:-—.!?"
 MORE = "…"  # ends a summary that stops before its entry does
 
 # What an entry holds that the agent needs without a lookup: code spans, URLs, paths, addresses,

@@ -121,3 +121,8 @@ def test_no_proposal_goes_below_the_floor(demo_home):
     proposal = propose(reading, b"", synced, target=0.0)
     assert proposal.rewrites  # the floor is tested against rewritten entries, not the file as it was
     assert fewest_chars(proposal.before) <= proposal.chars_after < proposal.chars_before
+
+
+def test_a_title_taken_from_a_sentence_leaves_no_stop_at_the_bodys_start():
+    title, body = title_and_body("User trades FTMO/Kraken/Binance. FX+metals+ENERGY same sheet. VERIFY claims vs LIVE price.")
+    assert (title, body) == ("User trades FTMO/Kraken/Binance", "FX+metals+ENERGY same sheet. VERIFY claims vs LIVE price.")
