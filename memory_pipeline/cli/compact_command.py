@@ -103,7 +103,7 @@ def _compact(args: argparse.Namespace, profile) -> int:
                 reading = found.reading
                 print(f"{profile.name}/{reading.path.name}: {_usage(reading.chars, reading.limit)}, within the {100 * target:.0f}% target")
                 continue
-            _print_proposal(profile.name, found.proposal)
+            _print_proposal(profile.name, found.proposal, merge_only=args.merge)
             if found.proposal.rewrites:
                 proposals.append(found.proposal)
         reader = pointer_reader(profile)
@@ -169,7 +169,7 @@ def _consent(proposals: list[Proposal]) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _print_proposal(profile: str, proposal: Proposal) -> None:
+def _print_proposal(profile: str, proposal: Proposal, *, merge_only: bool) -> None:
     name = f"{profile}/{proposal.path.name}"
     if not proposal.rewrites:
         print(
@@ -178,33 +178,35 @@ def _print_proposal(profile: str, proposal: Proposal) -> None:
         )
         return
     print(proposal.diff(), end="")
-    if any(r.merged for r in proposal.rewrites):
-        for rewrite in proposal.rewrites:
+    merges = [r for r in proposal.rewrites if r.merged]
+    for rewrite in proposal.rewrites:
+        pointer = "/".join(map(str, rewrite.fact_ids))
+        if rewrite.merged:
             copies = ", ".join(str(p + 1) for p in rewrite.merged)
             print(
                 f"entry {rewrite.position + 1} kept whole, entr{'ies' if len(rewrite.merged) > 1 else 'y'} {copies} merged into it: "
-                f"every copy's full text stays in fact_store#{'/'.join(map(str, rewrite.fact_ids))}"
+                f"every copy's full text stays in fact_store#{pointer}"
             )
-        merges = f"{len(proposal.rewrites)} merge{'s' if len(proposal.rewrites) > 1 else ''}"
-        print(f"\n{name}: {merges}, {_usage(proposal.chars_before, proposal.limit)} → {_usage(proposal.chars_after, proposal.limit)}")
-        return
-    for rewrite in proposal.rewrites:
-        pointer = "/".join(map(str, rewrite.fact_ids))
+            continue
         if rewrite.kept_in_store:
             print(f"entry {rewrite.position + 1}: kept in fact_store#{pointer}: {', '.join(rewrite.kept_in_store)}")
         if rewrite.left_out:
             lines = ", ".join(map(str, rewrite.left_out))
             print(f"entry {rewrite.position + 1}: line{'s' if len(rewrite.left_out) > 1 else ''} {lines} kept only in fact_store#{pointer}")
+    usage = f"{_usage(proposal.chars_before, proposal.limit)} → {_usage(proposal.chars_after, proposal.limit)}"
+    merged = f"{len(merges)} merge{'s' if len(merges) != 1 else ''}"
+    if merge_only:  # whatever the cap
+        print(f"\n{name}: {merged}, {usage}")
+        return
+    shortened = len(proposal.rewrites) - len(merges)
     reached = (
         "reached"
         if proposal.fits
         else f"NOT reached: {_usage(proposal.chars_after, proposal.limit)} is as far as it gets "
         "(every entry with synced facts down to its first clause, a rule to its first sentence; remove or merge entries for the rest)"
     )
-    print(
-        f"\n{name}: {len(proposal.rewrites)} entries shortened, {_usage(proposal.chars_before, proposal.limit)} → "
-        f"{_usage(proposal.chars_after, proposal.limit)}; target {100 * proposal.target:.0f}% {reached}"
-    )
+    done = ([f"{merged} of entries saying the same thing"] if merges else []) + ([f"{shortened} entries shortened"] if shortened else [])
+    print(f"\n{name}: {', '.join(done)}, {usage}; target {100 * proposal.target:.0f}% {reached}")
 
 
 def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> int:

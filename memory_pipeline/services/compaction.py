@@ -11,9 +11,10 @@ from pathlib import Path
 
 from memory_pipeline import environment
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
-from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal, apply, merge, propose
+from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal, merge, propose
 from memory_pipeline.lib.hermes.duplicates import duplicate_groups
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
+from memory_pipeline.lib.hermes.memory_writing import apply
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.matching import KeywordListError
@@ -58,13 +59,17 @@ def propose_compaction(
     profile: Profile, home: Path, target: float, model: Callable[[str, str], str | None] | None = None
 ) -> list[FileProposal]:
     """Each memory file of the profile, with a proposal for those over `target` (a share of the
-    cap); `model` (the local model's summarizer) offers summaries the rules' may give way to."""
-    facts, _ = _pointable(profile, home)
+    cap): entries saying the same thing merged first, then summaries; `model` (the local model's
+    summarizer) offers summaries the rules' may give way to."""
+    facts, vectors = _pointable(profile, home)
     limits, found = profile.char_limits(), []
     for source in SOURCE_FILES:
         reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
-        within = not reading.exists or reading.cap_usage <= target
-        found.append(FileProposal(reading, None if within else propose(reading, raw, facts, target=target, model=model)))
+        if not reading.exists or reading.cap_usage <= target:
+            found.append(FileProposal(reading, None))
+            continue
+        duplicates = duplicate_groups([reading], facts, vectors) if reading.readable else []
+        found.append(FileProposal(reading, propose(reading, raw, facts, target=target, model=model, duplicates=duplicates)))
     return found
 
 

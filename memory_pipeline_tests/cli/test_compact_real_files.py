@@ -49,7 +49,7 @@ def test_a_real_over_cap_file_reaches_its_target_and_every_pointer_holds_its_ent
     out = capsys.readouterr().out
     assert "target 80%" in out  # reached, or as near as rules kept whole allow: within 85% of the cap either way
     after = hermes_loaded_entries(home)["memory"]  # as Hermes' own reader reads the file back
-    assert canonical_chars(after) <= 0.85 * LIMITS[name]
+    assert 0.70 * LIMITS[name] <= canonical_chars(after) <= 0.85 * LIMITS[name]
     facts = _facts(home)
     for old, new in zip(before, after, strict=True):
         if new == old:

@@ -67,3 +67,25 @@ def test_entries_saying_the_same_thing_are_named_then_merged_into_one(capsys, tm
     write_entries(home / "memories" / "MEMORY.md", [DEPLOY, TEA, PRIVATE])
     assert sync_outcome(home, extractor="rules").profiles["default"].run.success
     assert query(db, "SELECT count(*) FROM facts WHERE fact_id IN (?, ?)", tuple(ids.values())) == [(0,)]
+
+
+def test_compaction_merges_entries_saying_the_same_thing_before_it_cuts_any(capsys, tmp_path):
+    """Over its target, a file whose copies of one fact, merged, bring it within the target is
+    merged and nothing else: no entry loses a word to a summary."""
+    home = _home(tmp_path)
+    before = read_entries(home / "memories" / "MEMORY.md")
+    chars = len("\n§\n".join(before))
+    merged_chars = chars - len(NULL_SHORT) - 3 + len(" (→ fact_store#100/101)")
+    limit = int(merged_chars / 0.8) + 2  # over 80% as it is, within 80% once merged
+    (home / "config.yaml").write_text(f"memory:\n  memory_char_limit: {limit}\n", encoding="utf-8")
+    db = home / "memory_store.db"
+    ids = {text: query(db, "SELECT fact_id FROM facts WHERE content = ?", (text,))[0][0] for text in (NULL_SHORT, NULL_LONG)}
+
+    assert main(["compact", "--hermes-home", str(home), "--profile", "default", "--apply", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "entry 3 kept whole, entry 1 merged into it" in out
+    assert "MEMORY.md: 1 merge of entries saying the same thing, " in out and "target 80% reached" in out
+    assert "entries shortened" not in out  # no summary: merging sufficed
+    merged = f"{NULL_LONG} (→ fact_store#{ids[NULL_LONG]}/{ids[NULL_SHORT]})"
+    assert read_entries(home / "memories" / "MEMORY.md") == [DEPLOY, merged, TEA, PRIVATE]
+    assert {c for c, r in _audit(capsys, home).items() if not r["passed"]} == set()

@@ -1,37 +1,24 @@
-"""Summary-plus-pointer compaction of a memory file (摘要 + 指针, as `memory-sync.sh` users write them).
-
-The one place the pipeline writes a memory file, and only when the user asks: the longest
-entries whose full text is already in the fact store become `**Title (→ fact_store#N)**: summary`
-until the file fits its target share of the cap. Applying takes Hermes' own lock, keeps a backup,
-writes Hermes' canonical form atomically and reads it back before anything else happens.
+"""Summary-plus-pointer compaction of a memory file (摘要 + 指针, as `memory-sync.sh` users write them):
+the proposal. Entries saying the same thing are merged first; then the longest entries whose full
+text is already in the fact store become `**Title (→ fact_store#N)**: summary` until the file fits
+its target share of the cap. `memory_writing` writes a proposal, when the user asks.
 """
 
 from __future__ import annotations
 
 import difflib
-import fcntl
 import hashlib
-import os
-import re
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET, compact_target
-from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
-from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.duplicates import DuplicateGroup
-from memory_pipeline.lib.hermes.entry_reader import ENTRY_DELIMITER, parse_entries
+from memory_pipeline.lib.hermes.entry_reader import ENTRY_DELIMITER
 from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
-from memory_pipeline.lib.hermes.memory_files import (
-    SourceReading,
-    canonical_chars,
-    fact_pointers,
-    hermes_read_entries,
-)
+from memory_pipeline.lib.hermes.memory_files import SourceReading, canonical_chars, fact_pointers
 from memory_pipeline.lib.hermes.summaries import (
+    accepted,
     is_rule,
     left_out,
     lines_left_out,
@@ -39,7 +26,6 @@ from memory_pipeline.lib.hermes.summaries import (
     pointer_entry,
     summaries,
     title_and_body,
-    values,
 )
 
 
@@ -113,40 +99,91 @@ def propose(
     *,
     target: float = compact_target(DEFAULT_CAP_TARGET),
     model: Callable[[str, str], str | None] | None = None,
+    duplicates: list[DuplicateGroup] | None = None,
 ) -> Proposal:
-    """Shorten entries whose facts exist until the file fits `target` × its cap: first each one's
+    """Shorten entries whose facts exist until the file fits `target` × its cap. First entries
+    saying the same thing (`duplicates`) are merged, which loses nothing; then each entry gets its
     one-sentence summary, the entries that free most for the fewest values left out first; then,
-    while still over, summaries cut back clause by clause, down to each entry's first clause (a rule last, kept to its first sentence).
+    while still over, summaries are cut back clause by clause, down to each entry's first clause
+    (a rule last, kept to its first sentence); last, room left under the target goes back to the
+    entries cut furthest, rules first, so the file lands near its target rather than far below.
     `synced` maps an entry's (source, short hash) to its facts, for entries whose facts all exist
     (`sync.ledger.synced_facts`). Entries that already point into the store, or whose facts are
     not all synced, are left as they are. `model`, given (entry, rules' summary), may offer a
     shorter summary; it is taken only when `accepted`."""
     if not reading.readable:
         raise CompactionError(reading.error or f"{reading.path}: unreadable")
-    proposal = Proposal(reading.path, reading.limit, target, hashlib.sha256(raw).hexdigest(), list(reading.entries), list(reading.entries))
-    chosen: dict[int, Rewrite] = {}
-    chars = proposal.chars_after  # kept as entries are rewritten, not recounted: a long file stays linear
+    proposal = Proposal(reading.path, reading.limit, target, hashlib.sha256(raw).hexdigest(), list(reading.entries), [])
+    work = _Work(dict(enumerate(reading.entries)), proposal.budget)
+    for rewrite in _merges(reading, duplicates or []):
+        if work.over:
+            work.take(rewrite)
     # Rules, prohibitions and workflows last: the agent acts on them.
-    for rewrite in sorted(_first_choices(reading, synced, model), key=lambda r: (is_rule(r.before), -_worth(r))):
-        if chars <= proposal.budget:
+    for rewrite in sorted(_first_choices(reading, synced, model, work.merged), key=lambda r: (is_rule(r.before), -_worth(r))):
+        if not work.over:
             break
-        if rewrite.after not in proposal.after:
-            chars -= _take(proposal, chosen, rewrite)
+        work.take(rewrite)
     options: dict[int, list[str]] = {}  # each rewritten entry's summaries, longest first, found once
-    while chars > proposal.budget and (step := _next_cut(proposal, chosen, options)) is not None:
-        chars -= _take(proposal, chosen, step)
-    proposal.rewrites = [chosen[p] for p in sorted(chosen)]
+    while work.over and (step := _next_cut(work, options)) is not None:
+        work.take(step)
+    _give_back(work, options)
+    proposal.after = [work.current[p] for p in sorted(work.current)]
+    proposal.rewrites = [work.chosen[p] for p in sorted(work.chosen)]
     return proposal
 
 
+@dataclass
+class _Work:
+    """A proposal being made: each entry's text now (a merged copy gone), the rewrites chosen, and
+    the file's length kept as entries change rather than recounted, so a long file stays linear."""
+
+    current: dict[int, str]
+    budget: int
+    chosen: dict[int, Rewrite] = field(default_factory=dict)
+    chars: int = 0
+
+    def __post_init__(self) -> None:
+        self.chars = canonical_chars([self.current[p] for p in sorted(self.current)])
+
+    @property
+    def over(self) -> bool:
+        return self.chars > self.budget
+
+    @property
+    def merged(self) -> set[int]:
+        return {p for r in self.chosen.values() for p in (r.position, *r.merged) if r.merged}
+
+    def fits(self, rewrite: Rewrite) -> bool:
+        """Whether the rewrite leaves the file within its budget and no two entries alike."""
+        grown = len(rewrite.after) - len(self.current[rewrite.position])
+        return self.chars + grown <= self.budget and rewrite.after not in self.current.values()
+
+    def take(self, rewrite: Rewrite) -> None:
+        if rewrite.after in self.current.values():
+            return  # Hermes keeps one of two identical entries: never make one
+        self.chars += len(rewrite.after) - len(self.current[rewrite.position])
+        for position in rewrite.merged:
+            self.chars -= len(self.current.pop(position)) + len(ENTRY_DELIMITER)
+        self.current[rewrite.position] = rewrite.after
+        self.chosen[rewrite.position] = rewrite
+
+    def undo(self, position: int, text: str) -> None:
+        self.chars += len(text) - len(self.current[position])
+        self.current[position] = text
+        del self.chosen[position]
+
+
 def _first_choices(
-    reading: SourceReading, synced: dict[tuple[str, str], list[int]], model: Callable[[str, str], str | None] | None
+    reading: SourceReading,
+    synced: dict[tuple[str, str], list[int]],
+    model: Callable[[str, str], str | None] | None,
+    merged: set[int],
 ) -> list[Rewrite]:
     """Each shortenable entry with its one-sentence summary (the model's, when accepted)."""
     found = []
     for position, text in enumerate(reading.entries):
         fact_ids = tuple(sorted(synced.get((reading.source, short_hash(entry_sha256(text))), ())))
-        if not fact_ids or fact_pointers(text):
+        if not fact_ids or fact_pointers(text) or position in merged:
             continue
         title, body = title_and_body(text)
         summary = one_sentence(body, SUMMARY_CHARS)
@@ -163,27 +200,31 @@ def _first_choices(
 
 
 def merge(reading: SourceReading, raw: bytes, groups: list[DuplicateGroup]) -> Proposal:
-    """Each group of entries saying the same thing made one: the longest keeps its place and its
-    whole text, followed by a pointer at every copy's facts (`(→ fact_store#1/7/9)`, its own
-    first); the other copies leave the file, their full text kept by the facts the pointer names."""
+    """Each group of entries saying the same thing made one (`_merges`), whatever the cap."""
     if not reading.readable:
         raise CompactionError(reading.error or f"{reading.path}: unreadable")
-    after: dict[int, str] = dict(enumerate(reading.entries))
-    rewrites = []
+    work = _Work(dict(enumerate(reading.entries)), 0)
+    for rewrite in _merges(reading, groups):
+        work.take(rewrite)
+    proposal = Proposal(reading.path, reading.limit, 1.0, hashlib.sha256(raw).hexdigest(), list(reading.entries), [])
+    proposal.after = [work.current[p] for p in sorted(work.current)]
+    proposal.rewrites = [work.chosen[p] for p in sorted(work.chosen)]
+    return proposal
+
+
+def _merges(reading: SourceReading, groups: list[DuplicateGroup]) -> list[Rewrite]:
+    """Per group, the longest entry keeps its place and its whole text, followed by a pointer at
+    every copy's facts (`(→ fact_store#1/7/9)`, its own first); the other copies leave the file,
+    their full text kept by the facts the pointer names. The groups freeing most come first."""
+    found = []
     for group in groups:
         order = sorted(range(len(group.positions)), key=lambda i: (-len(reading.entries[group.positions[i]]), group.positions[i]))
         keep = group.positions[order[0]]
         fact_ids = tuple(dict.fromkeys(i for k in order for i in group.fact_ids[k]))
         text = f"{reading.entries[keep]} (→ fact_store#{'/'.join(map(str, fact_ids))})"
         copies = tuple(p for p in group.positions if p != keep)
-        rewrites.append(Rewrite(keep, reading.entries[keep], text, fact_ids, merged=copies))
-        after[keep] = text
-        for position in copies:
-            del after[position]
-    entries = list(reading.entries)
-    proposal = Proposal(reading.path, reading.limit, 1.0, hashlib.sha256(raw).hexdigest(), entries, [after[p] for p in sorted(after)])
-    proposal.rewrites = sorted(rewrites, key=lambda r: r.position)
-    return proposal
+        found.append(Rewrite(keep, reading.entries[keep], text, fact_ids, merged=copies))
+    return sorted(found, key=lambda r: -sum(len(reading.entries[p]) for p in r.merged))
 
 
 def _rewrite(position: int, text: str, title: str, fact_ids: tuple[int, ...], summary: str) -> Rewrite:
@@ -196,104 +237,42 @@ def _worth(rewrite: Rewrite) -> float:
     return (len(rewrite.before) - len(rewrite.after)) / (1 + len(rewrite.kept_in_store))
 
 
-def _take(proposal: Proposal, chosen: dict[int, Rewrite], rewrite: Rewrite) -> int:
-    """The rewrite in the proposal; the characters it freed."""
-    freed = len(proposal.after[rewrite.position]) - len(rewrite.after)
-    proposal.after[rewrite.position] = rewrite.after
-    chosen[rewrite.position] = rewrite
-    return freed
+def _options(rewrite: Rewrite, options: dict[int, list[str]]) -> list[str]:
+    """The entry's summaries, longest first (found once per entry)."""
+    if rewrite.position not in options:
+        options[rewrite.position] = summaries(title_and_body(rewrite.before)[1])
+    return options[rewrite.position]
 
 
-def _next_cut(proposal: Proposal, chosen: dict[int, Rewrite], options: dict[int, list[str]]) -> Rewrite | None:
+def _next_cut(work: _Work, options: dict[int, list[str]]) -> Rewrite | None:
     """Of the rewritten entries, the next shorter summary that frees the most; None when every
     entry is down to its label and pointer."""
     best, most = None, 0
-    for rewrite in chosen.values():
-        if is_rule(rewrite.before):
+    for rewrite in work.chosen.values():
+        if rewrite.merged or is_rule(rewrite.before):
             continue  # a rule keeps its first sentence: its instruction
-        title, body = title_and_body(rewrite.before)
-        if rewrite.position not in options:
-            options[rewrite.position] = summaries(body)
-        shorter = next((s for s in options[rewrite.position] if len(s) < len(rewrite.summary)), None)
+        shorter = next((s for s in _options(rewrite, options) if len(s) < len(rewrite.summary)), None)
         if shorter is None:
             continue
-        step = _rewrite(rewrite.position, rewrite.before, title, rewrite.fact_ids, shorter)
+        step = _rewrite(rewrite.position, rewrite.before, title_and_body(rewrite.before)[0], rewrite.fact_ids, shorter)
         freed = len(rewrite.after) - len(step.after)
-        if freed > most and step.after not in proposal.after:
+        if freed > most and step.after not in work.current.values():
             best, most = step, freed
     return best
 
 
-# What a model's summary may name: numbers, identifiers (a digit, a capital, `_`, `.`, `-` or `/`
-# inside a word) and values. Each must stand in the entry as written.
-_NAMED = re.compile(r"[A-Za-z0-9][\w.\-/:]*[A-Za-z0-9]|\d")
-
-
-def accepted(offered: str, entry: str, rules: str) -> bool:
-    """A model's one-line summary, taken only when it is shorter than the rules' and names
-    nothing the entry does not: every number, identifier and name in it stands in the entry."""
-    offered = " ".join(offered.split())
-    if not offered or "\n" in offered or len(offered) >= len(rules or entry):
-        return False
-    words = [m.group(0) for m in _NAMED.finditer(offered)]
-    exact = [w for w in words if any(c.isdigit() or c in "_.-/:" for c in w)] + values(offered)
-    names = [w for w in words if any(c.isupper() for c in w)]  # a capital: a name, though maybe only a sentence's start
-    return all(w in entry for w in exact) and all(w.lower() in entry.lower() for w in names)
-
-
-@contextmanager
-def hermes_lock(path: Path, timeout_s: float) -> Iterator[None]:
-    """Hermes' own lock for a memory file (`MEMORY.md.lock`, `fcntl.flock`), waited for up to
-    `timeout_s` seconds."""
-    lock_path = path.with_name(path.name + ".lock")
-    with open(lock_path, "a+", encoding="utf-8") as handle:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+def _give_back(work: _Work, options: dict[int, list[str]]) -> None:
+    """Room left under the budget returned to shortened entries, rules first, then the entries in
+    file order: each gets its whole text back if that fits, else its longest summary that fits."""
+    for rewrite in sorted(work.chosen.values(), key=lambda r: (not is_rule(r.before), r.position)):
+        if rewrite.merged:
+            continue
+        if work.chars + len(rewrite.before) - len(rewrite.after) <= work.budget:
+            work.undo(rewrite.position, rewrite.before)
+            continue
+        title = title_and_body(rewrite.before)[0]
+        for longer in (s for s in _options(rewrite, options) if len(s) > len(rewrite.summary)):
+            step = _rewrite(rewrite.position, rewrite.before, title, rewrite.fact_ids, longer)
+            if work.fits(step):
+                work.take(step)
                 break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise CompactionError(
-                        f"{lock_path}: still held after {timeout_s:g} s (Hermes is writing the file); nothing written, try again"
-                    ) from None
-                time.sleep(0.05)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _backup_path(path: Path) -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    candidate, n = path.with_name(f"{path.name}.bak-{stamp}"), 1
-    while candidate.exists():
-        candidate, n = path.with_name(f"{path.name}.bak-{stamp}-{n}"), n + 1
-    return candidate
-
-
-def apply(proposal: Proposal, *, lock_timeout_s: float = 10.0) -> Path:
-    """Write the proposal under Hermes' lock; returns the backup's path. Refuses when the file
-    changed since the proposal was made; restores the backup if the written file does not read
-    back as exactly the proposed entries."""
-    path = proposal.path
-    with hermes_lock(path, lock_timeout_s):
-        try:
-            raw = read_regular_file(path) or b""
-        except UnreadableFile as exc:
-            raise CompactionError(str(exc)) from None
-        if hashlib.sha256(raw).hexdigest() != proposal.file_sha256:
-            raise CompactionError(
-                f"{path}: changed since the proposal was made (the agent wrote meanwhile); nothing written, run compact again"
-            )
-        backup = _backup_path(path)
-        replace_file(backup, raw, durable=True, like=path)
-        # Through a link to its target, as Hermes' own writes go (a MEMORY.md kept in a dotfiles
-        # repository stays linked, and the repository gets the new text).
-        target = Path(os.path.realpath(path)) if path.is_symlink() else path
-        replace_file(target, ENTRY_DELIMITER.join(proposal.after).encode("utf-8"), durable=True)
-        text = (read_regular_file(path) or b"").decode("utf-8", errors="replace")
-        if parse_entries(text) != proposal.after or hermes_read_entries(text) != proposal.after:
-            replace_file(target, raw, durable=True)
-            raise CompactionError(f"{path}: did not read back as the proposed entries; restored from {backup.name}")
-    return backup

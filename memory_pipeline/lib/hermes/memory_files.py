@@ -272,6 +272,7 @@ def fact_pointers(text: str) -> list[int]:
 _BOLD_TITLE = re.compile(r"^\*\*(.+?)\*\*\s*[:：]")
 _PLAIN_TITLE = re.compile(r"^([^\s:：*`][^:：\n`]{0,40}?)\s*(?:：|(?<!\d):(?=\s))")
 _MAX_TITLE_WORDS = 4
+_SENTENCE_INSIDE = re.compile(r"[。！？]|[.!?]\s")
 _MAX_TITLE = 40
 
 
@@ -282,6 +283,6 @@ def title_entity(text: str) -> str | None:
     if not match:
         return None
     title = match.group(1).strip()
-    if match.re is _PLAIN_TITLE and len(title.split()) > _MAX_TITLE_WORDS:
-        return None  # a sentence that happens to contain a colon, not a title
+    if match.re is _PLAIN_TITLE and (len(title.split()) > _MAX_TITLE_WORDS or _SENTENCE_INSIDE.search(title)):
+        return None  # a sentence (or two) that happens to contain a colon, not a title
     return title if 0 < len(title) <= _MAX_TITLE else None

@@ -20,6 +20,8 @@ _TITLE_PREFIX = re.compile(r"^(?:\*\*.+?\*\*|[^\s:：*`][^:：\n`]{0,40}?)\s*[:�
 # opening bracket, else at white space.
 _CLAUSE_END = re.compile(r"[，、。．；：！？（(【\[「『《〈]|[.,;:!?](?=\s|$)")  # an ASCII stop only before white space (`v2.1`, `22:00`)
 _BRACKETS = {"（": "）", "(": ")", "【": "】", "[": "]", "「": "」", "『": "』", "《": "》", "〈": "〉", "“": "”"}
+_HEADING = re.compile(r"^#{1,6}\s+(.+)$|^\*\*([^*]+)\*\*$")  # `## name` or `**name**`, alone on the entry's first line
+_TOKEN = re.compile(r"[A-Za-z0-9_.\-/@+]*")  # the rest of a Latin word or token a title limit falls inside
 _TITLE_CHARS = 24
 _FIRST_WORDS = 60  # a summary of a body with no clause to end at: its first words, about this long
 _LONGEST_CLAUSE_TITLE = 40
@@ -35,7 +37,7 @@ VALUE = re.compile(
 # Where a sentence ends, and where a clause does (a list's `、` is neither). ASCII punctuation
 # counts only before white space or the end, so `1.5`, `v2.1`, `a,b` and `?token=X` are never cut.
 _SENTENCE_END = re.compile(r"[。！？；]|[.!?;](?=\s|$)")
-_CLAUSE_SEP = re.compile(r"[，：]|[,:](?=\s|$|[^\x00-\x7f])")
+_CLAUSE_SEP = re.compile(r"，|,(?=\s|$|[^\x00-\x7f])")  # never a colon: what it introduces would be dropped
 # A clause that opens with these is a condition: a summary never ends right after it.
 _CONDITION = re.compile(r"^\s*(?:if|when|whenever|unless|once|before|after|while|如果|若|当|只要|除非|一旦|每当|遇到|凡是)", re.IGNORECASE)
 
@@ -59,10 +61,13 @@ def title_and_body(text: str) -> tuple[str, str]:
     stripped = text.strip()
     if title := title_entity(stripped):
         return title, _TITLE_PREFIX.sub("", stripped, count=1)
-    first_line = " ".join(stripped.split("\n", 1)[0].split())
-    title = _first_words(first_line)
-    rest = " ".join(stripped.split())[len(title) :].lstrip(_STRIP_AFTER_TITLE)
-    return title, rest
+    first_line, _, rest = stripped.partition("\n")
+    heading = _HEADING.match(first_line.strip())
+    if rest.strip() and heading and len(name := (heading.group(1) or heading.group(2)).strip()) <= _LONGEST_CLAUSE_TITLE:
+        return name, " ".join(rest.split())
+    flat = " ".join(stripped.split())
+    title = _first_words(" ".join(first_line.split()))
+    return title.replace("**", ""), flat[len(title) :].lstrip(_STRIP_AFTER_TITLE)
 
 
 def _first_words(line: str, limit: int = _TITLE_CHARS) -> str:
@@ -78,6 +83,8 @@ def _first_words(line: str, limit: int = _TITLE_CHARS) -> str:
         title = line[: clause.start()]
     elif spaces and spaces[-1] >= limit // 3:
         title = line[: spaces[-1]]
+    elif line[limit - 1].isascii() and line[limit - 1].isalnum() and (token := _TOKEN.match(line, limit)).end() <= _FIRST_WORDS:
+        title = line[: token.end()]  # a name or identifier is never cut in two
     else:
         title = line[:limit]
     while (opened := _unclosed(title)) is not None:
@@ -184,3 +191,20 @@ def lines_left_out(text: str, summary: str) -> tuple[int, ...]:
 
 def pointer_entry(title: str, fact_ids: tuple[int, ...], summary: str) -> str:
     return f"**{title} (→ fact_store#{'/'.join(map(str, fact_ids))})**" + (f": {summary}" if summary else ":")
+
+
+# What a model's summary may name: numbers, identifiers (a digit, a capital, `_`, `.`, `-` or `/`
+# inside a word) and values. Each must stand in the entry as written.
+_NAMED = re.compile(r"[A-Za-z0-9][\w.\-/:]*[A-Za-z0-9]|\d")
+
+
+def accepted(offered: str, entry: str, rules: str) -> bool:
+    """A model's one-line summary, taken only when it is shorter than the rules' and names
+    nothing the entry does not: every number, identifier and name in it stands in the entry."""
+    offered = " ".join(offered.split())
+    if not offered or "\n" in offered or len(offered) >= len(rules or entry):
+        return False
+    words = [m.group(0) for m in _NAMED.finditer(offered)]
+    exact = [w for w in words if any(c.isdigit() or c in "_.-/:" for c in w)] + values(offered)
+    names = [w for w in words if any(c.isupper() for c in w)]  # a capital: a name, though maybe only a sentence's start
+    return all(w in entry for w in exact) and all(w.lower() in entry.lower() for w in names)

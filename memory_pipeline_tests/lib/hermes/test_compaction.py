@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from memory_pipeline.lib.hermes.compaction import accepted, fewest_chars, propose
+from memory_pipeline.lib.hermes.compaction import fewest_chars, propose
 from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
 from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, SourceReading, parse_entries
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
-from memory_pipeline.lib.hermes.summaries import MORE, lines_left_out, one_sentence, pointer_entry, title_and_body
+from memory_pipeline.lib.hermes.summaries import MORE, accepted, lines_left_out, one_sentence, pointer_entry, summaries, title_and_body
 from memory_pipeline_tests.support.overcap_files import FILES
 
 LIMITS = {"chinese": 900, "english": 1900, "mixed": 950}  # each file 115–125% of its cap
@@ -34,7 +34,7 @@ def test_a_real_shaped_file_reaches_its_target_with_summaries_in_the_entrys_own_
     assert reading.chars > 1.1 * reading.limit
     proposal = propose(reading, b"", _synced(entries), target=0.80)
     assert proposal.fits and proposal.chars_after <= 0.85 * reading.limit
-    assert proposal.chars_after >= 0.60 * reading.limit  # reached by shortening, not by emptying the file
+    assert proposal.chars_after >= 0.70 * reading.limit  # reached by shortening, not by emptying the file
     for rewrite in proposal.rewrites:
         flat = " ".join(rewrite.before.split())
         title, body = title_and_body(rewrite.before)
@@ -126,3 +126,50 @@ def test_no_proposal_goes_below_the_floor(demo_home):
 def test_a_title_taken_from_a_sentence_leaves_no_stop_at_the_bodys_start():
     title, body = title_and_body("User trades FTMO/Kraken/Binance. FX+metals+ENERGY same sheet. VERIFY claims vs LIVE price.")
     assert (title, body) == ("User trades FTMO/Kraken/Binance", "FX+metals+ENERGY same sheet. VERIFY claims vs LIVE price.")
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "body_start"),
+    [
+        # A heading line names the entry; the body starts on the next line, no word cut in two.
+        (
+            "## rk3588_m50_market_position\n*Saved: 2026-06-01*\n\nThe board targets overseas users first.",
+            "rk3588_m50_market_position",
+            "*Saved",
+        ),
+        ("**Scraping rules**\nstop and ask at 2 anti-bot hits.", "Scraping rules", "stop and ask"),
+        # Two sentences before a colon are no label: the title is the first clause.
+        (
+            '任务执行前走"先出契约→用户确认→执行"闭环。但区分两种模式：①计划型→契约最前面出',
+            '任务执行前走"先出契约→用户确认→执行"闭环',
+            "但区分两种模式",
+        ),
+        # An identifier longer than a title's usual length is kept whole.
+        ("clarify_tool_blocking_bug_in_gateway_mode blocks the agent loop", "clarify_tool_blocking_bug_in_gateway_mode", "blocks"),
+    ],
+)
+def test_a_title_ends_where_a_phrase_does(text, title, body_start):
+    found, body = title_and_body(text)
+    assert found == title and body.startswith(body_start), (found, body)
+
+
+def test_a_summary_never_ends_on_a_colon_that_drops_what_it_introduces():
+    title, body = title_and_body(
+        "**高德MCP**: npm包amap-maps-mcp-server, API Key: 0e0e...b4, 存储: Desktop/keys/amap.txt。静态地图参数名是location。"
+    )
+    for summary in summaries(body):
+        assert not summary.removesuffix(MORE).endswith(("存储", "API Key")), summary
+
+
+def test_a_file_with_one_long_entry_lands_near_its_target_not_far_below(tmp_path):
+    """Room a cut left under the target goes back to the entry: the file lands within 70–80%."""
+    long = "**Gateway**: " + "；".join(f"第{i}步检查服务gateway-{i}的状态并记录结果" for i in range(40)) + "。"
+    entries = [long, "User prefers short answers.", "**Editor**: neovim with lazy.nvim."]
+    reading = _reading(tmp_path, entries, int(reading_chars(entries) / 0.95))
+    proposal = propose(reading, b"", _synced(entries), target=0.80)
+    assert proposal.fits and 0.70 * reading.limit <= proposal.chars_after <= 0.80 * reading.limit
+    assert [r.position for r in proposal.rewrites] == [0]
+
+
+def reading_chars(entries: list[str]) -> int:
+    return len(ENTRY_DELIMITER.join(entries))
