@@ -31,7 +31,7 @@ MORE = "…"  # ends a summary that stops before its entry does
 # What an entry holds that the agent needs without a lookup: code spans, URLs, paths, addresses,
 # key=value pairs, numbers (times, dates, amounts, percentages) and codes holding a digit, `-` or `_`.
 VALUE = re.compile(
-    r"`[^`]+`|https?://\S+|(?<!\w)~?/[A-Za-z0-9_.<>+-][A-Za-z0-9_./<>+-]*|[\w.+-]+@[\w-]+\.[\w.-]+|[A-Za-z_][\w.-]*=[\w.-]+"
+    r"`[^`]+`|https?://[\x21-\x7e]+|(?<!\w)~?/[A-Za-z0-9_.<>+-][A-Za-z0-9_./<>+-]*|[\w.+-]+@[\w-]+\.[\w.-]+|[A-Za-z_][\w.-]*=[\w.-]+"
     r"|[A-Za-z]*\d[\w.:/%+-]*|[A-Za-z]+[-_][A-Za-z0-9_-]+|[\w.-]+\.(?:ya?ml|json|toml|md|py|sh|txt|conf|db)\b"
 )
 # Where a sentence ends, and where a clause does (a list's `、` is neither). ASCII punctuation

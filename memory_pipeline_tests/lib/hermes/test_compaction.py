@@ -173,3 +173,13 @@ def test_a_file_with_one_long_entry_lands_near_its_target_not_far_below(tmp_path
 
 def reading_chars(entries: list[str]) -> int:
     return len(ENTRY_DELIMITER.join(entries))
+
+
+def test_a_url_ends_at_the_chinese_punctuation_after_it():
+    from memory_pipeline.lib.hermes.summaries import values
+
+    assert values("地址 http://127.0.0.1:11434，温度 0；文档 https://docs.example.org/guide?lang=en。") == [
+        "http://127.0.0.1:11434",
+        "0",
+        "https://docs.example.org/guide?lang=en",
+    ]
