@@ -1,31 +1,21 @@
 """The agent's MCP server (`memory-pipeline mcp`): what the pipeline keeps, over stdio, read-only.
 
-Three tools, on the official `mcp` SDK: `search_memory` (the trigram index, which finds Chinese,
+Four tools, on the protocol of `lib/tool_server`: `search_memory` (the trigram index, which finds Chinese,
 Japanese and Korean substrings Hermes' own `fact_store` cannot), `get_facts` (what a
-`fact_store#N` pointer in MEMORY.md names) and `memory_status`. Stores are opened read-only, so
+`fact_store#N` pointer in MEMORY.md names), `why_fact` and `memory_status`. Stores are opened read-only, so
 it answers while a sync or Hermes writes and never takes a write lock. A fact is handed out only
 on the privacy stage's "shown" verdict for its current text: never a private, unsafe, removed or
 not yet judged one, and no answer depends on what was withheld (no counts, the same "unavailable"
 for a withheld id as for one no fact has, errors that quote no stored text). When the keyword list
 changed since the last judgement, nothing is shown and a re-tag is started. Imports neither
-Dagster nor pandas.
+Dagster, pandas nor the `mcp` SDK: it starts in a fraction of what importing Dagster takes.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import sys
-import warnings
 from collections.abc import Callable
-from io import TextIOWrapper
 from pathlib import Path
-
-import anyio
-import mcp.types as types
-from mcp.server.fastmcp import FastMCP
-from mcp.server.fastmcp.exceptions import ToolError
-from mcp.server.stdio import stdio_server
 
 from memory_pipeline import environment
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
@@ -33,6 +23,7 @@ from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import NOT_SHOWN, UNREADABLE, SearchError
 from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.tool_server import Parameter, Tool, ToolError, ToolServer
 from memory_pipeline.services.reading import QueryEncoders, facts_of_profile, judgement_stale, search_profiles, shown_facts, start_retag
 
 SERVER_NAME = "memory-pipeline"
@@ -171,87 +162,21 @@ class MemoryServer:
             return 0
 
 
-def build_server(home: Path, profile: str | None = None, retag: Callable[[Profile], None] | None = None) -> FastMCP:
+def build_server(
+    home: Path, profile: str | None = None, retag: Callable[[Profile], None] | None = None, *, version: str = "unknown"
+) -> ToolServer:
+    """The server over `home` (or its one `profile`), telling clients it is memory-pipeline `version`."""
     memory = MemoryServer(home, profile, retag)
-    with warnings.catch_warnings():
-        # pydantic-settings warns about the SDK's own settings model on every start; nothing of ours.
-        warnings.filterwarnings("ignore", message=".*has an incomplete definition")
-        server = FastMCP(SERVER_NAME, log_level="WARNING")
-
-    @server.tool(description=SEARCH_HELP)
-    def search_memory(query: str, profile: str | None = None, limit: int = 10) -> dict:
-        return memory.search_memory(query, profile, limit)
-
-    @server.tool(description=FACTS_HELP)
-    def get_facts(fact_ids: list[int], profile: str | None = None) -> dict:
-        return memory.get_facts(fact_ids, profile)
-
-    @server.tool(description=WHY_HELP)
-    def why_fact(fact_id: int, profile: str | None = None) -> dict:
-        return memory.why_fact(fact_id, profile)
-
-    @server.tool(description=STATUS_HELP)
-    def memory_status() -> dict:
-        return memory.memory_status()
-
-    return server
+    chosen = Parameter("profile", str, required=False)
+    tools = [
+        Tool("search_memory", SEARCH_HELP, (Parameter("query", str), chosen, Parameter("limit", int, False, 10)), memory.search_memory),
+        Tool("get_facts", FACTS_HELP, (Parameter("fact_ids", list), chosen), memory.get_facts),
+        Tool("why_fact", WHY_HELP, (Parameter("fact_id", int), chosen), memory.why_fact),
+        Tool("memory_status", STATUS_HELP, (), memory.memory_status),
+    ]
+    return ToolServer(SERVER_NAME, version, tools)
 
 
-def run_server(server: FastMCP) -> None:
-    """Serve over stdio, every request read: one whose strings hold lone surrogates (`"\\ud800"`,
-    valid JSON that the SDK's parser refuses, leaving the client waiting) is read with U+FFFD in
-    their place; one the SDK still cannot read is answered with an error for its id."""
-    anyio.run(_serve, server)
-
-
-async def _serve(server: FastMCP) -> None:
-    stdin = _ReadableLines(anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")))
-    async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]  # it only iterates stdin's lines
-        lowlevel = server._mcp_server  # FastMCP's own run_stdio_async does the same with its default stdin
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-UNREADABLE_METHOD = "memory-pipeline/unreadable-request"
-
-
-def readable(line: str) -> str:
-    """The line as the SDK can read it (see `run_server`); a line that is no JSON object is left
-    as it is (it names no request to answer)."""
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return line
-    if not isinstance(message, dict):
-        return line
-    clean = json.dumps(_without_surrogates(message), ensure_ascii=False)
-    try:
-        types.JSONRPCMessage.model_validate_json(clean)
-    except ValueError:
-        if "id" in message and "method" in message:  # a request: answered "method not found" for its id
-            return json.dumps({"jsonrpc": "2.0", "id": _without_surrogates(message["id"]), "method": UNREADABLE_METHOD})
-    return clean
-
-
-def _without_surrogates(value):
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_without_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
-    return value
-
-
-class _ReadableLines:
-    """stdin's lines, each made readable (what `stdio_server` iterates)."""
-
-    def __init__(self, lines):
-        self._lines = lines
-
-    def __aiter__(self):
-        return self._read()
-
-    async def _read(self):
-        async for line in self._lines:
-            yield readable(line)
+def run_server(server: ToolServer) -> None:
+    """Serve over stdio until the client closes it."""
+    server.serve(sys.stdin.buffer, sys.stdout.buffer)

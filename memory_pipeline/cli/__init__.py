@@ -48,12 +48,19 @@ COMMANDS = [
 ]
 
 
+class _Version(argparse.Action):
+    """`--version`, the installed version looked up only when asked (every other command skips it)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        parser.exit(message=f"memory-pipeline {installed_version()}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Keep Hermes' Holographic fact store in step with MEMORY.md and USER.md.",
     )
-    parser.add_argument("--version", action="version", version=f"memory-pipeline {installed_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.register(commands)

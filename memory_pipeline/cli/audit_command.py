@@ -17,8 +17,6 @@ from memory_pipeline.cli.common import (
     selected_profiles,
 )
 from memory_pipeline.lib.audit.checks import fix_command
-from memory_pipeline.lib.privacy.choice import Told
-from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.store.database import StoreError
 
 if TYPE_CHECKING:
@@ -46,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
     # The audit engine (pandas, DuckDB) is imported by the command that runs it: `--help` stays quick.
     from memory_pipeline.lib.audit.report import failing_errors, report_payload
     from memory_pipeline.lib.hermes.profiles import discover_profiles
+    from memory_pipeline.lib.privacy.choice import Told
+    from memory_pipeline.lib.privacy.matching import KeywordListError
     from memory_pipeline.lib.store.settings import store_sharers
     from memory_pipeline.services.audit import audit_profile, repair_profile
 

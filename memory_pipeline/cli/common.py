@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from importlib import metadata
 from pathlib import Path
 
 from memory_pipeline import environment
@@ -158,6 +157,8 @@ def _positive_int(text: str) -> int:
 
 
 def installed_version() -> str:
+    from importlib import metadata  # only when asked: it scans every installed distribution
+
     try:
         return metadata.version("memory-pipeline")
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, hermes_home
+from memory_pipeline.cli.common import CommandError, add_home_argument, hermes_home, installed_version
 from memory_pipeline.lib.hermes.profiles import ProfileNotFound, get_profile
 
 
@@ -24,5 +24,5 @@ def run(args: argparse.Namespace) -> int:
             get_profile(home, args.profile)
         except ProfileNotFound as exc:
             raise CommandError(str(exc)) from None
-    run_server(build_server(home, args.profile))
+    run_server(build_server(home, args.profile, version=installed_version()))
     return 0

@@ -21,8 +21,6 @@ from memory_pipeline.cli.common import (
 )
 from memory_pipeline.cli.sync_output import Printer, check_errors
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
-from memory_pipeline.lib.privacy.choice import NO_LIST
-from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.runs.options import SyncOptions
 from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, remember_privacy, sync_profiles
@@ -92,6 +90,8 @@ def register(commands) -> None:
 
 def sync_options(args: argparse.Namespace) -> SyncOptions:
     """The options the flags chose (unset ones keep each profile's own settings)."""
+    from memory_pipeline.lib.privacy.choice import NO_LIST
+
     return SyncOptions(
         extractor=ExtractorMode(args.extractor),
         model=args.model,
@@ -108,6 +108,9 @@ def sync_options(args: argparse.Namespace) -> SyncOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from memory_pipeline.lib.privacy.choice import NO_LIST
+    from memory_pipeline.lib.privacy.matching import KeywordListError
+
     started = time.perf_counter()
     home = hermes_home(args)
     text = not (args.json or args.quiet)

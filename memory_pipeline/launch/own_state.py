@@ -10,8 +10,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from memory_pipeline.lib.files.reading import UnreadableFile, read_text_file
 from memory_pipeline.lib.files.writing import out_of_space
 
@@ -77,6 +75,8 @@ def _duckdb_problem(path: Path) -> str | None:
 
 
 def _yaml_problem(path: Path) -> str | None:
+    import yaml  # only when a command checks its own state
+
     try:
         config = yaml.safe_load(read_text_file(path) or "")
     except (UnreadableFile, yaml.YAMLError) as exc:

@@ -14,7 +14,8 @@ from memory_pipeline import environment
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.fact_search import message_facts, search
-from memory_pipeline.mcp_server import MemoryServer, readable
+from memory_pipeline.lib.tool_server import Parameter, Tool, ToolServer
+from memory_pipeline.mcp_server import MemoryServer
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory, holographic_store
 from memory_pipeline_tests.support.store_helpers import query
 
@@ -229,11 +230,13 @@ def test_a_removed_memory_stops_reaching_the_agents_surfaces(home):
     assert "Ollama" not in _surfaces(home, "Ollama")
 
 
-def test_every_mcp_request_is_readable_even_with_a_lone_surrogate():
+def test_every_mcp_request_is_answered_even_with_a_lone_surrogate():
+    seen = []
+    server = ToolServer("t", "1", [Tool("search_memory", "", (Parameter("query", str),), lambda query: seen.append(query) or {})])
     line = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_memory","arguments":{"query":"\\ud800ab"}}}'
-    assert json.loads(readable(line))["params"]["arguments"]["query"] == "\ufffdab"
+    assert server.answer_line(line)["result"]["isError"] is False and seen == ["\ufffdab"]
     broken = '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":5}'
-    assert json.loads(readable(broken)) == {"jsonrpc": "2.0", "id": 8, "method": "memory-pipeline/unreadable-request"}
+    assert server.answer_line(broken)["error"]["code"] == -32602 and server.answer_line(broken)["id"] == 8
 
 
 def test_the_server_answers_a_request_its_sdk_cannot_parse_within_the_deadline(home):
@@ -331,7 +334,7 @@ HUGE_QUERIES = {
 def test_every_agent_query_is_bounded_and_refused_in_words(home, name):
     """The MCP server's tool and the plugin's reader refuse what no search needs, saying the
     bounds; the hook reads the first part of a pasted message; a bounded query still answers."""
-    from mcp.server.fastmcp.exceptions import ToolError
+    from memory_pipeline.lib.tool_server import ToolError
 
     server = MemoryServer(home, retag=_no_retag)
     with pytest.raises(ToolError, match="at most 1000 characters and 16 words"):
@@ -413,7 +416,7 @@ def test_nothing_a_removal_leaves_gives_back_the_removed_entry_by_brute_force(ho
 
 
 def test_under_scope_user_the_mcp_server_serves_nothing_of_the_unsynced_main_store(home):
-    from mcp.server.fastmcp.exceptions import ToolError
+    from memory_pipeline.lib.tool_server import ToolError
 
     memory = home / "memories" / "MEMORY.md"
     entries = memory.read_text(encoding="utf-8").split("\n§\n")

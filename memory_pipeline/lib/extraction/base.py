@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Protocol
-
-import pandas as pd
+from typing import TYPE_CHECKING, Protocol
 
 from memory_pipeline.lib.store.reader import StoreReader
+
+if TYPE_CHECKING:  # pandas only where a frame is made: a command that makes none never imports it
+    import pandas as pd
 
 FACT_COLUMNS = ["entry_id", "content", "category", "tags", "entity", "action", "existing_fact_id", "latency_s"]
 
@@ -125,6 +126,8 @@ def entries_to_extract(diff: pd.DataFrame, reads: StoreReader | None) -> list[En
 
 
 def facts_frame(outcome: ExtractionOutcome) -> pd.DataFrame:
+    import pandas as pd
+
     frame = pd.DataFrame(
         [(f.entry_id, f.content, f.category, ",".join(f.tags), f.entity, f.action, f.existing_fact_id, f.latency_s) for f in outcome.facts],
         columns=FACT_COLUMNS,

