@@ -23,6 +23,17 @@ def pytest_configure(config):
     tempfile.tempdir = None
 
 
+def pytest_sessionstart(session):
+    """The code location built once per process, as a command builds it: with none of the
+    variables the tests isolate set, so each resource reads them at run time, whatever a test sets
+    (a command never changes its own environment after it starts)."""
+    saved = {name: os.environ.pop(name) for name in _ISOLATED_ENV if name in os.environ}
+    try:
+        import memory_pipeline.definitions  # noqa: F401
+    finally:
+        os.environ.update(saved)
+
+
 def pytest_unconfigure(config):
     scratch = getattr(config, "_memory_pipeline_scratch", None)
     if scratch is not None:

@@ -125,7 +125,7 @@ def test_the_connection_rule_catches_a_connection_outside_lib_store(tmp_path):
 def test_every_write_to_the_store_is_a_method_of_fact_store_and_no_sql_on_it_lives_outside_lib_store():
     from memory_pipeline.lib.store.fact_store import FactStore
 
-    parts = {cls.__module__ for cls in (FactStore, *FactStore.PARTS)}
+    parts = {cls.__module__ for cls in (FactStore, *FactStore.parts())}
     assert store_sql_problems(PACKAGE, parts) == []
 
 

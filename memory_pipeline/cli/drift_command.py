@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, profiles_with_judges
-from memory_pipeline.cli.sync_output import entry_title
 from memory_pipeline.lib.store.database import StoreError
 
 
@@ -48,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(name: str, found, args: argparse.Namespace, judge) -> None:
+    from memory_pipeline.cli.sync_output import entry_title
+
     if not found.drifted:
         print(f"{name}: every synced fact holds the text its entry gave it")
         return

@@ -14,9 +14,7 @@ from memory_pipeline.lib.files.reading import UnreadableFile, read_text_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.ledger_tsv import section_of, sections
 from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.services.ledger import export_profile, import_into, synced_profiles
 
 STDIO = "-"
 
@@ -46,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace, profiles: list[Profile], home: Path) -> int:
     """Each profile's rows under a `# profile: NAME` line (a comment to every TSV reader)."""
+    from memory_pipeline.services.ledger import export_profile, synced_profiles
+
     synced = synced_profiles(profiles)
     if not synced:
         raise CommandError(f"no fact store yet for profile {', '.join(p.name for p in profiles)} (run `memory-pipeline sync` first)")
@@ -67,6 +67,8 @@ def _export(args: argparse.Namespace, profiles: list[Profile], home: Path) -> in
 
 def _profile_section(text: str, profile: str, args: argparse.Namespace) -> str:
     """What of a whole-home export belongs to the profile imported into; a plain TSV as it is."""
+    from memory_pipeline.lib.store.ledger_tsv import section_of, sections
+
     names = sections(text)
     if not names:
         return text
@@ -78,6 +80,8 @@ def _profile_section(text: str, profile: str, args: argparse.Namespace) -> str:
 
 
 def _import(args: argparse.Namespace, profiles: list[Profile], home: Path) -> int:
+    from memory_pipeline.services.ledger import import_into, synced_profiles
+
     if len(profiles) > 1:
         raise CommandError(f"import into which profile? give --profile ({', '.join(p.name for p in profiles)})")
     (profile,) = profiles

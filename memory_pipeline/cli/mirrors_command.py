@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, profiles_with_judges
-from memory_pipeline.cli.sync_output import entry_title
 from memory_pipeline.lib.store.database import StoreError
 
 
@@ -28,6 +27,8 @@ def register(commands) -> None:
 
 
 def _shown(fact_id: int, content: str, judge) -> str:
+    from memory_pipeline.cli.sync_output import entry_title
+
     private = judge is None or bool(judge.reasons(content))
     return f"#{fact_id} (private)" if private else f'#{fact_id} "{entry_title(content)}"'
 

@@ -9,7 +9,6 @@ import sys
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import SearchError
-from memory_pipeline.services.reading import QueryEncoders, search_profiles
 
 
 def register(commands) -> None:
@@ -33,6 +32,8 @@ def register(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from memory_pipeline.services.reading import QueryEncoders, search_profiles
+
     if args.limit < 1:
         raise CommandError("--limit must be at least 1")
     home = hermes_home(args)

@@ -7,6 +7,7 @@ import argparse
 import sys
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
 from memory_pipeline.cli.common import (
@@ -19,11 +20,11 @@ from memory_pipeline.cli.common import (
     print_json,
     selected_profiles,
 )
-from memory_pipeline.cli.sync_output import Printer, check_errors
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.runs.options import SyncOptions
-from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, remember_privacy, sync_profiles
+
+if TYPE_CHECKING:  # the sync service (Dagster's run machinery) is imported when a sync runs: `--help` stays quick
+    from memory_pipeline.runs.options import SyncOptions
 
 
 def register(commands) -> None:
@@ -91,6 +92,7 @@ def register(commands) -> None:
 def sync_options(args: argparse.Namespace) -> SyncOptions:
     """The options the flags chose (unset ones keep each profile's own settings)."""
     from memory_pipeline.lib.privacy.choice import NO_LIST
+    from memory_pipeline.runs.options import SyncOptions
 
     return SyncOptions(
         extractor=ExtractorMode(args.extractor),
@@ -108,8 +110,10 @@ def sync_options(args: argparse.Namespace) -> SyncOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from memory_pipeline.cli.sync_output import Printer, check_errors
     from memory_pipeline.lib.privacy.choice import NO_LIST
     from memory_pipeline.lib.privacy.matching import KeywordListError
+    from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, remember_privacy, sync_profiles
 
     started = time.perf_counter()
     home = hermes_home(args)

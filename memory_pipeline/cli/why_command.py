@@ -4,12 +4,14 @@ service), as a few lines or as JSON. Given text, the story of each fact a search
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import SearchError
-from memory_pipeline.services.reading import search_profiles
-from memory_pipeline.services.why import FactStory, fact_story
+
+if TYPE_CHECKING:
+    from memory_pipeline.services.why import FactStory
 
 _STORIES_FOR_TEXT = 3
 
@@ -24,6 +26,9 @@ def register(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from memory_pipeline.services.reading import search_profiles
+    from memory_pipeline.services.why import fact_story
+
     home = hermes_home(args)
     profiles = selected_profiles(args, home)
     try:

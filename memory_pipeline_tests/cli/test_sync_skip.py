@@ -30,7 +30,7 @@ def test_an_unchanged_profile_is_skipped_without_a_run(capsys, synced_home):
     # The checks the last run left failing stand, said where a run would say them.
     assert capsys.readouterr().out.splitlines() == [
         "default: unchanged (skipped; --force runs it anyway)",
-        "  cap_usage: MEMORY.md 2078/2200 chars (94%), 122 left, `compact` would free 405 (→ 76%); "
+        "  cap_usage: MEMORY.md 2078/2200 chars (94%), 122 left, `compact` would free 319 (→ 80%); "
         "USER.md 325/1375 chars (24%), 1050 left; target ≤ 85%; "
         "fix: memory-pipeline compact --profile default",
         "work: unchanged (skipped; --force runs it anyway)",

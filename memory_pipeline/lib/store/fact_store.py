@@ -21,12 +21,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.store import database
 from memory_pipeline.lib.store.embedding_writes import EmbeddingWrites
-from memory_pipeline.lib.store.entry_writes import EntryWrites
-from memory_pipeline.lib.store.fact_writes import FactWrites
 from memory_pipeline.lib.store.ledger_writes import LedgerWrites
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.store.record_writes import RecordWrites
@@ -36,6 +36,10 @@ from memory_pipeline.lib.store.store_part import NO_PROVENANCE, OpenStore, Store
 from memory_pipeline.lib.store.sync_report import SyncReport
 from memory_pipeline.lib.store.written_writes import WrittenWrites
 
+if TYPE_CHECKING:
+    from memory_pipeline.lib.store.entry_writes import EntryWrites
+    from memory_pipeline.lib.store.fact_writes import FactWrites
+
 
 class FactStore(StorePart):
     """An open store: its settings (path, dimension, trust), the connection, whose ledger rows
@@ -43,17 +47,35 @@ class FactStore(StorePart):
     them), and its parts. Every write happens inside `transaction()`, except the index upkeep,
     which takes its own."""
 
-    PARTS = (WrittenWrites, RecordWrites, LedgerWrites, FactWrites, SearchIndexWrites, EntryWrites, EmbeddingWrites)
+    @classmethod
+    def parts(cls) -> tuple[type[StorePart], ...]:
+        """Every part's class (the vectors' parts imported here, as on their first use)."""
+        from memory_pipeline.lib.store.entry_writes import EntryWrites
+        from memory_pipeline.lib.store.fact_writes import FactWrites
+
+        return (WrittenWrites, RecordWrites, LedgerWrites, FactWrites, SearchIndexWrites, EntryWrites, EmbeddingWrites)
 
     def __init__(self, conn: sqlite3.Connection, settings: HolographicSettings, owner: LedgerOwner = SOLE_OWNER):
         super().__init__(OpenStore(conn, settings, owner))
         self.written = WrittenWrites(self._store)
         self.records = RecordWrites(self._store)
         self.ledger = LedgerWrites(self._store)
-        self.facts = FactWrites(self._store, written=self.written)
         self.index = SearchIndexWrites(self._store)
         self.embeddings = EmbeddingWrites(self._store)
-        self.entries = EntryWrites(self._store, facts=self.facts, ledger=self.ledger, records=self.records, written=self.written)
+
+    # The parts that hold HRR vectors (NumPy) are made on first use: a command that only refreshes
+    # the search index, as `search` does, never imports NumPy.
+    @cached_property
+    def facts(self) -> FactWrites:
+        from memory_pipeline.lib.store.fact_writes import FactWrites
+
+        return FactWrites(self._store, written=self.written)
+
+    @cached_property
+    def entries(self) -> EntryWrites:
+        from memory_pipeline.lib.store.entry_writes import EntryWrites
+
+        return EntryWrites(self._store, facts=self.facts, ledger=self.ledger, records=self.records, written=self.written)
 
     @property
     def path(self) -> Path:

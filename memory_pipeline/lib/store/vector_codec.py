@@ -19,10 +19,12 @@ from __future__ import annotations
 import enum
 import sqlite3
 from collections.abc import Iterable
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.choices import VectorFormat
+
+if TYPE_CHECKING:  # NumPy where a blob is decoded or encoded: the SQL below, which `status` reads, needs none
+    import numpy as np
 
 HRR1_PREFIX = b"HRR1"
 _LEGACY_ITEM, _HRR1_ITEM = 8, 4
@@ -66,6 +68,8 @@ def state(blob: object, dim: int) -> VectorState:
 
 def decode(blob: object, dim: int) -> np.ndarray | None:
     """float64 phases, or None when the blob is missing or malformed."""
+    import numpy as np
+
     kind = state(blob, dim)
     if not isinstance(blob, bytes):
         return None
@@ -79,6 +83,8 @@ def decode(blob: object, dim: int) -> np.ndarray | None:
 def decode_rows(blobs: Iterable[bytes], dim: int) -> np.ndarray:
     """Decodable blobs as one (n, dim) float64 array, each dialect converted in one pass (banks
     sum thousands at a time). The caller passes only blobs `state` accepts."""
+    import numpy as np
+
     legacy: list[bytes] = []
     hrr1: list[bytes] = []
     for blob in blobs:
@@ -96,6 +102,8 @@ def decode_rows(blobs: Iterable[bytes], dim: int) -> np.ndarray:
 
 def encode(phases: np.ndarray, fmt: VectorFormat) -> bytes:
     """The blob for these phases in `fmt` (legacy or HRR1; HRR1 falls back to legacy at dim 1)."""
+    import numpy as np
+
     if fmt is VectorFormat.AUTO:
         raise ValueError("encode needs a concrete vector format: resolve `auto` with store_format first")
     dim = int(phases.shape[0])
