@@ -52,7 +52,8 @@ class _Version(argparse.Action):
     """`--version`, the installed version looked up only when asked (every other command skips it)."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        parser.exit(message=f"memory-pipeline {installed_version()}\n")
+        print(f"memory-pipeline {installed_version()}")  # on stdout, as argparse's own version action
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
