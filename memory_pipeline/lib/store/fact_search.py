@@ -48,7 +48,7 @@ SHOWN = "shown"  # the one outcome that lets the agent see a fact
 # What the agent's surfaces say, always the same, whatever was withheld.
 NOT_SHOWN = "private, unsafe, removed and not yet judged facts are never shown"
 UNREADABLE = "the fact store cannot be read now (the user can run `memory-pipeline audit`)"
-# BM25 ranks at most this many of a query's newest matches (a common word costs no more than a rare one).
+# At most this many of a query's newest matches are ranked (a common word costs no more than a rare one).
 RANK_WINDOW = 250
 
 
@@ -93,20 +93,20 @@ def _shown_rows(
     params: tuple[Any, ...],
     judge: Gate | None = None,
     *,
-    best_first: Callable[[tuple[Any, ...]], Any] | None = None,
+    best_first: Callable[[list[tuple[Any, ...]]], list[tuple[Any, ...]]] | None = None,
     wanted: int | None = None,
 ) -> list[tuple[Any, ...]]:
     """Rows of a query joined to `_SHOWN` (its first column the fact id, its second the text as
     bytes, its last the verdict's hash) whose verdict is for the text as it is now; none when the
     store was never judged or its keyword list changed since. `judge`: the store's gate, when the
-    caller read it already. With `best_first` (a sort key) and `wanted`, the rows are ranked first
-    and only the best `wanted` that pass are hashed for: the check then costs what is shown."""
+    caller read it already. With `best_first` (the rows in rank order) and `wanted`, the rows are
+    ranked first and only the best `wanted` that pass are hashed for: the check then costs what is shown."""
     judge = judge or gate(conn)
     if judge is None or judge.stale:
         return []
     rows = conn.execute(sql, (judge.keywords_sha256, judge.detectors, *params)).fetchall()
     if best_first is not None:
-        rows.sort(key=best_first)
+        rows = best_first(rows)
     shown = []
     for row in rows:
         if content_sha256(row[1]) == row[-1]:
@@ -121,16 +121,39 @@ def _text(raw: bytes) -> str:
     return visible(raw.decode("utf-8", errors="replace"))
 
 
-def _ranked(row: tuple[Any, ...]) -> tuple[Any, Any, int]:
-    """Current before retired; BM25 lower is better; newest first among equals."""
-    return (row[5], row[4], -row[0])
+# BM25's term saturation and length normalisation (FTS5's defaults), computed here over the
+# window of matches instead of by FTS5's `bm25()` in SQL, which reads each match's position lists
+# again and cost several times the match itself on common words. Every match holds every word, so
+# the words' rarities are alike for all of them and drop out of the order.
+_K1, _B = 1.2, 0.75
+
+
+def _ranked(words: list[str]) -> Callable[[list[tuple[Any, ...]]], list[tuple[Any, ...]]]:
+    """The rows (fact id, text bytes, category, tags, retired, ...) in rank order, each given its
+    score as a sixth column: current before retired, best score first, newest first among equals."""
+    terms = [w.casefold() for w in words]
+
+    def order(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        if not rows:
+            return rows
+        texts = [bytes(row[1]).decode("utf-8", errors="replace").casefold() for row in rows]
+        mean = sum(map(len, texts)) / len(texts) or 1.0
+        scored = [(*row[:5], _bm25(text, terms, mean), *row[5:]) for row, text in zip(rows, texts, strict=True)]
+        return sorted(scored, key=lambda row: (row[4], -row[5], -row[0]))
+
+    return order
+
+
+def _bm25(text: str, terms: list[str], mean: float) -> float:
+    norm = _K1 * (1 - _B + _B * len(text) / mean)
+    return sum(tf * (_K1 + 1) / (tf + norm) for tf in (text.count(t) for t in terms) if tf)
 
 
 def search(
     conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False, judge: Gate | None = None
 ) -> list[dict[str, Any]]:
-    """Facts holding every word of `query` (`search_query`'s grammar), best BM25 first, newest
-    first among equals: only those the agent may see, unless `include_private` (the user at the
+    """Facts holding every word of `query` (`search_query`'s grammar), best first by BM25 over
+    the newest `RANK_WINDOW` matches, newest first among equals: only those the agent may see, unless `include_private` (the user at the
     command line: every fact, retired ones last). Each: fact_id, content, category, tags, score,
     retired. A pointer (`fact_store#14`) gives the facts it names, as `facts_by_id` does."""
     if (pointed := pointed_ids(query)) is not None:
@@ -142,18 +165,18 @@ def search(
     conditions = [f"{INDEX_TABLE} MATCH ?"] if expression else []
     conditions += ["instr(m.content, ?) > 0"] * len(single_characters(words))
     params = ([expression] if expression else []) + single_characters(words)
-    score, where = (f"bm25({INDEX_TABLE})" if expression else "0.0"), " AND ".join(conditions)
-    columns = f"f.fact_id, CAST(f.content AS BLOB), f.category, f.tags, {score}, {_RETIRED}"
+    where = " AND ".join(conditions)
+    columns = f"f.fact_id, CAST(f.content AS BLOB), f.category, f.tags, {_RETIRED}"
+    rank = _ranked(words)
     if include_private:
         sql = f"SELECT {columns} {_INDEXED} WHERE {where} ORDER BY m.rowid DESC LIMIT ?"
-        rows = conn.execute(sql, (*params, RANK_WINDOW)).fetchall()
+        rows = rank(conn.execute(sql, (*params, RANK_WINDOW)).fetchall())
     else:
         sql = f"SELECT {columns}, v.content_sha256 {_INDEXED} {_SHOWN} WHERE {where} ORDER BY m.rowid DESC LIMIT ?"
-        rows = _shown_rows(conn, sql, (*params, RANK_WINDOW), judge, best_first=_ranked, wanted=limit)
-    rows.sort(key=_ranked)
+        rows = _shown_rows(conn, sql, (*params, RANK_WINDOW), judge, best_first=rank, wanted=limit)
     return [
-        {"fact_id": int(i), "content": _text(raw), "category": cat, "tags": t or "", "score": float(-b), "retired": bool(retired)}
-        for i, raw, cat, t, b, retired in rows[:limit]
+        {"fact_id": int(i), "content": _text(raw), "category": cat, "tags": t or "", "score": round(score, 4), "retired": bool(retired)}
+        for i, raw, cat, t, retired, score in rows[:limit]
     ]
 
 

@@ -128,3 +128,30 @@ def test_words_in_any_order_find_the_facts_holding_them_all(demo_store):
             search(conn, 'x "" y')
         # A lone letter beside other words is left out, as a search box does.
         assert _titles(search(conn, "a restic")) == ["Backups"]
+
+
+def test_matches_rank_by_bm25_current_first_newest_first_among_equals(demo_store):
+    """A fact holding the words more often, or in a shorter text, ranks higher; equal ones newest
+    first; a retired one after every current one. The order agrees with FTS5's own `bm25()` on
+    the facts it scores apart."""
+    store = holographic_store(demo_store)
+    try:
+        texts = [
+            "zebra crossing notes: zebra zebra crossing",  # the words most often
+            "zebra crossing",  # short, once each
+            "zebra crossing " + "and a long tail of other words " * 12,  # long, once each
+            "zebra crossing",  # the same as an older one: newer, so first of the two
+        ]
+        ids = [store.add_fact(t + f" #{n}", category="general") for n, t in enumerate(texts)]
+    finally:
+        store.close()
+    with opened(demo_store) as conn:
+        FactStore(conn, holographic_settings(demo_store.parent)).index.sync_search_index()
+        found = [r["fact_id"] for r in search(conn, "zebra crossing", include_private=True)]
+        assert found == [ids[0], ids[3], ids[1], ids[2]]
+        fts = """SELECT rowid FROM memory_pipeline_fts WHERE memory_pipeline_fts MATCH '"zebra" AND "crossing"'
+                 ORDER BY bm25(memory_pipeline_fts), rowid DESC"""
+        bm25 = [i for (i,) in conn.execute(fts)]
+        assert bm25[0] == ids[0] and bm25[-1] == ids[2]  # FTS5's order at both ends
+        conn.execute("UPDATE facts SET tags = 'retired' WHERE fact_id = ?", (ids[0],))
+        assert [r["fact_id"] for r in search(conn, "zebra crossing", include_private=True)][-1] == ids[0]
