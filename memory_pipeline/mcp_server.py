@@ -23,6 +23,7 @@ from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_search import NOT_SHOWN, UNREADABLE, SearchError
 from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.tool_server import Parameter, Tool, ToolError, ToolServer
 from memory_pipeline.services.reading import QueryEncoders, facts_of_profile, judgement_stale, search_profiles, shown_facts, start_retag
 
@@ -75,24 +76,27 @@ class MemoryServer:
     def _judged(self, profiles: list[Profile]) -> list[Profile]:
         """The profiles whose facts were judged with their keyword list and detector switches as
         they are now; for the others nothing is shown and a re-tag is started."""
-        current = []
-        for profile in profiles:
-            if judgement_stale(profile, self.home):
-                self.retag(profile)
-            else:
-                current.append(profile)
-        return current
+        return [profile for profile in profiles if self._shown_now(profile)]
+
+    def _shown_now(self, profile: Profile, reads: StoreReader | None = None) -> bool:
+        """Whether the profile's facts may be shown now (`reads`: its store, already open); if
+        not, its re-tag is started."""
+        if judgement_stale(profile, self.home, reads):
+            self.retag(profile)
+            return False
+        return True
 
     def search_memory(self, query: str, profile: str | None = None, limit: int = 10) -> dict:
         profiles = self.profiles(profile)
         try:
             found = search_profiles(
-                self._judged(profiles),
+                profiles,
                 query,
                 limit=max(1, min(int(limit), _MAX_LIMIT)),
                 include_private=False,
                 refresh_index=False,
                 encoders=self.encoders,
+                shown_now=self._shown_now,  # asked on the search's own connection: one per profile and call
             )
         except SearchError as exc:
             raise ToolError(str(exc)) from None

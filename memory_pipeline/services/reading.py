@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_pipeline import environment
 from memory_pipeline.lib.extraction.embedders import EmbedderChoice, EmbedderUnavailable
@@ -18,7 +18,11 @@ from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store import meaning, recall
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
+from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.search_gate import recorded_many
+
+if TYPE_CHECKING:
+    from memory_pipeline.lib.privacy.choice import PrivacyChoice
 
 
 @dataclass
@@ -72,15 +76,27 @@ class QueryEncoders:
             return None  # the model's server is away: by letters
 
 
+# Given a profile and the reader its search is about to use: whether its facts may be shown now.
+ShownNow = Callable[[Profile, StoreReader], bool]
+
+
 def search_profiles(
-    profiles: list[Profile], query: str, *, limit: int, include_private: bool, refresh_index: bool, encoders: QueryEncoders | None = None
+    profiles: list[Profile],
+    query: str,
+    *,
+    limit: int,
+    include_private: bool,
+    refresh_index: bool,
+    encoders: QueryEncoders | None = None,
+    shown_now: ShownNow | None = None,
 ) -> Found:
     """`query` in every served profile's facts, by letters and, with `encoders`, by meaning too
     (`recall.hybrid_search`), at most `limit` per profile: only facts with a "shown" verdict for
     their current text unless `include_private` (the user at the command line). With
     `refresh_index` (the CLI) facts Hermes wrote since the last sync are indexed first (the index
     judges nothing: they are shown once the next sync judged them); without (the agent's server)
-    nothing is written."""
+    nothing is written. `shown_now`, given, is asked on the search's own connection whether a
+    profile's facts may be shown (the agent's server: one connection per profile and call)."""
     found = Found()
     for profile in profiles:
         where = profile_store(profile)
@@ -90,18 +106,27 @@ def search_profiles(
         if not where.exists:
             found.without_store.append(profile.name)
             continue
-        facts = _search_one(where, query, limit, include_private, refresh_index, encoders)
+        allowed = (lambda reads, p=profile: shown_now(p, reads)) if shown_now is not None else None
+        facts = _search_one(where, query, limit, include_private, refresh_index, encoders, allowed)
         found.facts += [{"profile": profile.name, **fact} for fact in facts]
     return found
 
 
 def _search_one(
-    where: ProfileStore, query: str, limit: int, include_private: bool, refresh_index: bool, encoders: QueryEncoders | None
+    where: ProfileStore,
+    query: str,
+    limit: int,
+    include_private: bool,
+    refresh_index: bool,
+    encoders: QueryEncoders | None,
+    allowed: Callable[[StoreReader], bool] | None,
 ) -> list[dict[str, Any]]:
     if refresh_index:  # the writer, only to index what Hermes wrote since the last sync
         with where.opened(create=False) as store:
             store.index.sync_search_index()
     with where.read_only() as reads:
+        if allowed is not None and not allowed(reads):
+            return []
         model = reads.embedding_model() if encoders is not None else None
         vector = encoders.vector(model, query) if encoders is not None and recall.reads_as_words(query) else None
         near = recall.Meaning(where.path, model, vector) if model is not None and vector is not None else None
@@ -129,22 +154,26 @@ def shown_facts(profile: Profile) -> int:
         return reads.shown_count() if reads is not None else 0
 
 
-def judgement_stale(profile: Profile, home: Path) -> bool:
+def judgement_stale(profile: Profile, home: Path, reads: StoreReader | None = None) -> bool:
     """Whether the profile's facts were judged with something other than what its choice names now
     (with the choices of the profiles sharing its store): other keyword lists, or the lists as they
     were then (edited, moved, renamed, gone), or other detector switches in a config.yaml. Its
-    agent's surfaces then show nothing of it until a re-tag."""
+    agent's surfaces then show nothing of it until a re-tag. `reads`: the store, already open."""
     choices = [environment.privacy_choice(p, home) for p in [profile, *environment.store_sharing_profiles(profile, home)]]
     try:
-        with profile_store(profile).reading() as reads:
-            if reads is None:
-                return False
-            judge, recorded = reads.gate(), reads.judge_in_force()  # the switches: compared below, every profile's
-            if judge is None or recorded is None:
-                return False  # never judged: nothing is shown anyway, and the first sync judges it
-            recorded_paths = {reads.recorded_list(p) for p in recorded_many(recorded[0])}
+        if reads is not None:
+            return _judged_otherwise(reads, choices)
+        with profile_store(profile).reading() as opened:
+            return opened is not None and _judged_otherwise(opened, choices)
     except StoreError:
         return True
+
+
+def _judged_otherwise(reads: StoreReader, choices: list[PrivacyChoice]) -> bool:
+    judge, recorded = reads.gate(), reads.judge_in_force()  # the switches: compared below, every profile's
+    if judge is None or recorded is None:
+        return False  # never judged: nothing is shown anyway, and the first sync judges it
+    recorded_paths = {reads.recorded_list(p) for p in recorded_many(recorded[0])}
     named = {os.path.normpath(c.keywords_path) if c.keywords_path else None for c in choices}
     switches = {c.settings_sha256 for c in choices}
     return judge.stale or named != recorded_paths or switches != set(recorded_many(recorded[3]))
