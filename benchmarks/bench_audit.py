@@ -60,8 +60,12 @@ def naive_audit(readings, db: Path, keywords, dim: int) -> dict[str, bool]:
     entries = [(r.source, hashlib.sha256(t.encode()).hexdigest()[:16]) for r in readings for t in r.entries]
     ledger = conn.execute("SELECT entry_id, source, entry_sha256, fact_id, status, synced_at FROM memory_pipeline_ledger").fetchall()
     active = {(source, sha[:16]) for _, source, sha, _, status, _ in ledger if status == "active"}
+    # On the ledger's primary key (profile, entry id, fact id), as a per-entry lookup is written for it.
+    (profile,) = {row[0] for row in conn.execute("SELECT DISTINCT profile FROM memory_pipeline_ledger")} or {""}
     verdict["hashes_fresh"] = all(
-        conn.execute("SELECT 1 FROM memory_pipeline_ledger WHERE entry_id = ? AND status = 'active'", (f"{source}:{short}",)).fetchone()
+        conn.execute(
+            "SELECT 1 FROM memory_pipeline_ledger WHERE profile = ? AND entry_id = ? AND status = 'active'", (profile, f"{source}:{short}")
+        ).fetchone()
         is not None
         for source, short in entries
     )
