@@ -13,6 +13,14 @@ from memory_pipeline.lib.hermes.memory_files import SourceReading, fact_pointers
 # Set on the real memory files' labelled pairs (`benchmarks/duplicates_real_set.py`): above it, the
 # pairs read as one fact written twice; the closest pairs of different facts score 0.69.
 DUPLICATE_COSINE = 0.75
+# A file within Hermes' cap holds a few hundred entries at most. Past this many, comparing every pair
+# would take minutes and gigabytes, so such a file (far over its cap) is not compared, and said so.
+MOST_COMPARED = 2000
+_BLOCK = 256  # rows of the cosine matrix held at once: memory stays flat whatever the file's size
+
+
+def too_many_to_compare(reading: SourceReading) -> bool:
+    return len(reading.entries) > MOST_COMPARED
 
 
 @dataclass(frozen=True)
@@ -38,7 +46,7 @@ def duplicate_groups(
     import numpy as np
 
     groups = []
-    for reading in readings:
+    for reading in (r for r in readings if not too_many_to_compare(r)):
         items = []
         for position, text in enumerate(reading.entries):
             ids = tuple(synced.get((reading.source, short_hash(entry_sha256(text))), ()))
@@ -48,13 +56,18 @@ def duplicate_groups(
                 items.append((position, ids, mean / (np.linalg.norm(mean) or 1.0)))
         if len(items) < 2:
             continue
-        cosines = np.stack([v for _, _, v in items]) @ np.stack([v for _, _, v in items]).T
-        linked = zip(*np.nonzero(np.triu(cosines >= DUPLICATE_COSINE, k=1)), strict=True)
-        members = _joined(len(items), [(int(i), int(j)) for i, j in linked])
-        for group in (g for g in members if len(g) > 1):
-            closest = max(float(cosines[a, b]) for a in group for b in group if a < b)
+        unit = np.stack([v for _, _, v in items])
+        links = []
+        for start in range(0, len(items), _BLOCK):
+            block = unit[start : start + _BLOCK] @ unit.T
+            for i, j in zip(*np.nonzero(block >= DUPLICATE_COSINE), strict=True):
+                if start + int(i) < int(j):
+                    links.append((start + int(i), int(j), float(block[i, j])))
+        closest = {(i, j): cosine for i, j, cosine in links}
+        for group in (g for g in _joined(len(items), [(i, j) for i, j, _ in links]) if len(g) > 1):
+            nearest = max(closest.get((a, b), 0.0) for a in group for b in group if a < b)
             groups.append(
-                DuplicateGroup(reading.source, tuple(items[i][0] for i in group), tuple(items[i][1] for i in group), round(closest, 3))
+                DuplicateGroup(reading.source, tuple(items[i][0] for i in group), tuple(items[i][1] for i in group), round(nearest, 3))
             )
     return groups
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from memory_pipeline.lib.audit.checks import WARN, AuditResult
 from memory_pipeline.lib.audit.layers import on_own_store
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
-from memory_pipeline.lib.hermes.duplicates import DUPLICATE_COSINE, duplicate_groups
+from memory_pipeline.lib.hermes.duplicates import DUPLICATE_COSINE, MOST_COMPARED, duplicate_groups, too_many_to_compare
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.ledger import synced_facts
 from memory_pipeline.lib.store.meaning import OFF_MODEL
@@ -26,13 +26,17 @@ def entries_distinct(layers: LoadedLayers) -> AuditResult:
     )
     if model in (None, OFF_MODEL):
         return AuditResult("entries_distinct", True, WARN, "not checked: recall by meaning is off (sync --embedder bundled)")
-    groups = duplicate_groups([r for r in inputs.readings if r.readable], synced, vectors)
+    readable = [r for r in inputs.readings if r.readable]
+    groups = duplicate_groups(readable, synced, vectors)
     named = [f"{SOURCE_FILES[g.source]} entries {g.numbers()} (cosine {g.closest:.2f})" for g in groups]
     detail = (
         f"entries saying the same thing, by meaning ({model}, cosine ≥ {DUPLICATE_COSINE}): {'; '.join(named)}"
         if named
         else f"no two entries of a file say the same thing by meaning ({model}, cosine ≥ {DUPLICATE_COSINE})"
     )
+    if skipped := [r for r in readable if too_many_to_compare(r)]:
+        files = ", ".join(f"{SOURCE_FILES[r.source]} ({len(r.entries):,} entries)" for r in skipped)
+        detail += f"; not compared: {files}, more than {MOST_COMPARED:,} entries (far over the cap: `cap_usage` says what to do)"
     metrics = {"duplicate_groups": float(len(groups)), "duplicate_entries": float(sum(len(g.positions) for g in groups))}
     return AuditResult("entries_distinct", not groups, WARN, detail, metrics)
 
