@@ -121,11 +121,14 @@ def _text(raw: bytes) -> str:
     return visible(raw.decode("utf-8", errors="replace"))
 
 
-# BM25's term saturation and length normalisation (FTS5's defaults), computed here over the
-# window of matches instead of by FTS5's `bm25()` in SQL, which reads each match's position lists
-# again and cost several times the match itself on common words. Every match holds every word, so
-# the words' rarities are alike for all of them and drop out of the order.
+# BM25's term saturation and length normalisation (FTS5's defaults), computed here on each match
+# instead of by FTS5's `bm25()` in SQL, which reads each match's position lists again and cost
+# several times the match itself on common words. Every match holds every word, so the words'
+# rarities are alike for all of them and drop out of the order; the length a text is measured
+# against is a typical entry's, not the matches', so no other fact (a withheld one included)
+# changes a fact's score.
 _K1, _B = 1.2, 0.75
+_TYPICAL_CHARS = 120
 
 
 def _ranked(words: list[str]) -> Callable[[list[tuple[Any, ...]]], list[tuple[Any, ...]]]:
@@ -134,26 +137,22 @@ def _ranked(words: list[str]) -> Callable[[list[tuple[Any, ...]]], list[tuple[An
     terms = [w.casefold() for w in words]
 
     def order(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        if not rows:
-            return rows
-        texts = [bytes(row[1]).decode("utf-8", errors="replace").casefold() for row in rows]
-        mean = sum(map(len, texts)) / len(texts) or 1.0
-        scored = [(*row[:5], _bm25(text, terms, mean), *row[5:]) for row, text in zip(rows, texts, strict=True)]
+        scored = [(*row[:5], _bm25(bytes(row[1]).decode("utf-8", errors="replace").casefold(), terms), *row[5:]) for row in rows]
         return sorted(scored, key=lambda row: (row[4], -row[5], -row[0]))
 
     return order
 
 
-def _bm25(text: str, terms: list[str], mean: float) -> float:
-    norm = _K1 * (1 - _B + _B * len(text) / mean)
+def _bm25(text: str, terms: list[str]) -> float:
+    norm = _K1 * (1 - _B + _B * len(text) / _TYPICAL_CHARS)
     return sum(tf * (_K1 + 1) / (tf + norm) for tf in (text.count(t) for t in terms) if tf)
 
 
 def search(
     conn: sqlite3.Connection, query: str, *, limit: int = 10, include_private: bool = False, judge: Gate | None = None
 ) -> list[dict[str, Any]]:
-    """Facts holding every word of `query` (`search_query`'s grammar), best first by BM25 over
-    the newest `RANK_WINDOW` matches, newest first among equals: only those the agent may see, unless `include_private` (the user at the
+    """Facts holding every word of `query` (`search_query`'s grammar), the newest `RANK_WINDOW`
+    matches ranked best first by BM25, newest first among equals: only those the agent may see, unless `include_private` (the user at the
     command line: every fact, retired ones last). Each: fact_id, content, category, tags, score,
     retired. A pointer (`fact_store#14`) gives the facts it names, as `facts_by_id` does."""
     if (pointed := pointed_ids(query)) is not None:

@@ -155,3 +155,27 @@ def test_matches_rank_by_bm25_current_first_newest_first_among_equals(demo_store
         assert bm25[0] == ids[0] and bm25[-1] == ids[2]  # FTS5's order at both ends
         conn.execute("UPDATE facts SET tags = 'retired' WHERE fact_id = ?", (ids[0],))
         assert [r["fact_id"] for r in search(conn, "zebra crossing", include_private=True)][-1] == ids[0]
+
+
+def test_a_withheld_fact_changes_no_shown_facts_score(demo_store):
+    """A fact the agent is not given matches the query too (Hermes edited it since its "shown"
+    verdict, so the verdict is for older text): what the agent is shown, and each score, is the
+    same as before the edit."""
+    store = holographic_store(demo_store)
+    try:
+        texts = ("zebra crossing by the school", "the zebra crossing", "an unrelated note")
+        ids = [store.add_fact(text, category="general") for text in texts]
+    finally:
+        store.close()
+    with opened(demo_store) as conn:
+        writes = FactStore(conn, holographic_settings(demo_store.parent))
+        writes.index.sync_search_index()
+        retag_store(writes, judge_of(load_keywords(DEMO_KEYWORDS)))
+        before = search(conn, "zebra crossing")
+        assert sorted(r["fact_id"] for r in before) == sorted(ids[:2])
+        long = "zebra crossing " + "a long note that was never judged " * 20
+        conn.execute("UPDATE facts SET content = ? WHERE fact_id = ?", (long, ids[2]))
+        conn.commit()
+        writes.index.sync_search_index()
+        assert ids[2] in [r["fact_id"] for r in search(conn, "zebra crossing", include_private=True)]
+        assert search(conn, "zebra crossing") == before
