@@ -122,7 +122,9 @@ class ToolServer:
             with redirect_stdout(sys.stderr):
                 answer = self.answer_line(raw.decode("utf-8", errors="replace"))
             if answer is not None:
-                stdout.write(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+                # ASCII on the wire: a U+2028 or U+0085 in a fact is escaped, never a line break to a
+                # client that splits lines the way `str.splitlines` does.
+                stdout.write(json.dumps(answer).encode("ascii") + b"\n")
                 stdout.flush()
 
     def answer_line(self, line: str) -> Json | list[Json] | None:

@@ -97,3 +97,17 @@ def test_stdout_carries_the_protocol_alone(capsys):
     answers = [json.loads(line) for line in stdout.getvalue().decode().splitlines()]
     assert [a["id"] for a in answers] == [1, 2]
     assert "a stray line a tool printed" in capsys.readouterr().err  # the tool's print went to stderr
+
+
+def test_a_line_separator_in_a_result_never_breaks_the_line():
+    server = ToolServer("t", "1", [Tool("echo", "", (Parameter("query", str),), lambda query: {"said": query})])
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"query": "a\u2028b\u0085c\u2029d"}},
+    }
+    stdout = io.BytesIO()
+    server.serve(io.BytesIO(json.dumps(request).encode() + b"\n"), stdout)
+    (line,) = stdout.getvalue().decode("utf-8").splitlines()  # one line, however it is split
+    assert json.loads(json.loads(line)["result"]["content"][0]["text"]) == {"said": "a\u2028b\u0085c\u2029d"}
