@@ -73,11 +73,6 @@ class MemoryServer:
             raise ToolError(f"no profile named {chosen!r} (profiles: {', '.join(p.name for p in known) or 'none'})")
         return found
 
-    def _judged(self, profiles: list[Profile]) -> list[Profile]:
-        """The profiles whose facts were judged with their keyword list and detector switches as
-        they are now; for the others nothing is shown and a re-tag is started."""
-        return [profile for profile in profiles if self._shown_now(profile)]
-
     def _shown_now(self, profile: Profile, reads: StoreReader | None = None) -> bool:
         """Whether the profile's facts may be shown now (`reads`: its store, already open); if
         not, its re-tag is started."""
@@ -112,7 +107,7 @@ class MemoryServer:
         (chosen,) = profiles
         try:
             found = facts_of_profile(chosen, fact_ids, include_private=False)
-            if not self._judged([chosen]):
+            if not self._shown_now(chosen):
                 found.facts, found.unavailable_ids = [], list(dict.fromkeys(int(i) for i in fact_ids))
         except SearchError as exc:
             raise ToolError(str(exc)) from None
@@ -134,7 +129,7 @@ class MemoryServer:
         if profile_store(chosen).per_user:
             raise ToolError(f"profile {chosen.name}: {NOT_SERVED}")
         try:
-            story = fact_story(chosen, self.home, int(fact_id)) if self._judged([chosen]) else None
+            story = fact_story(chosen, self.home, int(fact_id)) if self._shown_now(chosen) else None
         except StoreError:
             raise ToolError(UNREADABLE) from None
         if story is None or not story.surfaces.get("MCP server and plugin"):
