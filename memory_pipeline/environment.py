@@ -4,7 +4,11 @@ the explicit values these return and never reads the environment itself."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +30,10 @@ EMBEDDER_ENV = "MEMORY_PIPELINE_EMBEDDER"
 # Set only where the software is started (or by the CLI's --allow-remote-ollama), never by a run's
 # config: anyone who can reach the UI could otherwise send the memory files off the machine.
 REMOTE_ENV = "MEMORY_PIPELINE_ALLOW_REMOTE_OLLAMA"
+# The warm worker: where its socket goes (else the temporary directory) and how long it stays idle.
+RUNTIME_DIR_ENV = "XDG_RUNTIME_DIR"
+WORKER_IDLE_ENV = "MEMORY_PIPELINE_WORKER_IDLE"
+WORKER_IDLE_S = 600.0
 
 
 def variable(name: str) -> str | None:
@@ -47,6 +55,29 @@ def dagster_home(home: Path) -> Path:
     """`$DAGSTER_HOME`, else `dagster_home/` in the pipeline's data directory."""
     override = variable(DAGSTER_HOME_ENV)
     return Path(override).expanduser().resolve() if override else data_dir(home) / "dagster_home"
+
+
+def worker_address(home: Path) -> Path:
+    """The socket of the warm worker for this home, this environment and this installation: a
+    different setting (or an upgrade) is another worker, never one started with the old. In a
+    directory of this user's alone, short enough for a Unix socket's 108 bytes."""
+    import memory_pipeline
+
+    package = Path(memory_pipeline.__file__)
+    settings = [variable(name) for name in (KEYWORDS_ENV, OLLAMA_HOST_ENV, MODEL_ENV, EMBEDDER_ENV, REMOTE_ENV)]
+    key = [str(home), str(data_dir(home)), str(dagster_home(home)), *settings, sys.executable, str(package), package.stat().st_mtime_ns]
+    digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:24]
+    base = Path(variable(RUNTIME_DIR_ENV) or tempfile.gettempdir())
+    return base / f"memory-pipeline-{os.geteuid()}" / f"{digest}.sock"
+
+
+def worker_idle_s() -> float:
+    """`$MEMORY_PIPELINE_WORKER_IDLE` seconds, else ten minutes: how long a warm worker waits for
+    the next sync before it leaves."""
+    try:
+        return max(1.0, float(variable(WORKER_IDLE_ENV) or WORKER_IDLE_S))
+    except ValueError:
+        return WORKER_IDLE_S
 
 
 # The keyword list (RE2) and Ollama (pandas, through the extractors) are imported where a value

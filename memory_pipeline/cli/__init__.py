@@ -22,6 +22,7 @@ from memory_pipeline.cli import (
     sync_command,
     ui_command,
     why_command,
+    worker_command,
 )
 from memory_pipeline.cli.common import CommandError, installed_version
 from memory_pipeline.launch.own_state import OwnStateDamaged
@@ -45,6 +46,7 @@ COMMANDS = [
     mcp_command,
     hermes_plugin_command,
     ui_command,
+    worker_command,
 ]
 
 
@@ -65,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.register(commands)
+    commands.choices["worker"].set_defaults(command_line=main)  # the worker runs syncs as this command line does
     return parser
 
 

@@ -39,6 +39,7 @@ PLUGIN_FILES = {
     "live_sync.py": _PACKAGE / "hermes_plugin" / "live_sync.py",
     "hermes_settings.py": _PACKAGE / "hermes_plugin" / "hermes_settings.py",
     "entry_reader.py": _PACKAGE / "lib" / "hermes" / "entry_reader.py",
+    "warm_worker.py": _PACKAGE / "launch" / "warm_worker.py",
 }
 
 
@@ -70,10 +71,14 @@ def write_plugin(target: Path, home: Path, profile: str) -> None:
     for name, source in PLUGIN_FILES.items():
         text = source.read_text(encoding="utf-8")
         replace_file(target / name, text.replace("{version}", installed_version()) if name == "plugin.yaml" else text, mode=0o644)
-    sync = [sys.executable, "-m", "memory_pipeline.cli", "sync", "--quiet", "--hermes-home", str(home), "--profile", profile]
+    # Handed to the home's warm worker (`sync --warm`), so a write is in the store within seconds.
+    sync = [sys.executable, "-m", "memory_pipeline.cli", "sync", "--warm", "--quiet", "--hermes-home", str(home), "--profile", profile]
     pipeline = {
         "sync": sync,
         "retag": [*sync, "--retag"],
+        # The live sync asks the warm worker directly once it knows where it listens.
+        "profile": profile,
+        "worker_address": [sys.executable, "-m", "memory_pipeline.cli", "worker", "--address", "--hermes-home", str(home)],
         "journal": str(journal_path(environment.data_dir(home), profile)),
         # Where the profiles sharing this profile's store are found, on each turn: a detector
         # switched on in theirs withholds here too.

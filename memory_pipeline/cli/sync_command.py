@@ -82,6 +82,12 @@ def register(commands) -> None:
         action="store_true",
         help="move a damaged file of the pipeline's own (Dagster instance, history) aside and start it afresh",
     )
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="hand the sync to this home's warm worker, started when none runs (what the Hermes plugin's live sync does; "
+        "output as --quiet; synced here when no worker can be reached)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--quiet", action="store_true", help="for cron: nothing on a clean sync, one line when a check does not pass (a standing one once)"
@@ -117,6 +123,15 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     home = hermes_home(args)
+    if args.warm:
+        from memory_pipeline.cli.worker_command import refuse_options, sync_through_worker
+
+        refuse_options(args, sync_options(args).chosen())
+        named = [p.name for p in selected_profiles(args, home) if not profile_store(p).per_user]
+        code = sync_through_worker(home, named, retag=args.retag) if named else 0
+        if code is not None:
+            return code
+        args.quiet = True  # no worker could take it: synced here, said the same way
     text = not (args.json or args.quiet)
     # A profile whose agent reads one store per user was named in a note and is not synced.
     profiles = {p.name: p for p in selected_profiles(args, home) if not profile_store(p).per_user}

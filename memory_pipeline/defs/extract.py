@@ -7,6 +7,7 @@ from memory_pipeline import environment
 from memory_pipeline.defs.checks import CHECK_ASSETS, IN_ASSET_STEP, per_profile
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource
+from memory_pipeline.defs.step_order import IN_STEP_FIRST
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
 from memory_pipeline.lib.audit.extraction_health import extraction_checks
 from memory_pipeline.lib.audit.metrics import latency_summary
@@ -25,6 +26,7 @@ EXTRACTION_CHECK_SPECS = [
 
 @dg.asset(
     partitions_def=hermes_profiles,
+    op_tags=IN_STEP_FIRST,
     group_name="extract",
     kinds={"python", "pandas", "ollama"},
     check_specs=EXTRACTION_CHECK_SPECS,

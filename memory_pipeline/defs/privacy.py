@@ -8,6 +8,7 @@ import dagster as dg
 from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
+from memory_pipeline.defs.step_order import IN_STEP_FIRST
 from memory_pipeline.defs.sync import fact_store
 from memory_pipeline.lib.privacy.choice import judged, lists_digest
 from memory_pipeline.lib.privacy.matching import KeywordList
@@ -54,6 +55,7 @@ def _ids(fact_ids: list[int]) -> str:
 
 @dg.asset(
     partitions_def=hermes_profiles,
+    op_tags=IN_STEP_FIRST,
     group_name="privacy",
     kinds={"sqlite"},
     deps=[fact_store, privacy_keywords],

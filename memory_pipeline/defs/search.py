@@ -6,10 +6,12 @@ import dagster as dg
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.privacy import privacy_tags
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource
+from memory_pipeline.defs.step_order import IN_STEP_FIRST
 
 
 @dg.asset(
     partitions_def=hermes_profiles,
+    op_tags=IN_STEP_FIRST,
     group_name="search",
     kinds={"sqlite"},
     deps=[privacy_tags],

@@ -8,6 +8,7 @@ import dagster as dg
 from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
+from memory_pipeline.defs.step_order import IN_STEP_FIRST
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.ledger import EMPTY_LEDGER, LedgerEntry
@@ -23,6 +24,7 @@ from memory_pipeline.lib.sync.writer import write_sync
 
 @dg.asset(
     partitions_def=hermes_profiles,
+    op_tags=IN_STEP_FIRST,
     group_name="sync",
     kinds={"sqlite", "pandas"},
 )
@@ -102,6 +104,7 @@ def _ledger_as_found(
 
 @dg.asset(
     partitions_def=hermes_profiles,
+    op_tags=IN_STEP_FIRST,
     group_name="sync",
     kinds={"sqlite"},
 )

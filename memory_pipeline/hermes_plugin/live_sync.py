@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from .entry_reader import decoded, entry_sha256, parse_entries
+from .warm_worker import ask
 
 try:
     import fcntl
@@ -21,7 +22,7 @@ except ImportError:  # Windows: appends are not serialised there
     fcntl = None  # type: ignore[assignment]
 
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
-DEBOUNCE_S = 0.5  # a burst of writes (a batch, several calls in one turn) syncs once
+DEBOUNCE_S = 0.1  # a burst of writes (a batch, several calls in one turn) syncs once
 
 
 def entry_texts(home: Path) -> dict[str, dict[str, str]]:
@@ -122,11 +123,14 @@ def _is_current(path: Path, fd: int) -> bool:
 
 class LiveSync:
     """One background sync of this profile at a time: writes that arrive while one runs are
-    synced by one more run after it; nothing waits for it. Silent on success, one log line on
+    synced by one more run after it; nothing waits for it. Each is asked of the home's warm worker
+    directly when its address is known (`worker_address`, asked of memory-pipeline once), else
+    run as `command` (`sync --warm`: it starts the worker). Silent on success, one log line on
     failure (the sync's own last line, which names files and problems, never entry text)."""
 
-    def __init__(self, command: list[str], logger: logging.Logger):
-        self.command, self.logger = command, logger
+    def __init__(self, command: list[str], logger: logging.Logger, *, profile: str = "", worker_address: list[str] | None = None):
+        self.command, self.logger, self.profile = command, logger, profile
+        self.address_command, self.address = worker_address, ""
         self.lock = threading.Lock()
         self.wanted = False
         self.thread: threading.Thread | None = None
@@ -147,9 +151,30 @@ class LiveSync:
                     return
                 self.wanted = False
             try:
-                done = subprocess.run(self.command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=900)
-                if done.returncode != 0:
-                    said = (done.stderr.strip().splitlines() or ["no message"])[-1]
-                    self.logger.warning("memory-pipeline live sync failed (exit %s): %s", done.returncode, said)
+                self._sync()
             except Exception as exc:  # noqa: BLE001 - the thread must go on to the next request
                 self.logger.warning("memory-pipeline live sync could not run: %s", type(exc).__name__)
+
+    def _sync(self) -> None:
+        known = self._worker_known()
+        answer = ask(Path(self.address), {"profiles": [self.profile], "retag": False}, timeout_s=900) if known else None
+        if answer is not None and isinstance(answer.get("exit"), int):
+            code, said = answer["exit"], str(answer.get("stderr", ""))
+        else:
+            done = subprocess.run(self.command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=900)
+            code, said = done.returncode, done.stderr
+        if code != 0:
+            last = (said.strip().splitlines() or ["no message"])[-1]
+            self.logger.warning("memory-pipeline live sync failed (exit %s): %s", code, last)
+
+    def _worker_known(self) -> bool:
+        """The warm worker's address, asked of memory-pipeline on the first sync (it depends on the
+        environment Hermes started it in); without one every sync runs the command."""
+        if self.address_command and not self.address and self.profile:
+            command, self.address_command = self.address_command, None  # asked once
+            try:
+                done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+                self.address = done.stdout.strip() if done.returncode == 0 else ""
+            except (OSError, subprocess.SubprocessError):
+                self.address = ""
+        return bool(self.address)

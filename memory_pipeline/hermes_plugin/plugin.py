@@ -181,10 +181,18 @@ def after_memory_write(
         for line in write_lines(before, entry_texts(hermes_home()), call, session=session_id, turn=turn_id):
             journal(Path(pipeline("journal")), line)
         if not _syncs:
-            _syncs.append(LiveSync(pipeline("sync"), logger))
+            _syncs.append(LiveSync(pipeline("sync"), logger, **_warm_worker()))
         _syncs[0].request()
     except Exception as exc:  # noqa: BLE001 - a hook must never break a turn: one log line, no text
         _once(f"the live sync could not start ({type(exc).__name__}); the next `memory-pipeline sync` picks the write up")
+
+
+def _warm_worker() -> dict:
+    """How this install reaches the warm worker directly (an install before it had none)."""
+    try:
+        return {"profile": pipeline("profile"), "worker_address": pipeline("worker_address")}
+    except KeyError:
+        return {}
 
 
 def register(ctx) -> None:

@@ -4,11 +4,14 @@ plugin manager, in an interpreter where memory-pipeline is not importable. The p
 each write (hashes, never text) and syncs the profile in the background; the turn never waits."""
 
 import json
+import os
+import signal
 import stat
 import subprocess
 import sys
 import sysconfig
 import textwrap
+from pathlib import Path
 
 from memory_pipeline.cli import main
 from memory_pipeline.mcp_server import MemoryServer
@@ -48,7 +51,19 @@ EDITED = "**Deploy**: 发布窗口改到周三 20:00，需要两人复核"
 
 def _command(home, calls, session: str = "session-7") -> tuple[list[str], dict]:
     env = {"HERMES_HOME": str(home), "PYTHONPATH": sysconfig.get_paths()["purelib"], "HOME": str(home.parent)}
+    env["MEMORY_PIPELINE_WORKER_IDLE"] = "30"  # the warm worker the live sync starts leaves soon after the test
     return [sys.executable, "-S", "-c", PROBE, json.dumps(calls, ensure_ascii=False), session], env
+
+
+def _run_pid(home, run_id: str) -> int:
+    from memory_pipeline.launch.execute import PID_TAG
+    from memory_pipeline.launch.instance import local_instance
+
+    instance = local_instance(home)
+    try:
+        return int(instance.get_run_by_id(run_id).tags[PID_TAG])
+    finally:
+        instance.dispose()
 
 
 def _run(home, calls) -> dict:
@@ -104,6 +119,10 @@ def test_the_agents_memory_writes_reach_the_store_and_the_journal(agent_home, tm
     active = [e for e in story["entries"] if e["status"] == "active"]
     assert len(active) == 1 and active[0]["file"] == "MEMORY.md" and active[0]["position_now"] and active[0]["extractor"] == "rules"
     assert active[0]["run_id"]  # the Dagster run the live sync made
+    # ... in the home's warm worker, which the first write started: a run of its own process.
+    worker = _run_pid(home, active[0]["run_id"])
+    assert b"memory_pipeline.cli\x00worker" in Path(f"/proc/{worker}/cmdline").read_bytes()
+    os.kill(worker, signal.SIGTERM)
     assert [(w["action"], w["session"], w["turn"]) for w in story["history"]] == [("replace", "session-7", "turn-1")]
     assert story["surfaces"] == {"prefetch": True, "fact_store search": True, "fact_store list": True, "MCP server and plugin": True}
     # The agent's own tool answers the same, and a withheld fact exactly like a missing one.
