@@ -122,6 +122,9 @@ def main() -> None:
             env, python = {"HERMES_HOME": str(home), "HOME": str(tmp), "PATH": "/usr/bin:/bin"}, [args.hermes_python]
         command = [*python, "-c", HERMES_SIDE, str(args.rounds), str(home / "memory_store.db")]
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=3600)
+        # The warm worker the plugin started, stopped as Hermes' environment reaches it.
+        stop = [sys.executable, "-m", "memory_pipeline.cli", "worker", "--stop", "--hermes-home", str(home)]
+        subprocess.run(stop, capture_output=True, env={**env, "PYTHONPATH": str(ROOT)}, timeout=600)
         if done.returncode != 0:
             raise SystemExit(done.stderr[-3000:])
         timings = json.loads(done.stdout.strip().splitlines()[-1])

@@ -100,6 +100,7 @@ def test_the_installed_tool_syncs_searches_and_reports_on_the_users_own_home(ins
         "recall.py",
         "visible.py",
         "live_sync.py",
+        "warm_worker.py",
         "entry_reader.py",
         "hermes_settings.py",
         "pipeline.json",

@@ -15,6 +15,7 @@ from pathlib import Path
 from memory_pipeline import environment
 from memory_pipeline.cli.common import CommandError, add_home_argument, hermes_home, shown_path
 from memory_pipeline.launch.warm_worker import WorkerUnsafe, ask, ask_or_start, serve, socket_directory
+from memory_pipeline.lib.hermes.profiles import looks_like_hermes_home
 
 
 def register(commands) -> None:
@@ -41,7 +42,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"{shown_path(home)}: warm worker {'stopped' if stopped else 'not running'}")
         return 0
     try:
-        served = serve(address, lambda request: _handled(args.command_line, home, request), idle_s=environment.worker_idle_s(), home=home, warm=_warm)
+        served = serve(
+            address,
+            lambda request: _handled(args.command_line, home, request),
+            idle_s=environment.worker_idle_s(),
+            wanted=lambda: looks_like_hermes_home(home),
+            warm=_warm,
+        )
     except WorkerUnsafe as exc:
         raise CommandError(str(exc)) from None
     if not served:
@@ -51,10 +58,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _warm() -> None:
     """What every sync needs, loaded before the first is asked for: the code location (Dagster
-    and the job) and, unless another encoder is chosen, the bundled one."""
+    and the job) and, unless another encoder is chosen, the bundled one; the home's Dagster
+    instance stays open between syncs."""
     import memory_pipeline.definitions  # noqa: F401
+    from memory_pipeline.launch.instance import keep_instances_open
     from memory_pipeline.lib.store.meaning import encode_texts
 
+    keep_instances_open()
     if environment.embedder() == "bundled":
         with contextlib.suppress(Exception):  # a sync that needs it says why it cannot load
             encode_texts(["warm"])

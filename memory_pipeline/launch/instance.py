@@ -9,11 +9,21 @@ import dagster as dg
 
 from memory_pipeline import environment
 from memory_pipeline.defs.partitions import PROFILE_PARTITIONS
-from memory_pipeline.launch.own_state import RESET_HINT, OutOfSpace, OwnStateDamaged, damaged_state, move_aside
+from memory_pipeline.launch.own_state import RESET_HINT, OutOfSpace, OwnStateDamaged, damaged_state, move_aside, state_identity
 from memory_pipeline.lib.files.writing import out_of_space, private_directory
 from memory_pipeline.lib.history import history_path
 
 INSTANCE_TEMPLATE = Path(__file__).parent.parent / "dagster.yaml"  # shipped at the package root
+# Instances a long-lived process (the warm worker) keeps open between syncs, by Dagster home, with
+# the identity of the files they opened.
+_KEPT: dict[Path, tuple[tuple, dg.DagsterInstance]] = {}
+_KEEPING: list[bool] = [False]
+
+
+def keep_instances_open() -> None:
+    """From now on in this process, each home's instance is opened once and handed out again while
+    its files are the ones it opened (`sync --reset-state` elsewhere, or a file replaced, opens it anew)."""
+    _KEEPING[0] = True
 
 
 def prepared_dagster_home(hermes_home: Path) -> Path:
@@ -34,7 +44,11 @@ def local_instance(hermes_home: Path, *, reset_damaged: bool = False, on_reset=N
     together would otherwise both create them and one die on `alembic_version`. The pipeline's own
     files are checked first: a damaged one raises `OwnStateDamaged` (one line, the way out), or,
     with `reset_damaged`, is moved aside (`on_reset` hears each new name) and started afresh."""
-    damaged = damaged_state(environment.dagster_home(hermes_home), history_path(environment.data_dir(hermes_home)))
+    where, history = environment.dagster_home(hermes_home), history_path(environment.data_dir(hermes_home))
+    kept = _KEPT.get(where)
+    if kept is not None and not reset_damaged and kept[0] == state_identity(where, history):
+        return kept[1]
+    damaged = damaged_state(where, history)
     if damaged and not reset_damaged:
         raise OwnStateDamaged(damaged[0].line())
     for moved in move_aside(damaged):
@@ -60,4 +74,6 @@ def local_instance(hermes_home: Path, *, reset_damaged: bool = False, on_reset=N
             ) from None
     finally:
         os.close(fd)
+    if _KEEPING[0]:
+        _KEPT[where] = (state_identity(where, history), instance)
     return instance

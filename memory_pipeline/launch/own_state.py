@@ -100,6 +100,20 @@ def damaged_state(dagster_home: Path, history: Path) -> list[Damaged]:
     return found
 
 
+def state_identity(dagster_home: Path, history: Path) -> tuple:
+    """Which files the instance's config, storages and the history are (device and inode of each,
+    None when missing): another tuple means one was created, replaced or moved aside."""
+    paths = [dagster_home / "dagster.yaml", *(dagster_home / relative for relative in _DAGSTER_DATABASES), history]
+    found = []
+    for path in paths:
+        try:
+            st = path.stat()
+            found.append((st.st_dev, st.st_ino))
+        except OSError:
+            found.append(None)
+    return tuple(found)
+
+
 def move_aside(damaged: list[Damaged]) -> list[Path]:
     """Each damaged file (with its SQLite journal files) renamed `<name>.damaged-<time>`; the new names."""
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -90,9 +90,12 @@ def ask_or_start(address: Path, request: dict, start: list[str], *, timeout_s: f
     return None
 
 
-def serve(address: Path, handle: Callable[[dict], dict], *, idle_s: float, home: Path, warm: Callable[[], None] | None = None) -> bool:
+def serve(
+    address: Path, handle: Callable[[dict], dict], *, idle_s: float, wanted: Callable[[], bool], warm: Callable[[], None] | None = None
+) -> bool:
     """Listen at `address` and answer each request with `handle` until idle for `idle_s`, or until
-    the socket or `home` is gone. False when another worker already holds the lock (this one leaves)."""
+    the socket is gone or no longer `wanted` (its Hermes home gone). False when another worker
+    already holds the lock (this one leaves)."""
     socket_directory(address)
     with _held(address.with_suffix(".lock")) as mine:
         if not mine:
@@ -107,7 +110,7 @@ def serve(address: Path, handle: Callable[[dict], dict], *, idle_s: float, home:
             try:
                 if warm is not None:
                     warm()  # clients that connect meanwhile wait in the backlog
-                _answer(server, handle, idle_s, lambda: _ours(address, identity) and home.is_dir())
+                _answer(server, handle, idle_s, lambda: _ours(address, identity) and wanted())
             finally:
                 if _ours(address, identity):
                     address.unlink()
