@@ -133,3 +133,43 @@ def test_warm_takes_no_option_it_would_not_honour(synced_home, capsys):
     assert main(["sync", "--warm", "--hermes-home", str(synced_home), "--extractor", "rules"]) == 2
     assert "--warm takes only --profile, --all-profiles, --retag, --quiet and --hermes-home" in capsys.readouterr().err
     assert main(["sync", "--warm", "--json", "--hermes-home", str(synced_home)]) == 2
+
+
+def test_a_worker_killed_in_the_middle_of_a_run_loses_no_write(synced_home, capsys):
+    """The client's request dies with the worker: it is taken by the next worker, the killed run
+    is marked failed, and the store is whole."""
+    import threading
+
+    from memory_pipeline_tests.support.store_helpers import consistency_problems
+
+    _add(synced_home, "**First**: starts the worker")
+    assert _warm_sync(synced_home) == 0
+    first = _worker_pid(synced_home)
+    memory = synced_home / "memories" / "MEMORY.md"
+    many = [f"**Bulk {i}**: entry number {i} of a long sync, about topic {i * 7}" for i in range(400)]
+    write_entries(memory, [*read_entries(memory), *many])
+    codes = []
+    client = threading.Thread(target=lambda: codes.append(_warm_sync(synced_home)))
+    client.start()
+    instance = local_instance(synced_home)
+    try:
+        deadline, killed = time.monotonic() + 120, None
+        while killed is None and time.monotonic() < deadline:
+            started = instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED]))
+            if started and int(started[0].tags[PID_TAG]) == first:
+                os.kill(first, signal.SIGKILL)
+                killed = started[0].run_id
+            time.sleep(0.02)
+        assert killed is not None, "the worker's run was never seen running"
+        client.join(timeout=300)
+        err = capsys.readouterr().err
+        assert codes == [1] and "cap_usage failed" in err  # 400 entries are far over the file's cap; nothing else is said
+        assert [line for line in err.splitlines() if "cap_usage" not in line] == []
+        assert instance.get_run_by_id(killed).status == dg.DagsterRunStatus.FAILURE
+    finally:
+        instance.dispose()
+    db = synced_home / "memory_store.db"
+    assert query(db, "SELECT count(*) FROM facts WHERE content LIKE '**Bulk %'") == [(400,)]
+    assert consistency_problems(db) == []
+    assert _worker_pid(synced_home) != first
+    assert main(["worker", "--stop", "--hermes-home", str(synced_home)]) == 0
