@@ -22,10 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 from memory_pipeline.cli import main as cli
 from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET, compact_target
-from memory_pipeline.lib.hermes.entry_reader import decoded, parse_entries
 from memory_pipeline.lib.hermes.memory_files import canonical_chars
 from memory_pipeline.lib.hermes.profiles import discover_profiles
 from memory_pipeline.lib.hermes.summaries import is_rule, title_and_body
+from memory_pipeline.lib.in_hermes.entry_reader import decoded, parse_entries
 from memory_pipeline.services.compaction import propose_compaction
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "hermes-memories"

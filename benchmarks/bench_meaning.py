@@ -34,9 +34,9 @@ from bench_agent import _mcp_session, _ms  # noqa: E402
 from bench_search import build_store  # noqa: E402
 
 from memory_pipeline.lib.extraction.embedders import EmbedderChoice  # noqa: E402
-from memory_pipeline.lib.store import meaning, recall  # noqa: E402
+from memory_pipeline.lib.in_hermes import meaning, recall  # noqa: E402
+from memory_pipeline.lib.in_hermes.fact_search import message_facts  # noqa: E402
 from memory_pipeline.lib.store.database import connect  # noqa: E402
-from memory_pipeline.lib.store.fact_search import message_facts  # noqa: E402
 from memory_pipeline.lib.store.fact_store import FactStore  # noqa: E402
 from memory_pipeline.lib.store.settings import holographic_settings  # noqa: E402
 from memory_pipeline.lib.sync.embedding import embed_facts  # noqa: E402
@@ -104,7 +104,7 @@ def mcp_in_own_process(home: Path) -> tuple[list[float], list[float], int]:
 _MEMORY_PROBE = """
 import json, sys
 from pathlib import Path
-from memory_pipeline.lib.store import meaning
+from memory_pipeline.lib.in_hermes import meaning
 from memory_pipeline.lib.store.database import connect
 
 def rss(field):

@@ -29,12 +29,12 @@ from memory_pipeline.lib.extraction import entries_to_extract  # noqa: E402
 from memory_pipeline.lib.extraction.rule_based import RulesExtractor  # noqa: E402
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame  # noqa: E402
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile  # noqa: E402
+from memory_pipeline.lib.in_hermes.fact_search import search  # noqa: E402
 from memory_pipeline.lib.privacy.choice import PrivacyJudge  # noqa: E402
 from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES  # noqa: E402
 from memory_pipeline.lib.privacy.matching import load_keywords  # noqa: E402
 from memory_pipeline.lib.privacy.tagging import retag_store  # noqa: E402
 from memory_pipeline.lib.store.database import connect  # noqa: E402
-from memory_pipeline.lib.store.fact_search import search  # noqa: E402
 from memory_pipeline.lib.store.fact_store import FactStore  # noqa: E402
 from memory_pipeline.lib.store.ledger import active_ledger, ledger_fingerprint  # noqa: E402
 from memory_pipeline.lib.store.reader import StoreReader  # noqa: E402

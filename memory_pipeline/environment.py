@@ -1,6 +1,6 @@
 """The environment, read in one place. Each setting resolves the same way everywhere: the flag,
-else the variable, else (where there is one) the profile's config, else the default; `lib` takes
-the explicit values these return and never reads the environment itself."""
+else the variable, else the default; `lib` takes the explicit values these return and never reads
+the environment itself (what a profile's config adds is `context.home`'s)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,8 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.hermes.profiles import pipeline_data_dir, resolve_hermes_home
-
-if TYPE_CHECKING:
-    from memory_pipeline.lib.hermes.profiles import Profile
-    from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
-    from memory_pipeline.lib.privacy.matching import KeywordList
 
 HERMES_HOME_ENV = "HERMES_HOME"
 DATA_DIR_ENV = "MEMORY_PIPELINE_DATA_DIR"
@@ -80,49 +74,8 @@ def worker_idle_s() -> float:
         return WORKER_IDLE_S
 
 
-# The keyword list (RE2) and Ollama (pandas, through the extractors) are imported where a value
-# is asked for: every command imports this module, and `--help` or `search` stay quick.
-
-
-def privacy_choice(profile: Profile, home: Path, told: Told | None = None) -> PrivacyChoice:
-    """What the profile's facts are judged with: what this run was told (a flag, a run's config),
-    else `$MEMORY_PIPELINE_PRIVACY_KEYWORDS` for the list, else the profile's config.yaml, else
-    what an earlier flag left remembered, else the defaults (`lib/privacy/choice.py`)."""
-    from memory_pipeline.lib.privacy.choice import Told, resolve
-
-    return resolve(profile, home, data_dir(home), told or Told(), variable(KEYWORDS_ENV))
-
-
-def privacy_judge(profile: Profile, home: Path, told: Told | None = None) -> PrivacyJudge:
-    """The judge for that choice, united with those of the profiles sharing its store; `KeywordListError`
-    (one line) when a list cannot be used. A shared store is judged with every sharer's list,
-    whichever names it: each profile's own choice, and the one `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`
-    names, so a list named for one profile's sync never drops another's terms, and every sharer's
-    sync reaches the same verdicts."""
-    from memory_pipeline.lib.privacy.choice import Told, load_judge, resolve, united_judge
-
-    own = load_judge(privacy_choice(profile, home, told), profile.name, data_dir(home))
-    sharers = store_sharing_profiles(profile, home)
-    if not sharers:
-        return own
-    named = variable(KEYWORDS_ENV)
-    choices = {
-        (p.name, named_now): resolve(p, home, data_dir(home), Told(), named_now)
-        for p in [profile, *sharers]
-        for named_now in dict.fromkeys([None, named])
-    }
-    others = [load_judge(choice, name, data_dir(home)) for (name, _), choice in choices.items()]
-    return united_judge([own, *others])
-
-
-def store_sharing_profiles(profile: Profile, home: Path) -> list[Profile]:
-    """The home's other profiles whose Holographic names the same store file."""
-    from memory_pipeline.lib.hermes.profiles import discover_profiles
-    from memory_pipeline.lib.store.settings import store_sharers
-
-    profiles = discover_profiles(home)
-    sharers = set(store_sharers(profile, profiles))
-    return [p for p in profiles if p.name in sharers]
+# Ollama's client (pandas, through the extractors) is imported where a value is asked for: every
+# command imports this module, and `--help` or `search` stay quick.
 
 
 def ollama_host(flag: str | None = None) -> str:
@@ -149,18 +102,3 @@ def remote_ollama_allowed() -> bool:
     """Whoever started this process allowed an Ollama host off this machine (a command's own
     `--allow-remote-ollama` travels in its `SyncOptions` instead)."""
     return (variable(REMOTE_ENV) or "").lower() in ("1", "true", "yes")
-
-
-def keyword_lists(home: Path, told: Told | None = None) -> dict[str, KeywordList]:
-    """Every profile's keyword list by profile; one that cannot be read stands as `unreadable`
-    (its hash changes, and that profile's sync fails closed with the list's one line)."""
-    from memory_pipeline.lib.hermes.profiles import discover_profiles
-    from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
-
-    found = {}
-    for profile in discover_profiles(home):
-        try:
-            found[profile.name] = privacy_judge(profile, home, told).keywords
-        except KeywordListError:
-            found[profile.name] = KeywordList(None, "unreadable", 0, (), ())
-    return found

@@ -20,18 +20,15 @@ from pathlib import Path
 from memory_pipeline import environment
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
+from memory_pipeline.lib.in_hermes.fact_search import NOT_SHOWN, UNREADABLE, SearchError
+from memory_pipeline.lib.in_hermes.store_location import NOT_SERVED
 from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.fact_search import NOT_SHOWN, UNREADABLE, SearchError
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.tool_server import Parameter, Tool, ToolError, ToolServer
 from memory_pipeline.services.reading import QueryEncoders, facts_of_profile, judgement_stale, search_profiles, shown_facts, start_retag
 
 SERVER_NAME = "memory-pipeline"
-NOT_SERVED = (
-    "its Holographic keeps one store per user (plugins.hermes-memory-store.scope: user), which memory-pipeline does not "
-    "sync, so it serves none of that profile's facts (the user can remove `scope: user` to sync it)"
-)
 _MAX_LIMIT = 50
 _FOR_THE_USER_ONLY = frozenset(spec.name for spec in CHECK_REGISTRY if spec.tells_of_withheld_facts)
 

@@ -155,7 +155,7 @@ def test_a_ledger_from_before_profiles_is_kept_and_taken_over(capsys, synced_hom
 def test_profiles_sharing_a_store_are_judged_with_the_union_of_their_lists(capsys, tmp_path):
     """Each profile names its own keyword list; whichever syncs last, a fact either list makes
     private is withheld from every surface of both profiles, and status says how they are judged."""
-    from memory_pipeline.lib.store.fact_search import gate, settings_digest
+    from memory_pipeline.lib.in_hermes.fact_search import gate, settings_digest
     from memory_pipeline.mcp_server import MemoryServer
 
     home, db = _shared_home(tmp_path)

@@ -16,6 +16,7 @@ import psutil
 import pytest
 
 from memory_pipeline import environment
+from memory_pipeline.context.home import keyword_lists
 from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.privacy.choice import lists_digest
 from memory_pipeline_tests.support.repository import REPO_ROOT
@@ -162,7 +163,7 @@ def _assert_one_retag_backfill_completed(graphql, cli_backfill: str, home: Path)
     submitted it (the other waits for it, or sees it and launches none), over privacy_tags →
     fts_index → audit_report, each profile materialized, its runs tagged with the backfill: read
     back as the Backfills view does, once the sensor has looked at the edited list."""
-    digest = lists_digest(environment.keyword_lists(home), digest_key(environment.data_dir(home)))
+    digest = lists_digest(keyword_lists(home), digest_key(environment.data_dir(home)))
     selector = {**REPOSITORY, "sensorName": "privacy_keywords_sensor"}
     wait_for(
         lambda: any(

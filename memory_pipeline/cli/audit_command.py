@@ -6,7 +6,6 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from memory_pipeline import environment
 from memory_pipeline.cli.common import (
     CommandError,
     add_cap_target_argument,
@@ -16,6 +15,7 @@ from memory_pipeline.cli.common import (
     print_json,
     selected_profiles,
 )
+from memory_pipeline.context.home import privacy_judge
 from memory_pipeline.lib.audit.checks import fix_command
 from memory_pipeline.lib.store.database import StoreError
 
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         for profile in selected_profiles(args, home):
             try:
-                judge = environment.privacy_judge(profile, home, told)
+                judge = privacy_judge(profile, home, told)
             except KeywordListError as exc:
                 raise CommandError(str(exc)) from None
             results = audit_profile(profile, home, judge, args.cap_target)

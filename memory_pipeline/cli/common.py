@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from memory_pipeline import environment
+from memory_pipeline.context.home import privacy_judge
 from memory_pipeline.lib.choices import EXTRACTOR_MODES
 from memory_pipeline.lib.hermes.profiles import (
     DEFAULT_PROFILE,
@@ -109,7 +110,7 @@ def profiles_with_judges(args: argparse.Namespace, home: Path):
 
     for profile in selected_profiles(args, home):
         try:
-            judge = environment.privacy_judge(profile, home)
+            judge = privacy_judge(profile, home)
         except KeywordListError:
             judge = None
         yield profile, judge

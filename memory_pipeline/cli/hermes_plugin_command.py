@@ -26,20 +26,15 @@ from memory_pipeline.lib.hermes.interpreter import can_load_encoder, has_mcp_cli
 from memory_pipeline.lib.sync.journal import journal_path
 
 _PACKAGE = Path(__file__).resolve().parents[1]
+# What runs inside Hermes as well as here, copied whole as the plugin's `in_hermes/` package.
+SHIPPED = _PACKAGE / "lib" / "in_hermes"
 # What the plugin directory holds, and where each file comes from in the package.
 PLUGIN_FILES = {
     "plugin.yaml": _PACKAGE / "hermes_plugin" / "plugin.yaml",
     "__init__.py": _PACKAGE / "hermes_plugin" / "plugin.py",
-    "fact_search.py": _PACKAGE / "lib" / "store" / "fact_search.py",
-    "search_query.py": _PACKAGE / "lib" / "store" / "search_query.py",
-    "search_gate.py": _PACKAGE / "lib" / "store" / "search_gate.py",
-    "meaning.py": _PACKAGE / "lib" / "store" / "meaning.py",
-    "recall.py": _PACKAGE / "lib" / "store" / "recall.py",
-    "visible.py": _PACKAGE / "lib" / "store" / "visible.py",
     "live_sync.py": _PACKAGE / "hermes_plugin" / "live_sync.py",
     "hermes_settings.py": _PACKAGE / "hermes_plugin" / "hermes_settings.py",
-    "entry_reader.py": _PACKAGE / "lib" / "hermes" / "entry_reader.py",
-    "warm_worker.py": _PACKAGE / "launch" / "warm_worker.py",
+    **{f"{SHIPPED.name}/{source.name}": source for source in sorted(SHIPPED.glob("*.py"))},
 }
 
 
@@ -68,6 +63,10 @@ def write_plugin(target: Path, home: Path, profile: str) -> None:
     Hermes home, where the plugin finds the profiles sharing its store (their detector switches
     judge it too)."""
     target.mkdir(parents=True, exist_ok=True)
+    for stale in [*target.glob("*.py"), *(target / SHIPPED.name).glob("*.py")]:
+        if stale.relative_to(target).as_posix() not in PLUGIN_FILES:
+            stale.unlink()  # a file an earlier version shipped
+    (target / SHIPPED.name).mkdir(exist_ok=True)
     for name, source in PLUGIN_FILES.items():
         text = source.read_text(encoding="utf-8")
         replace_file(target / name, text.replace("{version}", installed_version()) if name == "plugin.yaml" else text, mode=0o644)

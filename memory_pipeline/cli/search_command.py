@@ -7,8 +7,8 @@ import argparse
 import sys
 
 from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.lib.in_hermes.fact_search import SearchError
 from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.fact_search import SearchError
 
 
 def register(commands) -> None:

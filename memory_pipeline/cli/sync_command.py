@@ -9,7 +9,6 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from memory_pipeline import environment
 from memory_pipeline.cli.common import (
     CommandError,
     add_cap_target_argument,
@@ -20,8 +19,8 @@ from memory_pipeline.cli.common import (
     print_json,
     selected_profiles,
 )
+from memory_pipeline.context.home import Home
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
-from memory_pipeline.lib.store.profile_store import profile_store
 
 if TYPE_CHECKING:  # the sync service (Dagster's run machinery) is imported when a sync runs: `--help` stays quick
     from memory_pipeline.runs.options import SyncOptions
@@ -117,42 +116,43 @@ def sync_options(args: argparse.Namespace) -> SyncOptions:
 
 def run(args: argparse.Namespace) -> int:
     from memory_pipeline.cli.sync_output import Printer, check_errors
-    from memory_pipeline.lib.privacy.choice import NO_LIST
     from memory_pipeline.lib.privacy.matching import KeywordListError
-    from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, remember_privacy, sync_profiles
+    from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, sync_profiles
 
     started = time.perf_counter()
-    home = hermes_home(args)
+    home = Home(hermes_home(args))
+    contexts = {p.name: home.context(p) for p in selected_profiles(args, home.path)}
     if args.warm:
         from memory_pipeline.cli.worker_command import refuse_options, sync_through_worker
 
         refuse_options(args, sync_options(args).chosen())
-        named = [p.name for p in selected_profiles(args, home) if not profile_store(p).per_user]
-        code = sync_through_worker(home, named, retag=args.retag) if named else 0
+        named = [name for name, ctx in contexts.items() if not ctx.store.per_user]
+        code = sync_through_worker(home.path, named, retag=args.retag) if named else 0
         if code is not None:
             return code
         args.quiet = True  # no worker could take it: synced here, said the same way
     text = not (args.json or args.quiet)
-    # A profile whose agent reads one store per user was named in a note and is not synced.
-    profiles = {p.name: p for p in selected_profiles(args, home) if not profile_store(p).per_user}
-    remember_privacy(home, list(profiles), policy=args.privacy_policy, keywords=NO_LIST if args.no_keywords else args.keywords)
-    judges = {}
-    for name, profile in profiles.items():
-        try:  # to name private entries by id only; a list that cannot load fails the run itself, with its line
-            judges[name] = environment.privacy_judge(profile, home) if text else None
+
+    def judge_of(name: str):
+        """To name private entries by id only, as the run judged them (asked once the service has
+        remembered this sync's choice); None when the list cannot load (the run fails with its line)."""
+        try:
+            return contexts[name].judge if text else None
         except KeywordListError:
-            judges[name] = None  # the run fails before writing, with the list's one-line problem: nothing to name
+            return None
+
     request = SyncRequest(
-        home=home,
-        profiles=profiles,
+        home=home.path,
+        profiles={name: ctx.profile for name, ctx in contexts.items()},
         options=sync_options(args),
         retag=args.retag,
         force=args.force,
         reset_state=args.reset_state,
         with_changes=text,
         quiet=args.quiet,
+        remember_choice=True,
     )
-    printer = Printer(tty=text and sys.stdout.isatty(), asked_extractor=args.extractor, judges=judges, retag=args.retag)
+    printer = Printer(tty=text and sys.stdout.isatty(), asked_extractor=args.extractor, judge_of=judge_of, retag=args.retag)
     hooks = SyncHooks(moved_aside=lambda moved: print(f"memory-pipeline: moved aside {moved}", file=sys.stderr))
     if text:
         hooks = replace(hooks, skipped=printer.skipped, starting=printer.starting, done=printer.done, embedding=printer.embedding)

@@ -4,6 +4,7 @@ as it is done, naming the entries that changed (the service's typed results, for
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,7 +100,7 @@ class Printer:
 
     tty: bool
     asked_extractor: str
-    judges: dict  # each profile's PrivacyJudge (None: its list failed), to show private entries by id only
+    judge_of: Callable[[str], object]  # a profile's PrivacyJudge (None: its list failed), to show private entries by id only
     retag: bool = False
     _reasons: set[str] = field(default_factory=set)
 
@@ -151,7 +152,7 @@ class Printer:
                 f"  HRR vectors: {s.vectors_added} added to facts Hermes stored without one, as Holographic computes them "
                 "(NumPy is missing from Hermes' environment; with it there, Holographic adds its own)"
             )
-        for line in change_lines(run.changes[:_NAMED], self.judges.get(run.profile)):
+        for line in change_lines(run.changes[:_NAMED], self.judge_of(run.profile)):
             print(f"  {line}")
         if len(run.changes) > _NAMED:
             print(f"  … and {len(run.changes) - _NAMED} more (`memory-pipeline entries --profile {run.profile}` lists every entry)")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from memory_pipeline import environment
 from memory_pipeline.cli.common import CommandError, add_home_argument, hermes_home, shown_path
-from memory_pipeline.launch.warm_worker import WorkerUnsafe, ask, ask_or_start, serve, socket_directory
 from memory_pipeline.lib.hermes.profiles import looks_like_hermes_home
+from memory_pipeline.lib.in_hermes.warm_worker import WorkerUnsafe, ask, ask_or_start, serve, socket_directory
 
 
 def register(commands) -> None:
@@ -62,7 +62,7 @@ def _warm() -> None:
     instance stays open between syncs."""
     import memory_pipeline.definitions  # noqa: F401
     from memory_pipeline.launch.instance import keep_instances_open
-    from memory_pipeline.lib.store.meaning import encode_texts
+    from memory_pipeline.lib.in_hermes.meaning import encode_texts
 
     keep_instances_open()
     if environment.embedder() == "bundled":

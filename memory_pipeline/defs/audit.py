@@ -19,6 +19,7 @@ from memory_pipeline.lib.audit.layers import AuditInputs
 from memory_pipeline.lib.audit.report import changed_during_run, failing_errors, write_reports
 from memory_pipeline.lib.hermes.profiles import read_profile
 from memory_pipeline.lib.history import history_path
+from memory_pipeline.runs.stage_reports import AuditReport
 
 
 @contextmanager
@@ -89,8 +90,7 @@ def audit_report(
             "failing": ", ".join(r.name for r in results if not r.passed) or "none",
             "layer_loads": float(loads),
             # What a skipped sync compares the store with: a digest, never content.
-            "store_watermark": chain.last or "",
-            "store_in_step": chain.in_step,
+            **AuditReport(store_in_step=chain.in_step, store_watermark=chain.last or "").metadata(),
             "report": dg.MetadataValue.path(str(markdown_path)),
             "report_json": dg.MetadataValue.path(str(json_path)),
             "history": dg.MetadataValue.path(str(history_path(data_dir))),

@@ -8,8 +8,9 @@ from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.privacy import privacy_tags
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource
 from memory_pipeline.lib.extraction.embedders import EmbedderChoice, EmbedderUnavailable
-from memory_pipeline.lib.store.meaning import OFF_MODEL
+from memory_pipeline.lib.in_hermes.meaning import OFF_MODEL
 from memory_pipeline.lib.sync.embedding import Progress, embed_facts, unembedded, watcher
+from memory_pipeline.runs.stage_reports import EmbeddingsReport
 
 
 class EmbedderResource(dg.ConfigurableResource):
@@ -78,8 +79,7 @@ def fact_embeddings(
             report = unembedded(fact_store, choice)
     return dg.MaterializeResult(
         metadata={
-            "model": report.model,
-            "embedded": float(report.embedded),
+            **EmbeddingsReport(model=report.model, embedded=report.embedded).metadata(),
             "seconds": float(report.seconds),
             "facts_per_second": float(report.facts_per_second),
             "shown_facts": float(report.shown),

@@ -15,6 +15,7 @@ from memory_pipeline.lib.extraction import ExtractionOutcome, entries_to_extract
 from memory_pipeline.lib.extraction.choice import ExtractorUnavailable
 from memory_pipeline.lib.extraction.history import record_calls
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance
+from memory_pipeline.runs.stage_reports import ExtractReport
 
 # Emitted by `extracted_facts` itself (`IN_ASSET_STEP`).
 EXTRACTION_CHECK_SPECS = [
@@ -71,12 +72,9 @@ def extracted_facts(
     yield dg.Output(
         extraction,
         metadata={
-            "extractor": name,
-            "extractor_reason": reason,
-            "model": model,
+            **ExtractReport(extractor=name, extractor_reason=reason, model=model, llm_calls=len(outcome.calls)).metadata(),
             "entries_extracted": float(len(work)),
             "facts": float(len(frame)),
-            "llm_calls": float(len(outcome.calls)),
             "json_failures": float(outcome.json_failures),
             "transport_failures": float(outcome.transport_failures),
             "retries": float(outcome.retries),

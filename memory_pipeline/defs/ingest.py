@@ -8,6 +8,7 @@ from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import readings_digest
 from memory_pipeline.lib.sync.stages import Entries, held_sources
+from memory_pipeline.runs.stage_reports import ParseReport
 
 
 def _findings_table(readings: list[SourceReading]) -> str:
@@ -53,11 +54,14 @@ def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource
     for reading in readings:
         metadata.update(_reading_metadata(reading))
     metadata["unreadable_files"] = float(sum(not r.readable for r in readings))
-    # The bytes this run read (never their content): what a skipped sync compares the files with.
-    metadata["files_sha256"] = readings_digest(readings)
-    # Paths and the problem only (never content): what the CLI names when it reports the skip.
-    metadata["unreadable"] = "; ".join(r.error or "" for r in readings if not r.readable)
-    metadata["missing"] = ", ".join(str(r.path) for r in readings if not r.exists)
+    report = ParseReport(
+        # The bytes this run read (never their content): what a skipped sync compares the files with.
+        files_sha256=readings_digest(readings),
+        # Paths and the problem only (never content): what the CLI names when it reports the skip.
+        unreadable="; ".join(r.error or "" for r in readings if not r.readable),
+        missing=", ".join(str(r.path) for r in readings if not r.exists),
+    )
+    metadata.update(report.metadata())
     return dg.Output(Entries(frame, held_sources(readings)), metadata=metadata)
 
 

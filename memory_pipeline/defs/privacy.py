@@ -13,6 +13,7 @@ from memory_pipeline.defs.sync import fact_store
 from memory_pipeline.lib.privacy.choice import judged, lists_digest
 from memory_pipeline.lib.privacy.matching import KeywordList
 from memory_pipeline.lib.privacy.tagging import retag_store
+from memory_pipeline.runs.stage_reports import PrivacyReport, shown_ids
 
 
 def keyword_list_metadata(lists: dict[str, KeywordList], key: bytes) -> dict:
@@ -43,14 +44,6 @@ def privacy_keywords(hermes: HermesHomeResource, privacy: PrivacyResource) -> dg
     """Observes the keyword lists: its data version is their combined keyed digest (see the description above)."""
     lists, key = privacy.lists(hermes.path()), hermes.digest_key()
     return dg.ObserveResult(data_version=dg.DataVersion(lists_digest(lists, key)), metadata=keyword_list_metadata(lists, key))
-
-
-_IDS_SHOWN = 100
-
-
-def _ids(fact_ids: list[int]) -> str:
-    shown = ",".join(map(str, fact_ids[:_IDS_SHOWN]))
-    return shown + (f",… ({len(fact_ids)} in all)" if len(fact_ids) > _IDS_SHOWN else "")
 
 
 @dg.asset(
@@ -85,17 +78,19 @@ def privacy_tags(
     judged(environment.data_dir(hermes.path()), profile.name, keywords)
     metadata: dict[str, Any] = {
         "facts": float(report.facts),
-        "private_facts": float(report.private),
-        "tagged": float(report.tagged),
-        "untagged": float(report.untagged),
-        # Which facts changed, by id (never their text): what a re-tag tells the user it did.
-        "newly_private_ids": _ids(report.newly_private),
-        "no_longer_private_ids": _ids(report.no_longer_private),
+        **PrivacyReport(
+            private_facts=report.private,
+            tagged=report.tagged,
+            untagged=report.untagged,
+            # Which facts changed, by id (never their text): what a re-tag tells the user it did.
+            newly_private_ids=tuple(report.newly_private),
+            no_longer_private_ids=tuple(report.no_longer_private),
+            keyword_list_digest=keywords.sha256,  # keyed with the home's secret: a plain hash of a short list is an oracle
+        ).metadata(),
         "tag_variants_normalised": float(report.normalised),
         "hidden": float(report.hidden),
         "unsafe_facts": float(len(report.unsafe)),
-        "unsafe_ids": _ids(report.unsafe),
-        "keyword_list_digest": keywords.sha256,  # keyed with the home's secret: a plain hash of a short list is an oracle
+        "unsafe_ids": shown_ids(report.unsafe),
         "keyword_terms": float(keywords.terms),
         "detectors": judge.detectors,
         "policy": judge.policy.value,

@@ -8,6 +8,7 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from memory_pipeline import environment
+from memory_pipeline.context.home import keyword_lists, privacy_choice, privacy_judge
 from memory_pipeline.lib.audit.extraction_health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
@@ -243,10 +244,10 @@ class PrivacyResource(dg.ConfigurableResource):
         return Told(policy=PrivacyPolicy(self.policy) if self.policy else None, keywords=self.keywords_path or None)
 
     def choice(self, hermes_home: Path, profile: Profile) -> PrivacyChoice:
-        return environment.privacy_choice(profile, hermes_home, self.told())
+        return privacy_choice(profile, hermes_home, self.told())
 
     def judge(self, hermes_home: Path, profile: Profile) -> PrivacyJudge:
-        return environment.privacy_judge(profile, hermes_home, self.told())
+        return privacy_judge(profile, hermes_home, self.told())
 
     def judge_for_step(self, hermes_home: Path, profile: Profile) -> PrivacyJudge:
         """The judge, or the step fails with the list's one-line problem (file and line, no term)."""
@@ -257,4 +258,4 @@ class PrivacyResource(dg.ConfigurableResource):
 
     def lists(self, hermes_home: Path) -> dict[str, KeywordList]:
         """Every profile's keyword list, by profile (what the keyword sensor watches)."""
-        return environment.keyword_lists(hermes_home, self.told())
+        return keyword_lists(hermes_home, self.told())

@@ -20,6 +20,7 @@ from memory_pipeline.lib.sync.journal import journal_path, read_journal
 from memory_pipeline.lib.sync.mirror import EntryEvidence, plan_mirrors, sharers_entries
 from memory_pipeline.lib.sync.stages import Entries, EntryDiff, Extraction
 from memory_pipeline.lib.sync.writer import write_sync
+from memory_pipeline.runs.stage_reports import DiffReport, WriteReport
 
 
 @dg.asset(
@@ -65,22 +66,20 @@ def ledger_diff(
     counts = diff["status"].value_counts()
     metadata: dict[str, float | str] = {status: float(counts.get(status, 0)) for status in STATUSES}
     held = sum(1 for e in ledger.values() if e.source in unreadable)
-    metadata["held_unreadable_entries"] = float(held)
     # Profiles whose settings name this store too: their entries are theirs, never removed here.
     metadata["store_shared_with"] = ", ".join(owner.sharers) or "no other profile"
     if held:
         context.log.warning(f"{held} synced entries held: their file is missing or unreadable, so they are not treated as removed")
-    metadata.update(
-        {
-            "mirror_rows": float(plan.found),
-            "mirror_adopted": float(len(plan.adopted)),
-            "mirror_previous_versions": float(plan.updated),
-            "mirror_of_removed_entries": float(len(plan.retired)),
-            "mirror_unexplained": float(len(plan.unexplained)),
-            # By id (never text): a sync names the agent's own facts once, not on every run.
-            "mirror_unexplained_ids": ",".join(map(str, sorted(plan.unexplained)[:1000])),
-        }
+    report = DiffReport(
+        held_unreadable_entries=held,
+        mirror_rows=plan.found,
+        mirror_previous_versions=plan.updated,
+        mirror_unexplained=len(plan.unexplained),
+        # By id (never text): a sync names the agent's own facts once, not on every run.
+        mirror_unexplained_ids=tuple(sorted(plan.unexplained)[:1000]),
     )
+    metadata.update(report.metadata())
+    metadata.update({"mirror_adopted": float(len(plan.adopted)), "mirror_of_removed_entries": float(len(plan.retired))})
     restored = {old: archived[old] for old in diff["restored_entry_id"].dropna()}
     metadata["restored_by_late_journal"] = float(len(restored))
     return dg.Output(EntryDiff(diff, fingerprint, unreadable, plan, restored), metadata=metadata)
@@ -143,7 +142,7 @@ def fact_store(
         context.log.info(f"{report.removed} entries left the files; policy {store.removal().value!r} applied to their facts")
     return dg.MaterializeResult(
         metadata={
-            **report.metrics(),
+            **WriteReport(report, str(settings.db_path)).metadata(),
             "removal_policy": store.removal().value,
             # Which SQLite wrote the store (two writers on one WAL file: see docs/reliability.md).
             "sqlite_version": sqlite3.sqlite_version,

@@ -12,7 +12,8 @@ import os
 import re
 from pathlib import Path
 
-from .fact_search import settings_digest
+from .in_hermes.fact_search import settings_digest
+from .in_hermes.store_location import kept_per_user, store_file
 
 
 def hermes_home() -> Path:
@@ -63,26 +64,22 @@ class NotServed(Exception):
     """Holographic keeps one store per user (`scope: user`): the main store is neither read nor synced."""
 
 
-NOT_SERVED = (
-    "this profile's Holographic keeps one store per user (plugins.hermes-memory-store.scope: user), which memory-pipeline "
-    "does not sync, so it serves none of its facts (the user can remove `scope: user` to sync it)"
-)
+def _holographic(config: Path | None = None) -> dict:
+    """`plugins.hermes-memory-store` of the profile's config.yaml (or `config`); empty when odd."""
+    plugins = _config(config).get("plugins")
+    found = plugins.get("hermes-memory-store") if isinstance(plugins, dict) else None
+    return found if isinstance(found, dict) else {}
 
 
 def store_path() -> Path:
     """The profile's store as Holographic finds it; `NotServed` under `scope: user`."""
-    if str(plugin_setting("hermes-memory-store", "scope") or "").strip().lower() == "user":
+    if kept_per_user(_holographic()):
         raise NotServed()
     return _db_path(hermes_home())
 
 
 def _db_path(home: Path) -> Path:
-    """The store a profile's Holographic names: `plugins.hermes-memory-store.db_path` in its
-    config.yaml, else `memory_store.db` in its home."""
-    path = plugin_setting("hermes-memory-store", "db_path", home / "config.yaml")
-    if not isinstance(path, str) or not path.strip():
-        return home / "memory_store.db"
-    return Path(os.path.expanduser(path.replace("${HERMES_HOME}", str(home)).replace("$HERMES_HOME", str(home))))
+    return store_file(home, _holographic(home / "config.yaml"))
 
 
 # A profile name Hermes accepts (a directory under profiles/ with another name is no profile).

@@ -13,8 +13,8 @@ import threading
 import time
 from pathlib import Path
 
-from .entry_reader import decoded, entry_sha256, parse_entries
-from .warm_worker import ask
+from .in_hermes.entry_reader import decoded, entry_sha256, parse_entries
+from .in_hermes.warm_worker import ask
 
 try:
     import fcntl
@@ -26,7 +26,7 @@ DEBOUNCE_S = 0.1  # a burst of writes (a batch, several calls in one turn) syncs
 
 
 def entry_texts(home: Path) -> dict[str, dict[str, str]]:
-    """Each memory file's entries, by the pipeline's own reader (`entry_reader.py`, shipped
+    """Each memory file's entries, by the pipeline's own reader (`in_hermes/entry_reader.py`, shipped
     beside this file): SHA-256 of the stripped text (the pipeline's identity) -> text. Held in
     memory for one tool call, never written anywhere."""
     found = {}

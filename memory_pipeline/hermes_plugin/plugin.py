@@ -17,12 +17,13 @@ import subprocess
 import time
 from pathlib import Path
 
-from .fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate
-from .hermes_settings import NOT_SERVED, NotServed, hermes_home, pipeline, plugin_setting, store_path, switches
+from .hermes_settings import NotServed, hermes_home, pipeline, plugin_setting, store_path, switches
+from .in_hermes.fact_search import NOT_SHOWN, UNREADABLE, SearchError, gate
+from .in_hermes.meaning import ENCODER_REPORT, warm_in_background
+from .in_hermes.recall import bundled_meaning, hybrid_search, recalled_facts
+from .in_hermes.store_location import NOT_SERVED
+from .in_hermes.visible import fenced
 from .live_sync import LiveSync, entry_texts, journal, now, reached_the_file, write_lines
-from .meaning import ENCODER_REPORT, warm_in_background
-from .recall import bundled_meaning, hybrid_search, recalled_facts
-from .visible import fenced
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ def memory_search(args: dict, **_: object) -> str:
     except SearchError as exc:
         return json.dumps({"error": str(exc)})
     except NotServed:
-        return json.dumps({"error": NOT_SERVED})
+        return json.dumps({"error": f"this profile: {NOT_SERVED}"})
     except FileNotFoundError:
         return json.dumps({"error": "no fact store yet (the user can run `memory-pipeline sync`)"})
     except (OSError, sqlite3.Error):

@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import dagster as dg
 
@@ -24,7 +23,6 @@ from memory_pipeline.defs.partitions import PROFILE_PARTITIONS
 from memory_pipeline.launch.own_state import OutOfSpace
 from memory_pipeline.lib.files.writing import out_of_space
 from memory_pipeline.lib.sync.stages import EntryDiff
-from memory_pipeline.runs.options import SyncOptions
 from memory_pipeline.runs.outputs import EntryChange
 from memory_pipeline.runs.result import ProfileRun, run_result
 
@@ -72,25 +70,6 @@ def _changes(instance: dg.DagsterInstance, profile: str) -> list[EntryChange]:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""  # pandas gives NaN for a missing one
-
-
-def options_config(options: SyncOptions) -> dict[str, dict[str, Any]]:
-    """The resources' run config for the options chosen: only what differs from the defaults (enum
-    fields by member name, as the UI's launchpad offers them)."""
-    chosen = options.chosen()
-    extractor = {"extractor": options.extractor.name} if "extractor" in chosen else {}
-    extractor.update({key: chosen[key] for key in ("model", "batch_size", "ollama_host") if key in chosen})
-    store = {key: getattr(options, key).name for key in ("removal_policy", "vector_format") if key in chosen}
-    config: dict[str, dict[str, Any]] = {
-        "hermes": {"cap_target": options.cap_target} if "cap_target" in chosen else {},
-        "extractor": extractor,
-        "store": store,
-        "privacy": {"keywords_path": options.keywords_path} if options.keywords_path else {},
-        "embedder": {"embedder": options.embedder} if options.embedder else {},
-    }
-    if options.privacy_policy is not None:
-        config["privacy"]["policy"] = options.privacy_policy.name
-    return {name: values for name, values in config.items() if values}
 
 
 def resources_config(hermes_home: Path, resource_config: dict[str, dict] | None) -> dict:

@@ -1,6 +1,7 @@
 """How a sync runs, as the person or program starting it chose: typed, from the command line's flags
-(or a service's own choice) to the run. `launch.execute.options_config` alone turns it into Dagster run
-config; the skip rule compares what was chosen. Light: no Dagster import."""
+(or a service's own choice) to the run. `run_config()` alone turns it into Dagster run config and
+`from_run_config()` reads it back (a round trip, tested); the skip rule compares what was chosen.
+Light: no Dagster import."""
 
 from __future__ import annotations
 
@@ -38,3 +39,40 @@ class SyncOptions:
             for f in fields(self)
             if getattr(self, f.name) != getattr(default, f.name) and f.name not in ("allow_remote_ollama", "keywords_path")
         }
+
+    def run_config(self) -> dict[str, dict[str, Any]]:
+        """The resources' run config for these options: only what differs from the defaults (enum
+        fields by member name, as the UI's launchpad offers them). The remote permission is not
+        among them: it picks the job, where the command started."""
+        chosen = self.chosen()
+        extractor = {"extractor": self.extractor.name} if "extractor" in chosen else {}
+        extractor.update({key: chosen[key] for key in ("model", "batch_size", "ollama_host") if key in chosen})
+        store = {key: getattr(self, key).name for key in ("removal_policy", "vector_format") if key in chosen}
+        config: dict[str, dict[str, Any]] = {
+            "hermes": {"cap_target": self.cap_target} if "cap_target" in chosen else {},
+            "extractor": extractor,
+            "store": store,
+            "privacy": {"keywords_path": self.keywords_path} if self.keywords_path else {},
+            "embedder": {"embedder": self.embedder} if self.embedder else {},
+        }
+        if self.privacy_policy is not None:
+            config["privacy"]["policy"] = self.privacy_policy.name
+        return {name: values for name, values in config.items() if values}
+
+    @classmethod
+    def from_run_config(cls, config: dict[str, dict[str, Any]], *, allow_remote_ollama: bool = False) -> SyncOptions:
+        """The options a run's resource config says (what `run_config()` wrote, or the UI's launchpad)."""
+        extractor, store, privacy = config.get("extractor", {}), config.get("store", {}), config.get("privacy", {})
+        return cls(
+            extractor=ExtractorMode[extractor["extractor"]] if "extractor" in extractor else ExtractorMode.AUTO,
+            model=extractor.get("model"),
+            batch_size=extractor.get("batch_size"),
+            ollama_host=extractor.get("ollama_host"),
+            allow_remote_ollama=allow_remote_ollama,
+            removal_policy=RemovalPolicy[store["removal_policy"]] if "removal_policy" in store else RemovalPolicy.RETIRE,
+            privacy_policy=PrivacyPolicy[privacy["policy"]] if "policy" in privacy else None,
+            vector_format=VectorFormat[store["vector_format"]] if "vector_format" in store else VectorFormat.AUTO,
+            cap_target=config.get("hermes", {}).get("cap_target"),
+            keywords_path=privacy.get("keywords_path") or None,
+            embedder=config.get("embedder", {}).get("embedder") or None,
+        )

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import dagster as dg
 
 from memory_pipeline.lib.sync.state import FailingCheck, RunInputs
-from memory_pipeline.runs.outputs import EntryChange, RetagChange, RunOutputs, read_outputs
+from memory_pipeline.runs.outputs import EntryChange, RetagChange
+from memory_pipeline.runs.stage_reports import RunOutputs
 
 
 @dataclass(frozen=True)
@@ -63,22 +64,22 @@ class ProfileRun:
         changes them)."""
         if self.stopped_by_a_blocking_check:
             return False
-        return not self.success or self.outputs.report.quarantined > 0 or bool(self.outputs.unreadable)
+        return not self.success or self.outputs.report.quarantined > 0 or bool(self.outputs.parse.unreadable)
 
     def inputs_read(self) -> RunInputs | None:
         """What the run read of the files, the store and the keyword list; None unless it read
         all three and no other writer changed the store while it ran."""
-        read = self.outputs
-        if not (read.files_sha256 and read.store_in_step and read.keyword_list_digest):
+        parse, audit, privacy = self.outputs.parse, self.outputs.audit, self.outputs.privacy
+        if not (parse.files_sha256 and audit.store_in_step and privacy.keyword_list_digest):
             return None
-        return RunInputs(read.files_sha256, read.store_watermark, read.keyword_list_digest)
+        return RunInputs(parse.files_sha256, audit.store_watermark, privacy.keyword_list_digest)
 
     def problems(self) -> list[str]:
         """One line per thing about the run itself a person must look at, each ending with the way out."""
         if self.error:
             return [f"sync of profile {self.profile} failed: {self.error}"]
         found = []
-        unreadable, missing, held = self.outputs.unreadable, self.outputs.missing, self.outputs.held_unreadable_entries
+        unreadable, missing, held = self.outputs.parse.unreadable, self.outputs.parse.missing, self.outputs.diff.held_unreadable_entries
         if unreadable:
             found.append(
                 f"profile {self.profile}: skipped, entries held: {unreadable} (see `memory-pipeline entries --profile {self.profile}`)"
@@ -90,8 +91,10 @@ class ProfileRun:
         return found
 
     def retag_change(self) -> RetagChange:
-        read = self.outputs
-        return RetagChange(read.tagged, list(read.newly_private_ids), read.untagged, list(read.no_longer_private_ids))
+        read = self.outputs.privacy
+        return RetagChange(
+            read.tagged, [str(i) for i in read.newly_private_ids], read.untagged, [str(i) for i in read.no_longer_private_ids]
+        )
 
 
 def materialized_metadata(events: Sequence[dg.DagsterEvent]) -> dict[str, dict[str, object]]:
@@ -153,7 +156,7 @@ def run_result(
         success=success,
         run_id=run_id,
         duration_s=duration_s,
-        outputs=read_outputs(materialized_metadata(events)),
+        outputs=RunOutputs.from_metadata(materialized_metadata(events)),
         checks=tuple(checks),
         error=None if success else _failure_message(events, checks),
         changes=tuple(changes or ()),

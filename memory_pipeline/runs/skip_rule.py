@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_pipeline import environment
+from memory_pipeline.context.home import privacy_choice
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.sync.state import current_state, forget, record, recorded, state_of_run
 from memory_pipeline.runs.options import SyncOptions
@@ -24,7 +25,7 @@ def run_inputs(home: Path, profile: Profile, options: SyncOptions, retag: bool =
     """The keyword list a run of the profile reads, and the run's settings with its privacy choice.
     A default `memory-pipeline sync` and the daemon's runs both have no resource settings of their
     own, so each skips what the other left in step."""
-    choice = environment.privacy_choice(profile, home)
+    choice = privacy_choice(profile, home)
     return choice.keywords_path, {
         "resources": options.chosen(),
         "retag": retag,

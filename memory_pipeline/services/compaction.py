@@ -9,16 +9,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory_pipeline import environment
+from memory_pipeline.context.home import privacy_judge
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal, merge, propose
 from memory_pipeline.lib.hermes.duplicates import duplicate_groups
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.hermes.memory_writing import apply
 from memory_pipeline.lib.hermes.profiles import Profile
+from memory_pipeline.lib.in_hermes.fact_search import SHOWN
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.matching import KeywordListError
-from memory_pipeline.lib.store.fact_search import SHOWN
 from memory_pipeline.lib.store.ledger import synced_facts
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.sync_report import SyncReport
@@ -103,7 +103,7 @@ def _judge_now(profile: Profile, home: Path) -> PrivacyJudge | None:
     """The profile's keyword list and detector switches as they are now (None: a list that cannot
     be read, which shows nothing)."""
     try:
-        return environment.privacy_judge(profile, home)
+        return privacy_judge(profile, home)
     except KeywordListError:
         return None
 

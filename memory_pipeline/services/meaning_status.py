@@ -10,7 +10,7 @@ import json
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.agent_setup import plugin_dir, plugin_enabled
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.meaning import BUNDLED_MODEL, ENCODER_REPORT, OFF_MODEL
+from memory_pipeline.lib.in_hermes.meaning import BUNDLED_MODEL, ENCODER_REPORT, OFF_MODEL
 
 ENABLE_IN_HERMES = "memory-pipeline hermes-plugin install --with-meaning"
 

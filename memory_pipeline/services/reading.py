@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_pipeline import environment
+from memory_pipeline.context.home import privacy_choice, store_sharing_profiles
 from memory_pipeline.lib.extraction.embedders import EmbedderChoice, EmbedderUnavailable
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store import meaning, recall
+from memory_pipeline.lib.in_hermes import meaning, recall
+from memory_pipeline.lib.in_hermes.search_gate import recorded_many
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
 from memory_pipeline.lib.store.reader import StoreReader
-from memory_pipeline.lib.store.search_gate import recorded_many
 
 if TYPE_CHECKING:
     from memory_pipeline.lib.privacy.choice import PrivacyChoice
@@ -159,7 +160,7 @@ def judgement_stale(profile: Profile, home: Path, reads: StoreReader | None = No
     (with the choices of the profiles sharing its store): other keyword lists, or the lists as they
     were then (edited, moved, renamed, gone), or other detector switches in a config.yaml. Its
     agent's surfaces then show nothing of it until a re-tag. `reads`: the store, already open."""
-    choices = [environment.privacy_choice(p, home) for p in [profile, *environment.store_sharing_profiles(profile, home)]]
+    choices = [privacy_choice(p, home) for p in [profile, *store_sharing_profiles(profile, home)]]
     try:
         if reads is not None:
             return _judged_otherwise(reads, choices)

@@ -6,15 +6,17 @@ backfill the keyword sensor launches. What each run read is recorded for the nex
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_pipeline import environment
+from memory_pipeline.context.home import keyword_lists
 from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.privacy.choice import lists_digest
+from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import (
     FailingCheck,
     config_digest,
@@ -48,6 +50,7 @@ class SyncRequest:
     reset_state: bool = False
     with_changes: bool = False  # read back which entries each run found changed, to name them
     quiet: bool = False  # a standing problem is reported once, when it appears or changes
+    remember_choice: bool = False  # the options' privacy policy and keyword list kept for the next syncs (a command's flags)
 
 
 @dataclass
@@ -84,11 +87,13 @@ class SyncHooks:
     embedding: Callable[[int, int], None] | None = None  # facts embedded so far, facts to embed
 
 
-def remember_privacy(home: Path, profiles: list[str], *, policy: str | None, keywords: str | None) -> None:
-    """A `--privacy-policy` or `--keywords` given to a sync, kept for these profiles' next syncs
-    (Hermes' cron, the UI's runs) until another is named."""
+def remember_privacy(home: Path, profiles: list[str], options: SyncOptions) -> None:
+    """A sync's privacy policy or keyword list (`--privacy-policy`, `--keywords`), kept for these
+    profiles' next syncs (Hermes' cron, the UI's runs) until another is named."""
     from memory_pipeline.lib.privacy.choice import NO_LIST, remember
 
+    policy = options.privacy_policy.value if options.privacy_policy is not None else None
+    keywords = options.keywords_path
     if keywords is not None and keywords != NO_LIST:
         keywords = str(Path(keywords).expanduser().absolute())
     for name in profiles:
@@ -109,6 +114,11 @@ def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncO
 
 
 def _sync_profiles(request: SyncRequest, hooks: SyncHooks) -> SyncOutcome:
+    # A profile whose agent reads one store per user is not synced (the command names it in a note).
+    served = {name: profile for name, profile in request.profiles.items() if not profile_store(profile).per_user}
+    request = replace(request, profiles=served)
+    if request.remember_choice:
+        remember_privacy(request.home, list(served), request.options)
     data_dir = environment.data_dir(request.home)
     if request.reset_state:  # a damaged digest key moved aside before anything reads it
         digest_key(data_dir, reset_damaged=True, on_reset=hooks.moved_aside)
@@ -145,7 +155,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict[str, Any], outcom
     # Dagster is imported only when a profile runs: a no-change sync stays quick.
     from memory_pipeline.defs.backfills import RETAG_ASSETS
     from memory_pipeline.launch.backfill import BackfillNotFinished, BackfillNotTaken, daemon_runs_backfills, run_retag_backfill
-    from memory_pipeline.launch.execute import options_config, run_sync
+    from memory_pipeline.launch.execute import run_sync
     from memory_pipeline.launch.instance import local_instance
     from memory_pipeline.lib.sync.embedding import watched
 
@@ -160,10 +170,10 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict[str, Any], outcom
     if request.retag and daemon_runs_backfills(instance):
         # A daemon is running (the UI, a server): the re-tag is the same backfill the keyword
         # sensor launches, shown in the Backfills view, and waited for here.
-        digest = lists_digest(environment.keyword_lists(request.home), digest_key(environment.data_dir(request.home)))
+        digest = lists_digest(keyword_lists(request.home), digest_key(environment.data_dir(request.home)))
         try:
             outcome.backfill, _ = run_retag_backfill(
-                instance, request.home, to_run, digest, options_config(request.options), on_start=hooks.starting, on_done=done
+                instance, request.home, to_run, digest, request.options.run_config(), on_start=hooks.starting, on_done=done
             )
             return
         except BackfillNotTaken:
@@ -175,7 +185,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict[str, Any], outcom
             instance,
             request.home,
             to_run,
-            resource_config=options_config(request.options),
+            resource_config=request.options.run_config(),
             assets=[key.to_user_string() for key in RETAG_ASSETS] if request.retag else None,
             with_changes=request.with_changes,
             allow_remote_ollama=request.options.allow_remote_ollama,

@@ -13,16 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from memory_pipeline import environment
+from memory_pipeline.context.home import privacy_judge
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, fact_pointers, title_entity
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
+from memory_pipeline.lib.in_hermes.visible import is_ignorable, visible
 from memory_pipeline.lib.privacy.folding import folded
 from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
 from memory_pipeline.lib.store.database import RETIRED_TAG
 from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.store.story import FactRecord
-from memory_pipeline.lib.store.visible import is_ignorable, visible
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
 
 _LABEL_CHARS = 60
@@ -142,7 +143,7 @@ def _entries(profile: Profile, record: FactRecord) -> list[dict[str, Any]]:
 def _privacy(profile: Profile, home: Path, record: FactRecord, owner: bool) -> str:
     """The verdict in words: kinds, and for the owner the keyword terms; never a detector's match."""
     try:
-        judge = environment.privacy_judge(profile, home)
+        judge = privacy_judge(profile, home)
     except KeywordListError:
         return "the keyword list cannot be read now: withheld from the agent until it can"
     text = folded(record.content or "")

@@ -141,7 +141,7 @@ def test_after_a_change_of_model_hermes_mcp_client_is_answered_by_the_new_models
     encodes a question with that model, through Hermes 0.19.0's own MCP client."""
     import shutil
 
-    from memory_pipeline.lib.store.meaning import EMBEDDER_TABLE
+    from memory_pipeline.lib.in_hermes.meaning import EMBEDDER_TABLE
     from memory_pipeline_tests.support.fake_ollama import FakeOllama
     from memory_pipeline_tests.support.syncing import sync_outcome
 

@@ -12,8 +12,9 @@ import pytest
 
 from memory_pipeline import environment
 from memory_pipeline.cli import main
+from memory_pipeline.context.home import privacy_judge
 from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.fact_search import message_facts, search
+from memory_pipeline.lib.in_hermes.fact_search import message_facts, search
 from memory_pipeline.lib.tool_server import Parameter, Tool, ToolServer
 from memory_pipeline.mcp_server import MemoryServer
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory, holographic_store
@@ -130,7 +131,7 @@ def test_a_keyword_list_that_goes_missing_or_dangles_changes_nothing_and_says_so
     vault.parent.mkdir()
     shutil.move(keywords, vault)
     keywords.symlink_to(vault)
-    assert environment.privacy_judge(Profile("default", home), home).keywords.terms > 0  # a link to a readable list is a list
+    assert privacy_judge(Profile("default", home), home).keywords.terms > 0  # a link to a readable list is a list
     vault.unlink()  # the vault is locked: the link dangles
     capsys.readouterr()
     assert _sync(home, "--force") == 1
@@ -355,7 +356,7 @@ NAS = (
 
 
 def test_switching_a_detector_on_withholds_at_once_on_every_surface_and_compact_points_at_none_of_it(home, capsys):
-    from memory_pipeline.lib.store.fact_search import gate, settings_digest
+    from memory_pipeline.lib.in_hermes.fact_search import gate, settings_digest
     from memory_pipeline.services.compaction import propose_compaction
 
     memory = home / "memories" / "MEMORY.md"
@@ -472,7 +473,7 @@ def test_nothing_the_runs_leave_gives_back_a_one_name_keyword_list_by_brute_forc
 def test_a_store_judged_by_an_older_version_of_the_detectors_shows_nothing_until_judged_again(home):
     """After an upgrade that reads more (the unsafe scan now reads Chinese steering), a store's
     verdicts are an older version's: every surface shows nothing of it until its re-tag."""
-    from memory_pipeline.lib.store.search_gate import JUDGE_TABLE
+    from memory_pipeline.lib.in_hermes.search_gate import JUDGE_TABLE
 
     assert "atlas" in _surfaces(home, "atlas")
     for db in home.rglob("memory_store.db"):  # every profile's store, as an upgrade finds them
@@ -501,7 +502,7 @@ def test_a_store_judged_with_a_plain_hash_keeps_serving_and_its_next_sync_keys_i
     still hold for the list as it is, and the next sync replaces every plain hash with a keyed one."""
     import hashlib
 
-    from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, VERDICTS_TABLE
+    from memory_pipeline.lib.in_hermes.fact_search import JUDGE_TABLE, VERDICTS_TABLE
 
     db = home / "memory_store.db"
     plain = hashlib.sha256((home / "memory-pipeline" / "privacy_keywords.txt").read_bytes()).hexdigest()

@@ -242,7 +242,7 @@ def test_an_entry_not_yet_synced_is_synced_by_the_apply_and_said(capsys, synced_
 def test_a_private_entry_is_never_replaced_by_a_pointer_and_a_pointer_is_followed(capsys, synced_home):
     """USER.md over its target: its private entry (a contact's email and phone) stays whole, the
     others may point; the surfaces follow a pointer to the facts it names."""
-    from memory_pipeline.lib.store.fact_search import search
+    from memory_pipeline.lib.in_hermes.fact_search import search
 
     config = synced_home / "config.yaml"
     config.write_text(config.read_text(encoding="utf-8") + "memory:\n  user_char_limit: 350\n", encoding="utf-8")

@@ -5,6 +5,7 @@ import time
 import dagster as dg
 
 from memory_pipeline import environment
+from memory_pipeline.context.home import keyword_lists
 from memory_pipeline.defs.backfills import RETAG_ASSETS, RETAG_TAG, retag_in_progress, submit_retag_backfill
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
@@ -120,7 +121,7 @@ def test_a_retag_the_cli_submitted_since_the_list_changed_is_not_launched_again(
         instance.add_dynamic_partitions(hermes_profiles.name, ["default", "work"])
         cursor = _evaluate(instance, demo_home, keywords, None).cursor
         keywords.write_text(f"张伟\n{TERM}\n", encoding="utf-8")
-        lists = environment.keyword_lists(demo_home, Told(keywords=str(keywords)))
+        lists = keyword_lists(demo_home, Told(keywords=str(keywords)))
         digest = lists_digest(lists, digest_key(environment.data_dir(demo_home)))
         # An older `sync --retag` of the same version (the list went A → B → A) does not count...
         submit_retag_backfill(instance, ["default", "work"], digest, {})

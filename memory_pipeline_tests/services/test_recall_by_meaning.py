@@ -9,10 +9,10 @@ import shutil
 
 import pytest
 
-from memory_pipeline import environment
+from memory_pipeline.context.home import privacy_judge
 from memory_pipeline.lib.extraction.embedders import EmbedderChoice, EmbedderUnavailable
 from memory_pipeline.lib.hermes.profiles import discover_profiles
-from memory_pipeline.lib.store import meaning, recall
+from memory_pipeline.lib.in_hermes import meaning, recall
 from memory_pipeline.lib.store.database import connect
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.settings import holographic_settings
@@ -103,7 +103,7 @@ def test_a_verdict_turning_private_and_a_removal_take_the_vector_with_them(home,
     assert query(_db(copy), f"SELECT count(*) FROM {meaning.VECTORS_TABLE} WHERE fact_id = ?", (themes,)) == [(0,)]
     assert THEMES not in [r["content"] for r in _search(copy, "我编辑器一般用什么主题？", limit=10)]
     profile = discover_profiles(copy)[0]
-    results = {r.name: r for r in audit_profile(profile, copy, environment.privacy_judge(profile, copy))}
+    results = {r.name: r for r in audit_profile(profile, copy, privacy_judge(profile, copy))}
     assert results["embedding_coverage"].passed, results["embedding_coverage"].detail
 
 
@@ -157,5 +157,5 @@ def test_a_vector_no_fact_may_have_fails_embedding_coverage_as_an_error(home, tm
         coverage = store.reads.embedding_coverage()
     assert (coverage.not_allowed, coverage.missing) == (1, 0)
     profile = discover_profiles(copy)[0]
-    result = next(r for r in audit_profile(profile, copy, environment.privacy_judge(profile, copy)) if r.name == "embedding_coverage")
+    result = next(r for r in audit_profile(profile, copy, privacy_judge(profile, copy)) if r.name == "embedding_coverage")
     assert (result.passed, result.severity) == (False, "ERROR") and "1 vectors of facts withheld" in result.detail

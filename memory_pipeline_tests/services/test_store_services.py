@@ -4,7 +4,7 @@ compaction, the TSV ledger out and back in, Holographic's unexplained mirror row
 
 import sqlite3
 
-from memory_pipeline import environment
+from memory_pipeline.context.home import privacy_judge
 from memory_pipeline.lib.hermes.profiles import get_profile
 from memory_pipeline.services.audit import audit_profile, repair_profile
 from memory_pipeline.services.compaction import apply_compaction, facts_gone, propose_compaction
@@ -15,7 +15,7 @@ from memory_pipeline_tests.support.store_helpers import consistency_problems, qu
 
 
 def _failing(home, profile) -> set[str]:
-    judge = environment.privacy_judge(profile, home)
+    judge = privacy_judge(profile, home)
     return {r.name for r in audit_profile(profile, home, judge) if not r.passed}
 
 
@@ -25,7 +25,7 @@ def test_audit_finds_dangling_links_and_the_repair_deletes_them(synced_home):
     with sqlite3.connect(synced_home / "memory_store.db") as conn:
         conn.execute("INSERT INTO fact_entities (fact_id, entity_id) VALUES (999999, 1)")
     assert _failing(synced_home, profile) == {"cap_usage", "fact_links"}
-    done, failed = repair_profile(profile, synced_home, environment.privacy_judge(profile, synced_home), {"fact_links"})
+    done, failed = repair_profile(profile, synced_home, privacy_judge(profile, synced_home), {"fact_links"})
     assert "deleted 1 dangling entity links" in done and failed == []
     assert _failing(synced_home, profile) == {"cap_usage"}
 

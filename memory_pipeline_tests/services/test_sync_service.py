@@ -34,14 +34,13 @@ def test_runs_what_changed_skips_what_did_not_and_reports_a_standing_problem_onc
 def test_options_reach_the_run(demo_home):
     """A typed option chosen by the caller is what the run does: `delete` deletes a removed entry's
     fact (no archive), and only the chosen options become run config."""
-    from memory_pipeline.launch.execute import options_config
     from memory_pipeline.lib.choices import ExtractorMode, RemovalPolicy
     from memory_pipeline.runs.options import SyncOptions
     from memory_pipeline_tests.support.store_helpers import query
 
-    assert options_config(SyncOptions()) == {}
+    assert SyncOptions().run_config() == {}
     chosen = SyncOptions(extractor=ExtractorMode.RULES, removal_policy=RemovalPolicy.DELETE, allow_remote_ollama=True)
-    assert options_config(chosen) == {"extractor": {"extractor": "RULES"}, "store": {"removal_policy": "DELETE"}}
+    assert chosen.run_config() == {"extractor": {"extractor": "RULES"}, "store": {"removal_policy": "DELETE"}}
     sync_profiles(_request(demo_home))
     memory = demo_home / "profiles" / "work" / "memories" / "MEMORY.md"
     entries = read_entries(memory)
@@ -56,13 +55,12 @@ def test_options_reach_the_run(demo_home):
 def test_a_chosen_privacy_policy_reaches_the_run(demo_home):
     """`tag` leaves a private fact at full trust with its tag; the profile's own default (`hide`)
     would drop its trust below the prefetch threshold. Only the one profile asked is synced."""
-    from memory_pipeline.launch.execute import options_config
     from memory_pipeline.lib.choices import PrivacyPolicy
     from memory_pipeline.runs.options import SyncOptions
     from memory_pipeline_tests.support.store_helpers import query
 
     chosen = SyncOptions(privacy_policy=PrivacyPolicy.TAG)
-    assert options_config(chosen) == {"privacy": {"policy": "TAG"}}
+    assert chosen.run_config() == {"privacy": {"policy": "TAG"}}
     profiles = {p.name: p for p in discover_profiles(demo_home) if p.name == "default"}
     outcome = sync_profiles(SyncRequest(home=demo_home, profiles=profiles, options=chosen))
     from memory_pipeline_tests.support.run_metadata import home_run_metadata
@@ -75,14 +73,13 @@ def test_a_chosen_privacy_policy_reaches_the_run(demo_home):
 def test_a_keyword_list_named_for_one_sync_reaches_its_run_through_the_options(demo_home, tmp_path):
     """The list a caller names travels in the typed options to the run (nothing remembered here):
     the run judges with it, and a default sync's skip rule is not told apart by it."""
-    from memory_pipeline.launch.execute import options_config
     from memory_pipeline.runs.options import SyncOptions
     from memory_pipeline_tests.support.store_helpers import query
 
     keywords = tmp_path / "keywords.txt"
     keywords.write_text("postmortem\n", encoding="utf-8")  # in work's On-call entry
     chosen = SyncOptions(keywords_path=str(keywords))
-    assert options_config(chosen) == {"privacy": {"keywords_path": str(keywords)}} and chosen.chosen() == {}
+    assert chosen.run_config() == {"privacy": {"keywords_path": str(keywords)}} and chosen.chosen() == {}
     outcome = sync_profiles(_request(demo_home, options=chosen))
     assert all(p.run is not None and p.run.success for p in outcome.profiles.values())
     db = demo_home / "profiles" / "work" / "memory_store.db"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from memory_pipeline.lib.choices import EmbedderKind
 from memory_pipeline.lib.extraction.deadline import DeadlineExceeded, printable, within
 from memory_pipeline.lib.extraction.ollama import _transport_options, is_local, ollama_url
-from memory_pipeline.lib.store.meaning import BUNDLED_MODEL, encode_texts
+from memory_pipeline.lib.in_hermes.meaning import BUNDLED_MODEL, encode_texts
 
 if TYPE_CHECKING:
     import numpy as np

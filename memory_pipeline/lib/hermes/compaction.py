@@ -14,7 +14,6 @@ from pathlib import Path
 
 from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET, compact_target
 from memory_pipeline.lib.hermes.duplicates import DuplicateGroup
-from memory_pipeline.lib.hermes.entry_reader import ENTRY_DELIMITER
 from memory_pipeline.lib.hermes.hashing import entry_sha256, short_hash
 from memory_pipeline.lib.hermes.memory_files import SourceReading, canonical_chars, fact_pointers
 from memory_pipeline.lib.hermes.summaries import (
@@ -27,6 +26,7 @@ from memory_pipeline.lib.hermes.summaries import (
     summaries,
     title_and_body,
 )
+from memory_pipeline.lib.in_hermes.entry_reader import ENTRY_DELIMITER
 
 
 class CompactionError(Exception):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
-from memory_pipeline.lib.hermes.entry_reader import BOUNDARY, ENTRY_DELIMITER, parse_entries, split_parts  # noqa: F401 - re-exported
+from memory_pipeline.lib.in_hermes.entry_reader import BOUNDARY, ENTRY_DELIMITER, parse_entries, split_parts  # noqa: F401 - re-exported
 
 SOURCE_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 DEFAULT_CHAR_LIMITS = {"memory": 2200, "user": 1375}

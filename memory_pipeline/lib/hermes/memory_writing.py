@@ -15,8 +15,8 @@ from pathlib import Path
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal
-from memory_pipeline.lib.hermes.entry_reader import ENTRY_DELIMITER, parse_entries
 from memory_pipeline.lib.hermes.memory_files import hermes_read_entries
+from memory_pipeline.lib.in_hermes.entry_reader import ENTRY_DELIMITER, parse_entries
 
 
 @contextmanager

@@ -24,12 +24,12 @@ from memory_pipeline.lib.files.digest_key import KEY_FILE, digest_key, keyed
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, config_section
+from memory_pipeline.lib.in_hermes.fact_search import SHOWN, content_sha256, settings_digest
+from memory_pipeline.lib.in_hermes.search_gate import recorded_many
 from memory_pipeline.lib.privacy.detectors import DETECTORS, detectors_key
 from memory_pipeline.lib.privacy.folding import Folded, folded
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, load_keywords, no_terms, private_reasons, united
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
-from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256, settings_digest
-from memory_pipeline.lib.store.search_gate import recorded_many
 from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
 
 DEFAULT_POLICY = PrivacyPolicy.HIDE

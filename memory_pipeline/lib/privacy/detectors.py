@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import re2
 
+from memory_pipeline.lib.in_hermes.search_gate import DETECTORS_VERSION
 from memory_pipeline.lib.privacy.folding import Folded, folded
-from memory_pipeline.lib.store.search_gate import DETECTORS_VERSION
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b", re.ASCII)
 # CN mobile: 1[3-9] + 9 digits, optionally as 3-4-4 groups, optionally +86; not inside a longer

@@ -24,12 +24,12 @@ from pathlib import Path
 import re2
 
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
+from memory_pipeline.lib.in_hermes.search_gate import list_digest, united_sha256
+from memory_pipeline.lib.in_hermes.search_query import CJK_CHAR
 from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES, DETECTOR_GATE_RE2, detect  # noqa: F401 - re-exported
 from memory_pipeline.lib.privacy.folding import Folded, folded
 from memory_pipeline.lib.privacy.keyword_sets import compiled_sets
 from memory_pipeline.lib.store.database import PRIVATE_TAG
-from memory_pipeline.lib.store.search_gate import list_digest, united_sha256
-from memory_pipeline.lib.store.search_query import CJK_CHAR
 
 PRIVATE_ENTITY = "private-person"
 # Spellings of the tag seen in the wild (`audit_consistency.py`'s `private_person`), folded to one.

@@ -20,10 +20,10 @@ from typing import Any
 
 from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.hermes.memory_files import title_entity
+from memory_pipeline.lib.in_hermes.fact_search import SHOWN, content_sha256
 from memory_pipeline.lib.privacy.choice import Judgement, PrivacyJudge
 from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, KeywordList, normalise_tags
 from memory_pipeline.lib.store.database import PIPELINE_TAG, PRIVATE_TAG, RETIRED_TAG, UNSAFE_TAG
-from memory_pipeline.lib.store.fact_search import SHOWN, content_sha256
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.reader import StoreReader
 from memory_pipeline.lib.store.settings import HolographicSettings

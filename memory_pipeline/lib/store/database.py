@@ -13,16 +13,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memory_pipeline.lib.files.writing import out_of_space
+from memory_pipeline.lib.in_hermes.fact_search import JUDGE_TABLE, VERDICTS_TABLE
+from memory_pipeline.lib.in_hermes.fact_search import PRIVATE_TAG as PRIVATE_TAG  # the store's tags, named here with its own
+from memory_pipeline.lib.in_hermes.fact_search import RETIRED_TAG as RETIRED_TAG
+from memory_pipeline.lib.in_hermes.fact_search import has_tag_sql as has_tag_sql
+from memory_pipeline.lib.in_hermes.meaning import EMBEDDER_TABLE, VECTORS_TABLE
+from memory_pipeline.lib.in_hermes.meaning import SCHEMA as MEANING_SCHEMA
 from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA
 from memory_pipeline.lib.store.archive import ARCHIVE_TABLE as ARCHIVE_TABLE
-from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, VERDICTS_TABLE
-from memory_pipeline.lib.store.fact_search import PRIVATE_TAG as PRIVATE_TAG  # the store's tags, named here with its own
-from memory_pipeline.lib.store.fact_search import RETIRED_TAG as RETIRED_TAG
-from memory_pipeline.lib.store.fact_search import has_tag_sql as has_tag_sql
 from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_SCHEMA
 from memory_pipeline.lib.store.ledger_schema import LEDGER_TABLE as LEDGER_TABLE
-from memory_pipeline.lib.store.meaning import EMBEDDER_TABLE, VECTORS_TABLE
-from memory_pipeline.lib.store.meaning import SCHEMA as MEANING_SCHEMA
 from memory_pipeline.lib.store.receipts import RECEIPTS_SCHEMA, RECEIPTS_TABLE
 from memory_pipeline.lib.store.runs_written import RUNS_SCHEMA
 from memory_pipeline.lib.store.runs_written import RUNS_TABLE as RUNS_TABLE

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from memory_pipeline.lib.store.fact_search import SHOWN, VERDICTS_TABLE, content_sha256
-from memory_pipeline.lib.store.meaning import OFF_MODEL, VECTORS_TABLE, store_model
+from memory_pipeline.lib.in_hermes.fact_search import SHOWN, VERDICTS_TABLE, content_sha256
+from memory_pipeline.lib.in_hermes.meaning import OFF_MODEL, VECTORS_TABLE, store_model
 
 # A fact shown under its verdict (the verdict's text hash is compared with the fact's in Python).
 _SHOWN_FACTS = f"""SELECT f.fact_id, CAST(f.content AS BLOB), v.content_sha256, e.model, e.content_sha256

@@ -11,10 +11,10 @@ from collections.abc import Iterable
 import numpy as np
 
 from memory_pipeline.lib.choices import VectorFormat
+from memory_pipeline.lib.in_hermes.meaning import VECTORS_TABLE
 from memory_pipeline.lib.store import hrr, vector_codec
 from memory_pipeline.lib.store.database import ARCHIVE_TABLE
 from memory_pipeline.lib.store.entities import EntityResolver, extract_entities
-from memory_pipeline.lib.store.meaning import VECTORS_TABLE
 from memory_pipeline.lib.store.store_part import OpenStore, StorePart, inserted_id
 from memory_pipeline.lib.store.store_reads import facts_without_vector, linked_entity_names
 from memory_pipeline.lib.store.written_writes import WrittenWrites

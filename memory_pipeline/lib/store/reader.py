@@ -13,28 +13,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_pipeline.lib.choices import VectorFormat
+from memory_pipeline.lib.in_hermes import fact_search, recall
+from memory_pipeline.lib.in_hermes import meaning as meaning_reads
+from memory_pipeline.lib.in_hermes.recall import Meaning
+from memory_pipeline.lib.in_hermes.search_gate import Gate
 from memory_pipeline.lib.store import (
     database,
     embeddings,
-    fact_search,
     mirror_rows,
     quarantine,
-    recall,
     receipts,
     retirement,
     story,
     verdicts,
 )
-from memory_pipeline.lib.store import meaning as meaning_reads
 from memory_pipeline.lib.store.embeddings import Coverage, ToEmbed
 from memory_pipeline.lib.store.ledger_schema import has_profile_column
 from memory_pipeline.lib.store.ledger_tsv import export_rows
 from memory_pipeline.lib.store.mirror_rows import MirrorRow
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
-from memory_pipeline.lib.store.recall import Meaning
 from memory_pipeline.lib.store.receipts import Receipt
 from memory_pipeline.lib.store.schema_fingerprint import schema_fingerprint
-from memory_pipeline.lib.store.search_gate import Gate
 from memory_pipeline.lib.store.story import FactRecord
 from memory_pipeline.lib.store.verdicts import Verdict
 from memory_pipeline.lib.store.watermark import store_watermark

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from memory_pipeline.lib.in_hermes.fact_search import JUDGE_TABLE, SHOWN, VERDICTS_TABLE
+from memory_pipeline.lib.in_hermes.meaning import VECTORS_TABLE
 from memory_pipeline.lib.store.database import DANGLING_LINK_SQL, KEPT_TABLE, QUARANTINE_TABLE, RETIRED_TAG
-from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, SHOWN, VERDICTS_TABLE
-from memory_pipeline.lib.store.meaning import VECTORS_TABLE
 from memory_pipeline.lib.store.receipts import RECEIPTS_TABLE, Receipt
 from memory_pipeline.lib.store.retirement import merge_tags
 from memory_pipeline.lib.store.store_part import StorePart

@@ -14,9 +14,9 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
+from memory_pipeline.lib.in_hermes.fact_search import INDEX_TABLE, indexed_text
+from memory_pipeline.lib.in_hermes.search_query import pair_text
 from memory_pipeline.lib.store.database import read_snapshot, table_exists, write_transaction
-from memory_pipeline.lib.store.fact_search import INDEX_TABLE, indexed_text
-from memory_pipeline.lib.store.search_query import pair_text
 from memory_pipeline.lib.store.store_part import StorePart
 from memory_pipeline.lib.store.watermark import WatermarkChain
 

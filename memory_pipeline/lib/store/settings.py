@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.hermes.profiles import Profile, config_section, switched_off
+from memory_pipeline.lib.in_hermes.store_location import kept_per_user, store_file
 
 DEFAULT_DIM = 1024  # Holographic's `hrr_dim` when its config sets none
 PER_USER_DIR = "holographic-users"
@@ -44,18 +45,13 @@ class HolographicSettings:
 
 def holographic_settings(profile_home: Path) -> HolographicSettings:
     """Read as the provider reads it: `$HERMES_HOME/config.yaml`, defaults on any trouble."""
-    default_db = profile_home / "memory_store.db"
     plugin = config_section(profile_home / "config.yaml", "plugins", "hermes-memory-store")
-    db_path = default_db
-    if isinstance(plugin.get("db_path"), str) and plugin["db_path"].strip():
-        raw = plugin["db_path"].replace("${HERMES_HOME}", str(profile_home)).replace("$HERMES_HOME", str(profile_home))
-        db_path = Path(raw).expanduser()
     return HolographicSettings(
-        db_path=db_path,
+        db_path=store_file(profile_home, plugin),
         hrr_dim=_positive(plugin.get("hrr_dim"), int, DEFAULT_DIM),
         default_trust=min(1.0, max(0.0, _positive(plugin.get("default_trust"), float, 0.5))),
         min_trust=_as_hermes_reads(plugin.get("min_trust_threshold"), 0.3),
-        per_user=str(plugin.get("scope", "")).strip().lower() == "user",
+        per_user=kept_per_user(plugin),
     )
 
 

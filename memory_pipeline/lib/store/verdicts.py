@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from memory_pipeline.lib.store.fact_search import JUDGE_TABLE, SHOWN, VERDICTS_TABLE
+from memory_pipeline.lib.in_hermes.fact_search import JUDGE_TABLE, SHOWN, VERDICTS_TABLE
 
 # The outcomes: the agent may see the fact, or it is withheld and why.
 PRIVATE, UNSAFE, UNREADABLE = "private", "unsafe", "unreadable"

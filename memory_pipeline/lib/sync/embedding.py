@@ -10,8 +10,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from memory_pipeline.lib.extraction.embedders import EMBED_BATCH, EmbedderChoice
+from memory_pipeline.lib.in_hermes.meaning import OFF_MODEL, quantized
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.meaning import OFF_MODEL, quantized
 
 Progress = Callable[[int, int], None]  # (facts embedded so far, facts to embed)
 

@@ -6,6 +6,7 @@ import duckdb
 import pytest
 
 from memory_pipeline import environment
+from memory_pipeline.context.home import privacy_choice, privacy_judge
 from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.privacy.choice import Told
@@ -126,19 +127,19 @@ def test_bad_keyword_list_errors_name_the_line_never_the_term(tmp_path):
 def test_keyword_list_lookup_order(tmp_path, monkeypatch):
     profile = Profile("default", tmp_path)
     own = tmp_path / "memory-pipeline" / "privacy_keywords.txt"
-    assert environment.privacy_choice(profile, tmp_path).keywords_path == own
-    absent = environment.privacy_judge(profile, tmp_path).keywords  # no list of its own: no terms, the detectors alone
+    assert privacy_choice(profile, tmp_path).keywords_path == own
+    absent = privacy_judge(profile, tmp_path).keywords  # no list of its own: no terms, the detectors alone
     keyed = hmac.new(digest_key(environment.data_dir(tmp_path)), b"", hashlib.sha256).hexdigest()  # as an empty file, keyed
     assert (absent.terms, absent.matches("Zhang Wei"), absent.sha256) == (0, False, keyed)
     own.parent.mkdir(exist_ok=True)
     own.write_text("x\n")
-    assert environment.privacy_choice(profile, tmp_path).keywords_path == own
+    assert privacy_choice(profile, tmp_path).keywords_path == own
     monkeypatch.setenv("MEMORY_PIPELINE_PRIVACY_KEYWORDS", str(tmp_path / "env.txt"))
-    assert environment.privacy_choice(profile, tmp_path).keywords_path == (tmp_path / "env.txt").resolve()
+    assert privacy_choice(profile, tmp_path).keywords_path == (tmp_path / "env.txt").resolve()
     told = Told(keywords=str(tmp_path / "flag.txt"))
-    assert environment.privacy_choice(profile, tmp_path, told).keywords_path == (tmp_path / "flag.txt").resolve()
+    assert privacy_choice(profile, tmp_path, told).keywords_path == (tmp_path / "flag.txt").resolve()
     with pytest.raises(KeywordListError, match="not found"):  # a list named by the variable must be there
-        environment.privacy_judge(profile, tmp_path)
+        privacy_judge(profile, tmp_path)
 
 
 @pytest.mark.parametrize("variant", ["private_person", "Private-Person", "private person", "PRIVATE_PERSON"])

@@ -6,7 +6,7 @@ import unicodedata
 
 import regex
 
-from memory_pipeline.lib.store.visible import LOOKS_LIKE_GT, LOOKS_LIKE_LT, fenced, is_ignorable, visible
+from memory_pipeline.lib.in_hermes.visible import LOOKS_LIKE_GT, LOOKS_LIKE_LT, fenced, is_ignorable, visible
 from memory_pipeline_tests.support.confusables import brackets_by_confusables
 
 

@@ -34,8 +34,8 @@ def _plugin_package(root) -> str:
     from memory_pipeline.cli.hermes_plugin_command import PLUGIN_FILES
 
     package = root / "plugin"
-    package.mkdir()
-    for name in ("live_sync.py", "entry_reader.py"):
+    (package / "in_hermes").mkdir(parents=True)
+    for name in ("live_sync.py", "in_hermes/entry_reader.py", "in_hermes/warm_worker.py", "in_hermes/__init__.py"):
         shutil.copyfile(PLUGIN_FILES[name], package / name)
     (package / "__init__.py").write_text("", encoding="utf-8")
     return str(root)

@@ -7,9 +7,9 @@ from __future__ import annotations
 from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
+from memory_pipeline.lib.in_hermes.meaning import OFF_MODEL
 from memory_pipeline.lib.store.embeddings import Coverage
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.meaning import OFF_MODEL
 from memory_pipeline.lib.store.search_index import HolographicFtsHealth
 from memory_pipeline.lib.store.vector_codec import VectorState
 

@@ -9,8 +9,8 @@ from memory_pipeline.lib.audit.layers import on_own_store
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.hermes.duplicates import DUPLICATE_COSINE, MOST_COMPARED, duplicate_groups, too_many_to_compare
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
+from memory_pipeline.lib.in_hermes.meaning import OFF_MODEL
 from memory_pipeline.lib.store.ledger import synced_facts
-from memory_pipeline.lib.store.meaning import OFF_MODEL
 
 
 def entries_distinct(layers: LoadedLayers) -> AuditResult:

@@ -1,0 +1,121 @@
+"""A Hermes home and each of its profiles, resolved once: the home's directories and profiles
+(`Home`), and per profile its store, its privacy choice and its judge, made on first use
+(`ProfileContext`). A setting resolves as the environment says (flag, else variable), else the
+profile's config.yaml, else what an earlier flag left remembered, else the default. Commands build
+one `Home`, services take its contexts, and inside a run the resources make one per partition."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memory_pipeline import environment
+from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
+from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
+
+if TYPE_CHECKING:  # the keyword list (RE2) is loaded where a judge is asked for
+    from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
+    from memory_pipeline.lib.privacy.matching import KeywordList
+
+
+@dataclass(frozen=True)
+class Home:
+    """A Hermes home, as the flag or the environment names it (`environment.hermes_home`)."""
+
+    path: Path
+
+    @classmethod
+    def at(cls, flag: str | Path | None = None) -> Home:
+        return cls(environment.hermes_home(flag))
+
+    @cached_property
+    def data_dir(self) -> Path:
+        return environment.data_dir(self.path)
+
+    @cached_property
+    def profiles(self) -> tuple[Profile, ...]:
+        return tuple(discover_profiles(self.path))
+
+    def context(self, profile: Profile) -> ProfileContext:
+        return ProfileContext(self, profile)
+
+
+@dataclass(frozen=True)
+class ProfileContext:
+    """One profile of a home: its store (located once), its privacy choice and its judge."""
+
+    home: Home
+    profile: Profile
+
+    @property
+    def name(self) -> str:
+        return self.profile.name
+
+    @cached_property
+    def store(self) -> ProfileStore:
+        return profile_store(self.profile)
+
+    def privacy_choice(self, told: Told | None = None) -> PrivacyChoice:
+        return privacy_choice(self.profile, self.home.path, told)
+
+    @cached_property
+    def judge(self) -> PrivacyJudge:
+        """`privacy_judge` as the profile's own settings choose (`KeywordListError` when its list
+        cannot be used: asked again, it is tried again)."""
+        return privacy_judge(self.profile, self.home.path)
+
+
+def privacy_choice(profile: Profile, home: Path, told: Told | None = None) -> PrivacyChoice:
+    """What the profile's facts are judged with: what this run was told (a flag, a run's config),
+    else `$MEMORY_PIPELINE_PRIVACY_KEYWORDS` for the list, else the profile's config.yaml, else
+    what an earlier flag left remembered, else the defaults (`lib/privacy/choice.py`)."""
+    from memory_pipeline.lib.privacy.choice import Told, resolve
+
+    return resolve(profile, home, environment.data_dir(home), told or Told(), environment.variable(environment.KEYWORDS_ENV))
+
+
+def privacy_judge(profile: Profile, home: Path, told: Told | None = None) -> PrivacyJudge:
+    """The judge for that choice, united with those of the profiles sharing its store; `KeywordListError`
+    (one line) when a list cannot be used. A shared store is judged with every sharer's list,
+    whichever names it: each profile's own choice, and the one `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`
+    names, so a list named for one profile's sync never drops another's terms, and every sharer's
+    sync reaches the same verdicts."""
+    from memory_pipeline.lib.privacy.choice import Told, load_judge, resolve, united_judge
+
+    own = load_judge(privacy_choice(profile, home, told), profile.name, environment.data_dir(home))
+    sharers = store_sharing_profiles(profile, home)
+    if not sharers:
+        return own
+    named = environment.variable(environment.KEYWORDS_ENV)
+    choices = {
+        (p.name, named_now): resolve(p, home, environment.data_dir(home), Told(), named_now)
+        for p in [profile, *sharers]
+        for named_now in dict.fromkeys([None, named])
+    }
+    others = [load_judge(choice, name, environment.data_dir(home)) for (name, _), choice in choices.items()]
+    return united_judge([own, *others])
+
+
+def store_sharing_profiles(profile: Profile, home: Path) -> list[Profile]:
+    """The home's other profiles whose Holographic names the same store file."""
+    from memory_pipeline.lib.store.settings import store_sharers
+
+    profiles = discover_profiles(home)
+    sharers = set(store_sharers(profile, profiles))
+    return [p for p in profiles if p.name in sharers]
+
+
+def keyword_lists(home: Path, told: Told | None = None) -> dict[str, KeywordList]:
+    """Every profile's keyword list by profile; one that cannot be read stands as `unreadable`
+    (its hash changes, and that profile's sync fails closed with the list's one line)."""
+    from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
+
+    found = {}
+    for profile in discover_profiles(home):
+        try:
+            found[profile.name] = privacy_judge(profile, home, told).keywords
+        except KeywordListError:
+            found[profile.name] = KeywordList(None, "unreadable", 0, (), ())
+    return found
