@@ -96,7 +96,6 @@ def register(commands) -> None:
 
 def sync_options(args: argparse.Namespace) -> SyncOptions:
     """The options the flags chose (unset ones keep each profile's own settings)."""
-    from memory_pipeline.lib.privacy.choice import NO_LIST
     from memory_pipeline.runs.options import SyncOptions
 
     return SyncOptions(
@@ -109,7 +108,8 @@ def sync_options(args: argparse.Namespace) -> SyncOptions:
         privacy_policy=PrivacyPolicy(args.privacy_policy) if args.privacy_policy else None,
         vector_format=VectorFormat(args.vector_format),
         cap_target=args.cap_target or None,
-        keywords_path=NO_LIST if args.no_keywords else args.keywords,
+        keywords_path=args.keywords,
+        no_keywords=args.no_keywords,
         embedder=args.embedder,
     )
 

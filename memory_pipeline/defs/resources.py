@@ -18,7 +18,7 @@ from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles, get_profile, read_profile, readings_digest
-from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
+from memory_pipeline.lib.privacy.choice import NO_LIST, PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_store import FactStore
@@ -233,15 +233,18 @@ class PrivacyResource(dg.ConfigurableResource):
     Left empty, each profile's own choice applies (the same the CLI and Hermes' cron use): its
     `plugins.memory-pipeline` settings in config.yaml, else what `sync --privacy-policy` or
     `sync --keywords` left remembered, else policy `hide` (trust below Holographic's prefetch
-    threshold) and `<hermes-home>/memory-pipeline/privacy_keywords.txt`. `keywords_path` or
-    `policy` set here decide for this run only. Only the list's SHA-256 and term count are shown.
+    threshold) and `<hermes-home>/memory-pipeline/privacy_keywords.txt`. `keywords_path`,
+    `no_keywords` (the built-in detectors alone) or `policy` set here decide for this run only.
+    Only the list's SHA-256 and term count are shown.
     """
 
     keywords_path: str = ""
+    no_keywords: bool = False
     policy: Optional[PrivacyPolicy] = None  # noqa: UP045 - Dagster's config reads Optional
 
     def told(self) -> Told:
-        return Told(policy=PrivacyPolicy(self.policy) if self.policy else None, keywords=self.keywords_path or None)
+        keywords = NO_LIST if self.no_keywords else (self.keywords_path or None)
+        return Told(policy=PrivacyPolicy(self.policy) if self.policy else None, keywords=keywords)
 
     def choice(self, hermes_home: Path, profile: Profile) -> PrivacyChoice:
         return privacy_choice(profile, hermes_home, self.told())

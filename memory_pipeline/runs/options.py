@@ -25,7 +25,8 @@ class SyncOptions:
     privacy_policy: PrivacyPolicy | None = None  # what a private fact gets (None: each profile's own)
     vector_format: VectorFormat = VectorFormat.AUTO
     cap_target: float | None = None  # None: each profile's own
-    keywords_path: str | None = None  # a keyword list this sync judges with, or "none" (None: each profile's own)
+    keywords_path: str | None = None  # a keyword list this sync judges with (None: each profile's own)
+    no_keywords: bool = False  # the built-in detectors alone, no list (`--no-keywords`)
     embedder: str | None = None  # bundled, off or ollama:MODEL (None: $MEMORY_PIPELINE_EMBEDDER, else bundled)
 
     def chosen(self) -> dict[str, Any]:
@@ -37,7 +38,7 @@ class SyncOptions:
         return {
             f.name: getattr(getattr(self, f.name), "value", getattr(self, f.name))
             for f in fields(self)
-            if getattr(self, f.name) != getattr(default, f.name) and f.name not in ("allow_remote_ollama", "keywords_path")
+            if getattr(self, f.name) != getattr(default, f.name) and f.name not in ("allow_remote_ollama", "keywords_path", "no_keywords")
         }
 
     def run_config(self) -> dict[str, dict[str, Any]]:
@@ -52,7 +53,7 @@ class SyncOptions:
             "hermes": {"cap_target": self.cap_target} if "cap_target" in chosen else {},
             "extractor": extractor,
             "store": store,
-            "privacy": {"keywords_path": self.keywords_path} if self.keywords_path else {},
+            "privacy": {"no_keywords": True} if self.no_keywords else {"keywords_path": self.keywords_path} if self.keywords_path else {},
             "embedder": {"embedder": self.embedder} if self.embedder else {},
         }
         if self.privacy_policy is not None:
@@ -74,5 +75,6 @@ class SyncOptions:
             vector_format=VectorFormat[store["vector_format"]] if "vector_format" in store else VectorFormat.AUTO,
             cap_target=config.get("hermes", {}).get("cap_target"),
             keywords_path=privacy.get("keywords_path") or None,
+            no_keywords=privacy.get("no_keywords") is True,
             embedder=config.get("embedder", {}).get("embedder") or None,
         )

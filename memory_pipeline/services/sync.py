@@ -93,9 +93,9 @@ def remember_privacy(home: Path, profiles: list[str], options: SyncOptions) -> N
     from memory_pipeline.lib.privacy.choice import NO_LIST, remember
 
     policy = options.privacy_policy.value if options.privacy_policy is not None else None
-    keywords = options.keywords_path
-    if keywords is not None and keywords != NO_LIST:
-        keywords = str(Path(keywords).expanduser().absolute())
+    keywords = str(Path(options.keywords_path).expanduser().absolute()) if options.keywords_path else None
+    if options.no_keywords:
+        keywords = NO_LIST  # how the remembered file says it
     for name in profiles:
         if policy is not None or keywords is not None:
             remember(environment.data_dir(home), name, **{k: v for k, v in (("policy", policy), ("keywords", keywords)) if v is not None})

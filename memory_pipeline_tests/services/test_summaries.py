@@ -77,6 +77,11 @@ def test_sync_options_come_back_from_the_run_config_they_make():
         keywords_path="/home/u/keywords.txt",
         embedder="off",
     )
-    for options in (SyncOptions(), every, SyncOptions(extractor=ExtractorMode.RULES, privacy_policy=PrivacyPolicy.HIDE)):
+    for options in (
+        SyncOptions(),
+        every,
+        SyncOptions(no_keywords=True),
+        SyncOptions(extractor=ExtractorMode.RULES, privacy_policy=PrivacyPolicy.HIDE),
+    ):
         assert SyncOptions.from_run_config(options.run_config()) == options
     assert SyncOptions.from_run_config(every.run_config(), allow_remote_ollama=True).allow_remote_ollama  # never in run config
