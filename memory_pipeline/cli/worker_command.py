@@ -1,7 +1,7 @@
 """`memory-pipeline worker`: the warm worker the Hermes plugin's live sync hands its syncs to
 (`sync --warm`), and the client side of that hand-over. The worker runs the same `sync` command
 in its own process, so each sync is still a Dagster run the UI shows; it keeps Dagster, the
-instance's code and the bundled encoder loaded between the agent's writes (`launch/warm_worker.py`)."""
+instance's code and the bundled encoder loaded between the agent's writes (`lib/in_hermes/warm_worker.py`)."""
 
 from __future__ import annotations
 
