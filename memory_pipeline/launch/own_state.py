@@ -104,7 +104,7 @@ def state_identity(dagster_home: Path, history: Path) -> tuple:
     """Which files the instance's config, storages and the history are (device and inode of each,
     None when missing): another tuple means one was created, replaced or moved aside."""
     paths = [dagster_home / "dagster.yaml", *(dagster_home / relative for relative in _DAGSTER_DATABASES), history]
-    found = []
+    found: list[tuple[int, int] | None] = []
     for path in paths:
         try:
             st = path.stat()
