@@ -90,20 +90,27 @@ def test_the_installed_tool_syncs_searches_and_reports_on_the_users_own_home(ins
 
     plugin = _run(installed, "hermes-plugin", "install", "--profile", "work")
     assert plugin.returncode == 0, plugin.stderr
-    assert {p.name for p in (user / ".hermes" / "profiles" / "work" / "plugins" / "memory-pipeline").iterdir()} == {
+    plugin_dir = user / ".hermes" / "profiles" / "work" / "plugins" / "memory-pipeline"
+    assert {p.name for p in plugin_dir.iterdir()} == {
         "plugin.yaml",
         "__init__.py",
+        "live_sync.py",
+        "hermes_settings.py",
+        "in_hermes",
+        "pipeline.json",
+    }
+    # The one package that runs inside Hermes, copied whole from the installed wheel.
+    assert {p.name for p in (plugin_dir / "in_hermes").glob("*.py")} == {
+        "__init__.py",
+        "entry_reader.py",
         "fact_search.py",
-        "search_query.py",
-        "search_gate.py",
         "meaning.py",
         "recall.py",
+        "search_gate.py",
+        "search_query.py",
+        "store_location.py",
         "visible.py",
-        "live_sync.py",
         "warm_worker.py",
-        "entry_reader.py",
-        "hermes_settings.py",
-        "pipeline.json",
     }
 
     status = _run(installed, "status")
