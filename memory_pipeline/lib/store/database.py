@@ -21,7 +21,7 @@ from memory_pipeline.lib.in_hermes.meaning import EMBEDDER_TABLE, VECTORS_TABLE
 from memory_pipeline.lib.in_hermes.meaning import SCHEMA as MEANING_SCHEMA
 from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA
 from memory_pipeline.lib.store.archive import ARCHIVE_TABLE as ARCHIVE_TABLE
-from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_SCHEMA
+from memory_pipeline.lib.store.ledger_schema import LEDGER_ENTRY_INDEX, LEDGER_INDEX, LEDGER_SCHEMA
 from memory_pipeline.lib.store.ledger_schema import LEDGER_TABLE as LEDGER_TABLE
 from memory_pipeline.lib.store.receipts import RECEIPTS_SCHEMA, RECEIPTS_TABLE
 from memory_pipeline.lib.store.runs_written import RUNS_SCHEMA
@@ -144,7 +144,7 @@ CREATE TABLE IF NOT EXISTS memory_pipeline_bank_sums (
 _REQUIRED_OBJECTS = {
     *("facts", "entities", "fact_entities", "idx_facts_trust", "idx_facts_category", "idx_entities_name"),
     *("facts_fts", "facts_ai", "facts_ad", "facts_au", "memory_banks", "memory_pipeline_bank_sums"),
-    *(LEDGER_TABLE, LEDGER_INDEX, QUARANTINE_TABLE, KEPT_TABLE, ARCHIVE_TABLE, RECEIPTS_TABLE, RUNS_TABLE),
+    *(LEDGER_TABLE, LEDGER_INDEX, LEDGER_ENTRY_INDEX, QUARANTINE_TABLE, KEPT_TABLE, ARCHIVE_TABLE, RECEIPTS_TABLE, RUNS_TABLE),
     *(VERDICTS_TABLE, JUDGE_TABLE, WRITTEN_TABLE, VECTORS_TABLE, EMBEDDER_TABLE),
 }
 

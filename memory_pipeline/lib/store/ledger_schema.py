@@ -8,6 +8,8 @@ import sqlite3
 
 LEDGER_TABLE = "memory_pipeline_ledger"
 LEDGER_INDEX = "idx_memory_pipeline_ledger_fact"
+# The key leads with the profile, so a sole owner's lookups by entry (every edit and removal) need their own index.
+LEDGER_ENTRY_INDEX = "idx_memory_pipeline_ledger_entry"
 # No CHECK constraints: rows written by older tools or imported ledgers may be bad, and the
 # ledger_integrity audit must be able to see (and block on) them rather than fail to read them.
 LEDGER_SCHEMA = f"""
@@ -25,6 +27,7 @@ CREATE TABLE IF NOT EXISTS {LEDGER_TABLE} (
     PRIMARY KEY (profile, entry_id, fact_id)
 );
 CREATE INDEX IF NOT EXISTS {LEDGER_INDEX} ON {LEDGER_TABLE}(fact_id);
+CREATE INDEX IF NOT EXISTS {LEDGER_ENTRY_INDEX} ON {LEDGER_TABLE}(entry_id);
 """
 _KEPT_COLUMNS = "entry_id, source, entry_sha256, fact_id, status, extractor, model, prompt_version, synced_at"
 
@@ -42,7 +45,8 @@ def add_profile_column(conn: sqlite3.Connection) -> None:
     """Rebuild a ledger without the profile column (the key changes, so ALTER cannot): every row
     kept as it was, unclaimed. The caller holds the write transaction."""
     before = f"{LEDGER_TABLE}_before_profiles"
-    conn.execute(f"DROP INDEX IF EXISTS {LEDGER_INDEX}")
+    for index in (LEDGER_INDEX, LEDGER_ENTRY_INDEX):
+        conn.execute(f"DROP INDEX IF EXISTS {index}")
     conn.execute(f"ALTER TABLE {LEDGER_TABLE} RENAME TO {before}")
     for statement in LEDGER_SCHEMA.split(";"):
         if statement.strip():
