@@ -7,7 +7,7 @@ text. Light: no Dagster import."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, get_type_hints
+from typing import Any, ClassVar, Self, get_type_hints
 
 from memory_pipeline.lib.store.sync_report import SyncReport
 
@@ -19,7 +19,7 @@ class StageReport:
         return {f.name: _written(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
 
     @classmethod
-    def from_metadata(cls, metadata: dict[str, Any]):
+    def from_metadata(cls, metadata: dict[str, Any]) -> Self:
         hints = get_type_hints(cls)
         found = {f.name: _read(hints[f.name], metadata[f.name]) for f in fields(cls) if f.name in metadata}  # type: ignore[arg-type]
         return cls(**found)

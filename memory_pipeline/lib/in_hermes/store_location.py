@@ -12,7 +12,7 @@ NOT_SERVED = (
 )
 
 
-def store_file(profile_home: Path, section: dict) -> Path:
+def store_file(profile_home: Path, section: dict[str, object]) -> Path:
     """`db_path` (with `$HERMES_HOME` and `~` expanded), else `memory_store.db` in the profile's home."""
     raw = section.get("db_path")
     if not isinstance(raw, str) or not raw.strip():
@@ -20,6 +20,6 @@ def store_file(profile_home: Path, section: dict) -> Path:
     return Path(raw.replace("${HERMES_HOME}", str(profile_home)).replace("$HERMES_HOME", str(profile_home))).expanduser()
 
 
-def kept_per_user(section: dict) -> bool:
+def kept_per_user(section: dict[str, object]) -> bool:
     """`scope: user`: Holographic keeps one store per user, not the profile's."""
     return str(section.get("scope") or "").strip().lower() == "user"

@@ -22,6 +22,10 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+
+# A request or a reply: one JSON object on one line.
+Message = dict[str, Any]
 
 # How often an idle worker looks whether its socket and home are still there.
 _LOOK_S = 5.0
@@ -45,7 +49,7 @@ def socket_directory(address: Path) -> Path:
     return folder
 
 
-def ask(address: Path, request: dict, *, timeout_s: float | None = None) -> dict | None:
+def ask(address: Path, request: Message, *, timeout_s: float | None = None) -> Message | None:
     """The worker's reply to one request, or None when no worker answers at `address` or it went
     away before replying."""
     try:
@@ -65,7 +69,7 @@ def ask(address: Path, request: dict, *, timeout_s: float | None = None) -> dict
     return answer if isinstance(answer, dict) else None
 
 
-def ask_or_start(address: Path, request: dict, start: list[str], *, timeout_s: float | None = None) -> dict | None:
+def ask_or_start(address: Path, request: Message, start: list[str], *, timeout_s: float | None = None) -> Message | None:
     """`ask`, starting the worker (`start`, in a session of its own so it outlives the caller)
     when none answers and waiting for it; None when it cannot be started or reached."""
     answer = ask(address, request, timeout_s=timeout_s)
@@ -91,7 +95,12 @@ def ask_or_start(address: Path, request: dict, start: list[str], *, timeout_s: f
 
 
 def serve(
-    address: Path, handle: Callable[[dict], dict], *, idle_s: float, wanted: Callable[[], bool], warm: Callable[[], None] | None = None
+    address: Path,
+    handle: Callable[[Message], Message],
+    *,
+    idle_s: float,
+    wanted: Callable[[], bool],
+    warm: Callable[[], None] | None = None,
 ) -> bool:
     """Listen at `address` and answer each request with `handle` until idle for `idle_s`, or until
     the socket is gone or no longer `wanted` (its Hermes home gone). False when another worker
@@ -117,7 +126,7 @@ def serve(
     return True
 
 
-def _answer(server: socket.socket, handle: Callable[[dict], dict], idle_s: float, there: Callable[[], bool]) -> None:
+def _answer(server: socket.socket, handle: Callable[[Message], Message], idle_s: float, there: Callable[[], bool]) -> None:
     last = time.monotonic()
     server.settimeout(min(_LOOK_S, idle_s))
     while time.monotonic() - last < idle_s and there():
