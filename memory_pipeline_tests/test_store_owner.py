@@ -1,5 +1,6 @@
 """One owner writes the store: every write to Hermes' tables and the pipeline's own is a method of
-one of `FactStore`'s parts, no SQL on the store's tables lives outside `lib/store`, and no code
+one of `FactStore`'s parts, no SQL on the store's tables lives outside `lib/store` (but the reads
+`lib/in_hermes` ships into Hermes, which never write), and no code
 outside it holds a store's connection (it reads through `StoreReader`). Each rule is also shown
 catching a synthetic module that breaks it."""
 
@@ -35,13 +36,18 @@ def _strings(path: Path) -> list[str]:
 
 def store_sql_problems(root: Path, store_parts: set[str]) -> list[str]:
     """No module outside `lib/store` holds SQL on the store's tables, and inside it only the
-    modules of `FactStore`'s parts (`store_parts`, module names) and the schema's write to them."""
+    modules of `FactStore`'s parts (`store_parts`, module names) and the schema's write to them.
+    The package shipped into Hermes (`lib/in_hermes`: search, gate, recall) reads the store and
+    never writes it."""
     problems = []
     for path in sorted(root.rglob("*.py")):
         module = module_name(path, root)
         strings = _strings(path)
         in_store = path.parent == root / "lib" / "store"
-        if not in_store and any(STORE_SQL.search(s) for s in strings):
+        if path.parent == root / "lib" / "in_hermes":
+            if any(WRITE_SQL.search(s) and STORE_SQL.search(s) for s in strings):
+                problems.append(f"{module} writes the store from inside Hermes")
+        elif not in_store and any(STORE_SQL.search(s) for s in strings):
             problems.append(f"{module} holds SQL on the store's tables")
         elif in_store and path.stem not in SCHEMA_MODULES and module not in store_parts:
             if any(WRITE_SQL.search(s) and STORE_SQL.search(s) for s in strings):
@@ -131,7 +137,7 @@ def test_every_write_to_the_store_is_a_method_of_fact_store_and_no_sql_on_it_liv
 
 def test_the_store_rule_catches_sql_outside_its_owner(tmp_path):
     root = tmp_path / "memory_pipeline"
-    for package in ("store", "sync", "audit"):
+    for package in ("store", "sync", "audit", "in_hermes"):
         (root / "lib" / package).mkdir(parents=True)
     (root / "services").mkdir()
     (root / "lib" / "store" / "fact_writes.py").write_text('SQL = "DELETE FROM facts WHERE fact_id = ?"\n', encoding="utf-8")
@@ -146,11 +152,17 @@ def test_the_store_rule_catches_sql_outside_its_owner(tmp_path):
         'def n(conn):\n    return conn.execute("SELECT count(*) FROM facts")\n', encoding="utf-8"
     )
     (root / "services" / "status.py").write_text('Q = f"SELECT max(synced_at) FROM {LEDGER_TABLE}"\n', encoding="utf-8")
+    # What ships into Hermes reads the store; a write there would be one FactStore does not own.
+    (root / "lib" / "in_hermes" / "fact_search.py").write_text(
+        'Q = "SELECT fact_id FROM facts_fts WHERE facts_fts MATCH ?"\n', encoding="utf-8"
+    )
+    (root / "lib" / "in_hermes" / "recall.py").write_text('Q = f"DELETE FROM {VERDICTS_TABLE} WHERE fact_id = ?"\n', encoding="utf-8")
     # The audit's own DuckDB copy of the facts, and prose, are not the store's tables.
     (root / "lib" / "audit" / "rules.py").write_text(
         '"""Counts facts from entities of the files."""\nQ = "SELECT count(*) FROM loaded_facts"\n', encoding="utf-8"
     )
     assert store_sql_problems(root, {"memory_pipeline.lib.store.fact_writes"}) == [
+        "memory_pipeline.lib.in_hermes.recall writes the store from inside Hermes",
         "memory_pipeline.lib.store.sneaky writes the store outside FactStore",
         "memory_pipeline.lib.sync.writer holds SQL on the store's tables",
         "memory_pipeline.services.status holds SQL on the store's tables",

@@ -5,7 +5,10 @@ worker is replaced, a directory not the user's alone is never used, an idle work
 
 import os
 import signal
+import socket
 import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,7 +17,7 @@ import pytest
 
 from memory_pipeline import environment
 from memory_pipeline.cli import main
-from memory_pipeline.launch.execute import PID_TAG
+from memory_pipeline.launch.execute import HOST_TAG, PID_TAG, fail_dead_runs
 from memory_pipeline.launch.instance import local_instance
 from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
 
@@ -173,3 +176,28 @@ def test_a_worker_killed_in_the_middle_of_a_run_loses_no_write(synced_home, caps
     assert consistency_problems(db) == []
     assert _worker_pid(synced_home) != first
     assert main(["worker", "--stop", "--hermes-home", str(synced_home)]) == 0
+
+
+def test_a_killed_worker_not_yet_reaped_has_its_run_marked_failed(synced_home):
+    """A worker killed while the process that started it lives on stays a zombie until reaped:
+    signals still reach it, yet it runs nothing. Its run is marked failed all the same, or it
+    would hold the run queue for ever."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    os.kill(child.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{child.pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z":
+        assert time.monotonic() < deadline, "the killed child never became a zombie"
+        time.sleep(0.01)
+    instance = local_instance(synced_home)
+    try:
+        run = instance.create_run_for_job(
+            dg.Definitions(jobs=[dg.GraphDefinition(name="held", node_defs=[]).to_job()]).get_job_def("held"),
+            tags={PID_TAG: str(child.pid), HOST_TAG: socket.gethostname()},
+        )
+        instance.handle_run_event(run.run_id, dg.DagsterEvent(dg.DagsterEventType.RUN_START.value, job_name="held"))
+        assert instance.get_run_by_id(run.run_id).status == dg.DagsterRunStatus.STARTED
+        assert fail_dead_runs(instance) == [run.run_id]
+        assert instance.get_run_by_id(run.run_id).status == dg.DagsterRunStatus.FAILURE
+    finally:
+        instance.dispose()
+        child.wait()

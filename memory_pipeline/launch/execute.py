@@ -100,7 +100,18 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True  # someone else's process: alive
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Killed but not yet reaped by its parent (a worker started by a process that lives on):
+    signals still reach it, yet it runs nothing. Read from Linux's /proc; elsewhere, never."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    fields = stat.rpartition(")")[2].split()
+    return bool(fields) and fields[0] == "Z"
 
 
 def fail_dead_runs(instance: dg.DagsterInstance) -> list[str]:
