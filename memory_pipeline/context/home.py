@@ -41,6 +41,13 @@ class Home:
     def context(self, profile: Profile) -> ProfileContext:
         return ProfileContext(self, profile)
 
+    def served(self) -> dict[str, ProfileContext]:
+        """The contexts of the profiles the pipeline keeps in step, by name: every profile but one
+        whose Holographic keeps a store per user (the pipeline never writes a store the agent does
+        not read)."""
+        contexts = (self.context(profile) for profile in self.profiles)
+        return {context.name: context for context in contexts if not context.store.per_user}
+
 
 @dataclass(frozen=True)
 class ProfileContext:

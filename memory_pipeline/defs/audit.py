@@ -7,7 +7,6 @@ from contextlib import contextmanager
 
 import dagster as dg
 
-from memory_pipeline import environment
 from memory_pipeline.defs.checks import BLOCKING, CHECK_ASSETS, IN_ASSET_STEP, per_profile
 from memory_pipeline.defs.embeddings import fact_embeddings
 from memory_pipeline.defs.partitions import hermes_profiles
@@ -38,7 +37,7 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
             fact_store.reads if fact_store else None,
             settings,
             judge,
-            data_dir=environment.data_dir(hermes.path()),
+            data_dir=hermes.data_dir(),
             profile=profile.name,
             profile_home=profile.home,
             cap_target=profile.cap_target(hermes.cap_target),
@@ -77,7 +76,7 @@ def audit_report(
     if moved:
         context.log.warning(f"{' and '.join(moved)} changed during the run; the next sync picks the change up")
         results = changed_during_run(results, " and ".join(moved))
-    data_dir = environment.data_dir(hermes.path())
+    data_dir = hermes.data_dir()
     markdown_path, json_path = write_reports(data_dir, context.partition_key, context.run.run_id, results)
     errors = failing_errors(results)
     return dg.Output(

@@ -3,7 +3,6 @@ local Ollama model, with the two checks that judge the calls of the run that jus
 
 import dagster as dg
 
-from memory_pipeline import environment
 from memory_pipeline.defs.checks import CHECK_ASSETS, IN_ASSET_STEP, per_profile
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import ExtractorResource, FactStoreResource, HermesHomeResource
@@ -62,7 +61,7 @@ def extracted_facts(
         name, model, prompt_version, reason = chosen.name, chosen.model, chosen.prompt_version, choice.reason
         outcome = chosen.extract(work)
     if outcome.calls:
-        record_calls(environment.data_dir(hermes.path()), context.run.run_id, context.partition_key, name, model, outcome.calls)
+        record_calls(hermes.data_dir(), context.run.run_id, context.partition_key, name, model, outcome.calls)
     extraction = Extraction.of(outcome, Provenance(name, model, prompt_version))
     frame = extraction.facts
     context.log.info(

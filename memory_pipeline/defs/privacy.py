@@ -5,7 +5,6 @@ from typing import Any
 
 import dagster as dg
 
-from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.step_order import IN_STEP_FIRST
@@ -75,7 +74,7 @@ def privacy_tags(
     keywords = judge.keywords
     with store.opened(settings) as fact_store:
         report = retag_store(fact_store, judge, watermarks=store.watermarks)
-    judged(environment.data_dir(hermes.path()), profile.name, keywords)
+    judged(hermes.data_dir(), profile.name, keywords)
     metadata: dict[str, Any] = {
         "facts": float(report.facts),
         **PrivacyReport(

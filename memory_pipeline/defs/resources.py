@@ -8,7 +8,7 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from memory_pipeline import environment
-from memory_pipeline.context.home import keyword_lists, privacy_choice, privacy_judge
+from memory_pipeline.context.home import Home, ProfileContext, keyword_lists, privacy_choice, privacy_judge
 from memory_pipeline.lib.audit.extraction_health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
@@ -47,8 +47,16 @@ class HermesHomeResource(dg.ConfigurableResource):
     def path(self) -> Path:
         return environment.hermes_home(self.hermes_home or None)
 
+    def home(self) -> Home:
+        return Home.at(self.hermes_home or None)
+
     def profile(self, name: str) -> Profile:
         return get_profile(self.path(), name)
+
+    def context(self, name: str) -> ProfileContext:
+        """The partition's profile as a context: its store located once (`ProfileNotFound` when gone)."""
+        home = self.home()
+        return home.context(get_profile(home.path, name))
 
     def profiles(self) -> list[Profile]:
         return discover_profiles(self.path())
@@ -89,7 +97,7 @@ class HermesHomeResource(dg.ConfigurableResource):
 
     def _locked(self, name: str, context: dg.InitResourceContext):
         try:
-            store_path = profile_store(self.profile(name)).path
+            store_path = self.context(name).store.path
         except ProfileNotFound:
             yield self  # the step reading the profile says so, in one line
             return

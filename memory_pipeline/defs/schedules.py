@@ -3,8 +3,6 @@ import dagster as dg
 from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.partitions import PROFILE_PARTITIONS
 from memory_pipeline.defs.resources import HermesHomeResource
-from memory_pipeline.lib.hermes.profiles import discover_profiles
-from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import config_digest
 from memory_pipeline.runs.skip_rule import CONFIG_TAG, unchanged_since_last_sync
 
@@ -23,9 +21,8 @@ def memory_sync_schedule(context: dg.ScheduleEvaluationContext, hermes: HermesHo
     known = context.instance.get_dynamic_partitions(PROFILE_PARTITIONS)
     if not known:
         return dg.SkipReason("no Hermes profiles discovered yet")
-    home = hermes.path()
-    present = {p.name: p for p in discover_profiles(home) if not profile_store(p).per_user}  # never a store the agent does not read
-    changed = [name for name in known if name in present and not unchanged_since_last_sync(home, present[name])]
+    served = hermes.home().served()
+    changed = [name for name in known if name in served and not unchanged_since_last_sync(hermes.path(), served[name].profile)]
     if not changed:
         return dg.SkipReason("every profile unchanged since its last sync")
     tick = context.scheduled_execution_time.strftime("%Y%m%dT%H%M")
@@ -33,7 +30,7 @@ def memory_sync_schedule(context: dg.ScheduleEvaluationContext, hermes: HermesHo
         dg.RunRequest(
             run_key=f"schedule-{tick}-{name}",
             partition_key=name,
-            tags={CONFIG_TAG: config_digest(present[name], hermes.data_dir())},
+            tags={CONFIG_TAG: config_digest(served[name].profile, hermes.data_dir())},
         )
         for name in changed
     ]

@@ -10,7 +10,6 @@ from memory_pipeline.defs.privacy import keyword_list_metadata
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
 from memory_pipeline.lib.hermes.profiles import discover_profiles, memory_files_digest
 from memory_pipeline.lib.privacy.choice import lists_digest
-from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import config_digest
 from memory_pipeline.runs.result import run_result
 from memory_pipeline.runs.skip_rule import CONFIG_TAG, record_daemon_run
@@ -79,14 +78,14 @@ def memory_files_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeR
     now: dict[str, str] = {}
     requests = []
     # One scan of the home per tick; a profile whose agent reads per-user stores is not synced.
-    present = {p.name: p for p in discover_profiles(hermes.path()) if not profile_store(p).per_user}
+    served = hermes.home().served()
     for name in context.instance.get_dynamic_partitions(PROFILE_PARTITIONS):
-        if name not in present:
+        if name not in served:
             continue  # gone from the home: nothing to sync
-        now[name] = memory_files_digest(present[name])
+        now[name] = memory_files_digest(served[name].profile)
         if seen.get(name) != now[name]:
             # The generation keeps the key unique when a file returns to an earlier content.
-            tags = {CONFIG_TAG: config_digest(present[name], hermes.data_dir())}  # its success is recorded for the next skip
+            tags = {CONFIG_TAG: config_digest(served[name].profile, hermes.data_dir())}  # its success is recorded for the next skip
             requests.append(dg.RunRequest(run_key=f"files-{name}-{now[name][:12]}-{generation}", partition_key=name, tags=tags))
     return dg.SensorResult(
         run_requests=requests,

@@ -5,7 +5,6 @@ import sqlite3
 
 import dagster as dg
 
-from memory_pipeline import environment
 from memory_pipeline.defs.partitions import hermes_profiles
 from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource, PrivacyResource
 from memory_pipeline.defs.step_order import IN_STEP_FIRST
@@ -49,7 +48,7 @@ def ledger_diff(
     profiles = hermes.profiles()
     owner = store.owner(profile, profiles)
     # The agent's own writes, journaled by the Hermes plugin: an edit it names is an edit.
-    journal = read_journal(journal_path(environment.data_dir(hermes.path()), profile.name))
+    journal = read_journal(journal_path(hermes.data_dir(), profile.name))
     for problem in journal.problems:
         context.log.warning(problem)
     with store.opened_if_exists(settings, owner) as fact_store:
