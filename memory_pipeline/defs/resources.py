@@ -44,11 +44,11 @@ class HermesHomeResource(dg.ConfigurableResource):
     # without the run holding their text from its first step to its last.
     _read_digests: dict[str, str] = PrivateAttr(default_factory=dict)
 
-    def path(self) -> Path:
-        return environment.hermes_home(self.hermes_home or None)
-
     def home(self) -> Home:
         return Home.at(self.hermes_home or None)
+
+    def path(self) -> Path:
+        return self.home().path
 
     def profile(self, name: str) -> Profile:
         return get_profile(self.path(), name)
@@ -63,7 +63,7 @@ class HermesHomeResource(dg.ConfigurableResource):
 
     def data_dir(self) -> Path:
         """The pipeline's own state beside the home (journal, skip states, key, runs)."""
-        return environment.data_dir(self.path())
+        return self.home().data_dir
 
     def digest_key(self) -> bytes:
         """The home's key for the digests the UI shows (`lib/files/digest_key.py`)."""
