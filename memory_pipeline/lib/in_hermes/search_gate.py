@@ -75,7 +75,7 @@ def _key(conn: sqlite3.Connection, recorded: str | None) -> tuple[bool, bytes | 
 
 # The version of the detectors and the unsafe scan (`privacy.detectors` keys verdicts by it): kept
 # here, beside the gate the plugin ships, so a store judged by an older version is withheld at once.
-DETECTORS_VERSION = "6"
+DETECTORS_VERSION = "7"
 
 
 @dataclass(frozen=True)

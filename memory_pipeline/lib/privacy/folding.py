@@ -115,7 +115,24 @@ _LINE_BREAK = re.compile(f"[{_LINE_BREAK_CHARS}]")
 _MAY_HIDE = re.compile("[" + "".join(sorted(INVISIBLE)) + "\U000e0000-\U000e007f]")
 
 
+# A separator few texts hold, glued between two letters (`I\u2028gnore`), may be drawn as nothing:
+# such a text is judged in both readings, the break as a space and as nothing.
+_UNUSUAL_BREAK = re.compile("(?<=\\w)[\v\f\x1c\x1d\x1e\x85\u2028\u2029]+(?=\\w)")
+
+
 def folded(text: str) -> Folded:
+    if not _UNUSUAL_BREAK.search(text):
+        return _folded(text)
+    spaced, joined = _folded(text), _folded(_UNUSUAL_BREAK.sub("", text))
+    return Folded(
+        f"{spaced.text}\x00{joined.text}",
+        f"{spaced.caseless}\x00{joined.caseless}",
+        spaced.hidden or joined.hidden,
+        spaced.caseless_utf8 + b"\x00" + joined.caseless_utf8,
+    )
+
+
+def _folded(text: str) -> Folded:
     text = _LINE_BREAK.sub(" ", text)
     if "&" in text and _ENTITY.search(text):
         text = html.unescape(text)  # `&#105;gnore` reads `ignore`; what it spells is folded below
