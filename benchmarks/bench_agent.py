@@ -37,10 +37,10 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from memory_pipeline.cli.hermes_plugin_command import write_plugin  # noqa: E402
-from memory_pipeline.lib.hermes.profiles import Profile  # noqa: E402
 from memory_pipeline.services.reading import search_profiles  # noqa: E402
 from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store  # noqa: E402
 from memory_pipeline_tests.support.search_queries import LABELLED_QUERIES, title_of  # noqa: E402
+from memory_pipeline_tests.support.store_fixture import context_of  # noqa: E402
 
 COMMAND = str(Path(sys.executable).with_name("memory-pipeline"))
 
@@ -90,7 +90,7 @@ def in_process_latencies(home: Path, queries: list[str]) -> tuple[list[float], l
     """The agent's read in process, and the same read of every fact (the user's
     `--include-private`): the difference is what the verdict check costs. Each query is read both
     ways back to back, the first way alternating, so neither read finds the pages the other warmed."""
-    profile, checked, unchecked = [Profile("default", home)], [], []
+    profile, checked, unchecked = [context_of(home)], [], []
     for i, q in enumerate(queries):
         for include_private in (False, True) if i % 2 else (True, False):
             started = time.perf_counter()
@@ -201,7 +201,7 @@ def main() -> None:
             set(titles)
             <= {
                 title_of(r["content"])
-                for r in search_profiles([Profile("default", demo)], q, limit=50, include_private=False, refresh_index=False).facts
+                for r in search_profiles([context_of(demo)], q, limit=50, include_private=False, refresh_index=False).facts
             }
             for q, titles in LABELLED_QUERIES.items()
         )

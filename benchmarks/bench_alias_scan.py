@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memory_pipeline.lib.store.entities import extract_entities  # noqa: E402
+from memory_pipeline.lib.store.writes.entities import extract_entities  # noqa: E402
 
 # Holographic 0.19.0's own pattern for "X aka Y" (its extractor runs it over the whole text).
 HOLOGRAPHIC_AKA = re.compile(r"(\w+(?:\s+\w+)*)\s+(?:aka|also known as)\s+(\w+(?:\s+\w+)*)", re.IGNORECASE)

@@ -44,8 +44,8 @@ from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.detectors import _LONG_NUMBER, DEFAULT_CATEGORIES, DETECTORS
 from memory_pipeline.lib.privacy.matching import load_keywords, normalise_tags
-from memory_pipeline.lib.store.database import opened
-from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.reads.reader import StoreReader
+from memory_pipeline.lib.store.schema.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
 
 DEMO_KEYWORDS = ROOT / "data" / "privacy_keywords.txt"

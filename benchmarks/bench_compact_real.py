@@ -23,10 +23,10 @@ sys.path.insert(0, str(ROOT))
 from memory_pipeline.cli import main as cli
 from memory_pipeline.lib.choices import DEFAULT_CAP_TARGET, compact_target
 from memory_pipeline.lib.hermes.memory_files import canonical_chars
-from memory_pipeline.lib.hermes.profiles import discover_profiles
 from memory_pipeline.lib.hermes.summaries import is_rule, title_and_body
 from memory_pipeline.lib.in_hermes.entry_reader import decoded, parse_entries
 from memory_pipeline.services.compaction import propose_compaction
+from memory_pipeline_tests.support.store_fixture import context_of
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "hermes-memories"
 CAPS = {"MEMORY.md": 2200, "USER.md": 1375}
@@ -65,8 +65,7 @@ def main() -> None:
             (home / "memories").mkdir(parents=True)
             (home / "memories" / name).write_bytes(path.read_bytes())
             cli(["sync", "--hermes-home", str(home), "--quiet", "--extractor", "rules", "--no-keywords"])
-            profile = discover_profiles(home)[0]
-            (found,) = [f for f in propose_compaction(profile, home, args.target) if f.reading.path.name == name]
+            (found,) = [f for f in propose_compaction(context_of(home), args.target) if f.reading.path.name == name]
             proposal = found.proposal
             after = proposal.after if proposal else found.reading.entries
             summaries = [r.summary for r in proposal.rewrites if not r.merged] if proposal else []

@@ -25,7 +25,7 @@ from bench_recall_real import CORPUS, corpus_home
 from memory_pipeline.lib.hermes.duplicates import DUPLICATE_COSINE, duplicate_groups
 from memory_pipeline.lib.hermes.profiles import discover_profiles, read_profile
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.ledger import synced_facts
+from memory_pipeline.lib.store.reads.ledger import synced_facts
 from memory_pipeline.lib.store.settings import holographic_settings
 
 

@@ -36,8 +36,8 @@ from bench_search import build_store  # noqa: E402
 from memory_pipeline.lib.extraction.embedders import EmbedderChoice  # noqa: E402
 from memory_pipeline.lib.in_hermes import meaning, recall  # noqa: E402
 from memory_pipeline.lib.in_hermes.fact_search import message_facts  # noqa: E402
-from memory_pipeline.lib.store.database import connect  # noqa: E402
 from memory_pipeline.lib.store.fact_store import FactStore  # noqa: E402
+from memory_pipeline.lib.store.schema.database import connect  # noqa: E402
 from memory_pipeline.lib.store.settings import holographic_settings  # noqa: E402
 from memory_pipeline.lib.sync.embedding import embed_facts  # noqa: E402
 
@@ -105,7 +105,7 @@ _MEMORY_PROBE = """
 import json, sys
 from pathlib import Path
 from memory_pipeline.lib.in_hermes import meaning
-from memory_pipeline.lib.store.database import connect
+from memory_pipeline.lib.store.schema.database import connect
 
 def rss(field):
     return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith(field)) / 1024

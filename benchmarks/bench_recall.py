@@ -27,8 +27,8 @@ from bench_search import sync_store  # noqa: E402
 from memory_pipeline.lib.extraction.embedders import EmbedderChoice  # noqa: E402
 from memory_pipeline.lib.in_hermes import meaning, recall  # noqa: E402
 from memory_pipeline.lib.in_hermes.fact_search import message_facts  # noqa: E402
-from memory_pipeline.lib.store.database import connect  # noqa: E402
 from memory_pipeline.lib.store.fact_store import FactStore  # noqa: E402
+from memory_pipeline.lib.store.schema.database import connect  # noqa: E402
 from memory_pipeline.lib.store.settings import holographic_settings  # noqa: E402
 from memory_pipeline.lib.sync.embedding import embed_facts  # noqa: E402
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory  # noqa: E402

@@ -31,8 +31,8 @@ from memory_pipeline.lib.extraction.embedders import EmbedderChoice
 from memory_pipeline.lib.in_hermes import meaning, recall
 from memory_pipeline.lib.in_hermes.entry_reader import decoded, parse_entries
 from memory_pipeline.lib.in_hermes.fact_search import message_facts
-from memory_pipeline.lib.store.database import connect
 from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.schema.database import connect
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.embedding import embed_facts
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory

@@ -25,48 +25,29 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memory_pipeline.lib.choices import PrivacyPolicy
-from memory_pipeline.lib.extraction import entries_to_extract  # noqa: E402
-from memory_pipeline.lib.extraction.rule_based import RulesExtractor  # noqa: E402
-from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame  # noqa: E402
-from memory_pipeline.lib.hermes.profiles import Profile, read_profile  # noqa: E402
 from memory_pipeline.lib.in_hermes.fact_search import search  # noqa: E402
 from memory_pipeline.lib.privacy.choice import PrivacyJudge  # noqa: E402
 from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES  # noqa: E402
 from memory_pipeline.lib.privacy.matching import load_keywords  # noqa: E402
 from memory_pipeline.lib.privacy.tagging import retag_store  # noqa: E402
-from memory_pipeline.lib.store.database import connect  # noqa: E402
 from memory_pipeline.lib.store.fact_store import FactStore  # noqa: E402
-from memory_pipeline.lib.store.ledger import active_ledger, ledger_fingerprint  # noqa: E402
-from memory_pipeline.lib.store.reader import StoreReader  # noqa: E402
+from memory_pipeline.lib.store.schema.database import connect  # noqa: E402
 from memory_pipeline.lib.store.settings import holographic_settings
-from memory_pipeline.lib.sync.diff import diff_entries  # noqa: E402
-from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance  # noqa: E402
-from memory_pipeline.lib.sync.writer import write_sync  # noqa: E402
 from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store  # noqa: E402
 from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME  # noqa: E402
 from memory_pipeline_tests.support.search_queries import LABELLED_QUERIES, MULTIWORD_QUERIES, title_of  # noqa: E402
+from memory_pipeline_tests.support.store_fixture import context_of, synced_store  # noqa: E402
 from memory_pipeline_tests.support.store_helpers import write_entries  # noqa: E402
 from memory_pipeline_tests.support.synthetic import synthetic_entries  # noqa: E402
 
 
 def sync_store(home: Path) -> Path:
     """The pipeline's stages on a profile home, without Dagster: upsert, tags, search index."""
-    profile = Profile("default", home)
-    settings = holographic_settings(home)
-    hashed = hashed_frame(parsed_frame("default", read_profile(profile)))
-    conn = connect(settings.db_path)
-    diff = diff_entries(hashed, active_ledger(conn))
-    extraction = Extraction.of(RulesExtractor().extract(entries_to_extract(diff, StoreReader(conn))), Provenance())
-    store = FactStore(conn, settings)
-    write_sync(store, EntryDiff(diff, ledger_fingerprint(conn)), extraction)
     # The demo's list where a user keeps theirs: the agent's surfaces then find it judged with the list in force.
     keywords = home / "memory-pipeline" / "privacy_keywords.txt"
     keywords.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ROOT / "data" / "privacy_keywords.txt", keywords)
-    retag_store(store, PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, PrivacyPolicy.HIDE))
-    store.index.sync_search_index()
-    conn.close()
-    return settings.db_path
+    return synced_store(context_of(home), PrivacyJudge(load_keywords(keywords), DEFAULT_CATEGORIES, PrivacyPolicy.HIDE))
 
 
 def build_store(home: Path, count: int) -> Path:

@@ -48,8 +48,8 @@ def measure_pipeline(count: int) -> dict:
     from memory_pipeline.launch.execute import run_sync
     from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
     from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-    from memory_pipeline.lib.store.database import connect
-    from memory_pipeline.lib.store.ledger import active_ledger
+    from memory_pipeline.lib.store.reads.ledger import active_ledger
+    from memory_pipeline.lib.store.schema.database import connect
     from memory_pipeline.lib.sync.diff import diff_entries
     from memory_pipeline_tests.support.store_helpers import table_checksums
 

@@ -17,14 +17,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from memory_pipeline import environment
+from memory_pipeline.context.home import Home, ProfileContext
 from memory_pipeline.lib.audit.checks import CHECK_REGISTRY
-from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
+from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.in_hermes.fact_search import NOT_SHOWN, UNREADABLE, SearchError
 from memory_pipeline.lib.in_hermes.store_location import NOT_SERVED
-from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.reads.reader import StoreReader
+from memory_pipeline.lib.store.schema.database import StoreError
 from memory_pipeline.lib.tool_server import Parameter, Tool, ToolError, ToolServer
 from memory_pipeline.services.reading import QueryEncoders, facts_of_profile, judgement_stale, search_profiles, shown_facts, start_retag
 
@@ -58,23 +57,25 @@ class MemoryServer:
         self.retag = retag or start_retag(home)
         self.encoders = QueryEncoders(wait=False)  # the encoder loads off the first call: by letters until then
 
-    def profiles(self, name: str | None = None) -> list[Profile]:
-        known = discover_profiles(self.home)
+    def profiles(self, name: str | None = None) -> list[ProfileContext]:
+        """The contexts of the profiles a call names (every profile when none is), the home read
+        afresh on each call: a profile made or a setting changed since is seen at once."""
+        known = Home(self.home).contexts()
         chosen = name or self.profile
         if chosen is None:
             return known
         if self.profile is not None and chosen != self.profile:
             raise ToolError(f"this server serves profile {self.profile!r} only")
-        found = [p for p in known if p.name == chosen]
+        found = [c for c in known if c.name == chosen]
         if not found:
-            raise ToolError(f"no profile named {chosen!r} (profiles: {', '.join(p.name for p in known) or 'none'})")
+            raise ToolError(f"no profile named {chosen!r} (profiles: {', '.join(c.name for c in known) or 'none'})")
         return found
 
-    def _shown_now(self, profile: Profile, reads: StoreReader | None = None) -> bool:
+    def _shown_now(self, context: ProfileContext, reads: StoreReader | None = None) -> bool:
         """Whether the profile's facts may be shown now (`reads`: its store, already open); if
         not, its re-tag is started."""
-        if judgement_stale(profile, self.home, reads):
-            self.retag(profile)
+        if judgement_stale(context, reads):
+            self.retag(context.profile)
             return False
         return True
 
@@ -123,10 +124,10 @@ class MemoryServer:
         if len(profiles) > 1:
             raise ToolError(f"fact ids are per profile: name one of {', '.join(p.name for p in profiles)}")
         (chosen,) = profiles
-        if profile_store(chosen).per_user:
+        if chosen.store.per_user:
             raise ToolError(f"profile {chosen.name}: {NOT_SERVED}")
         try:
-            story = fact_story(chosen, self.home, int(fact_id)) if self._shown_now(chosen) else None
+            story = fact_story(chosen, int(fact_id)) if self._shown_now(chosen) else None
         except StoreError:
             raise ToolError(UNREADABLE) from None
         if story is None or not story.surfaces.get("MCP server and plugin"):
@@ -142,18 +143,18 @@ class MemoryServer:
         # nor a check whose failure tells of a withheld fact.
         fields = ("profile", "entries", "cap_usage_pct", "last_sync", "store_error")
         found = []
-        for profile in self.profiles():
-            status = profile_status(environment.data_dir(self.home), profile)
+        for context in self.profiles():
+            status = profile_status(context)
             failing = [c for c in status["failing_checks"] if c.split(" ", 1)[0] not in _FOR_THE_USER_ONLY]
-            found.append({**{k: status[k] for k in fields}, "failing_checks": failing, "shown_facts": self._shown_count(profile)})
+            found.append({**{k: status[k] for k in fields}, "failing_checks": failing, "shown_facts": self._shown_count(context)})
         return {"profiles": found}
 
-    def _shown_count(self, profile: Profile) -> int:
+    def _shown_count(self, context: ProfileContext) -> int:
         """The facts search could hand the agent now (0 while the judgement is stale)."""
-        if judgement_stale(profile, self.home):
+        if judgement_stale(context):
             return 0
         try:
-            return shown_facts(profile)
+            return shown_facts(context)
         except StoreError:
             return 0
 

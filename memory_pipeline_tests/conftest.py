@@ -97,6 +97,18 @@ def _synced_demo_template(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
+def synced_context(demo_home):
+    """The demo home's default profile (a private copy) with its store as a sync leaves it (facts,
+    ledger, verdicts, search index), made without a Dagster run: the seam for tests of what a
+    service does with a synced store (`support/store_fixture.py`)."""
+    from memory_pipeline_tests.support.store_fixture import context_of, synced_store
+
+    context = context_of(demo_home)
+    synced_store(context)
+    return context
+
+
+@pytest.fixture
 def synced_home(_synced_demo_template, tmp_path) -> Path:
     """A private copy of the demo home after one sync of every profile (stores, ledger, index,
     reports): for tests whose subject comes after the first sync. One sync per session."""

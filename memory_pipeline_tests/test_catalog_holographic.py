@@ -8,7 +8,7 @@ import sqlite3
 from memory_pipeline.cli import main
 from memory_pipeline.launch.execute import run_sync
 from memory_pipeline.launch.instance import local_instance
-from memory_pipeline.lib.store.database import HOLOGRAPHIC_SCHEMA
+from memory_pipeline.lib.store.schema.database import HOLOGRAPHIC_SCHEMA
 from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store
 from memory_pipeline_tests.support.run_metadata import run_metadata
 from memory_pipeline_tests.support.store_helpers import query, said, table_checksums

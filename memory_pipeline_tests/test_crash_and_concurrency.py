@@ -12,8 +12,8 @@ from pathlib import Path
 import dagster as dg
 
 from memory_pipeline.launch.execute import run_sync
-from memory_pipeline.lib.store.database import connect, opened
-from memory_pipeline.lib.store.ledger import ledger_problems
+from memory_pipeline.lib.store.reads.ledger import ledger_problems
+from memory_pipeline.lib.store.schema.database import connect, opened
 from memory_pipeline_tests.support.primed_sync import go, primed_sync
 from memory_pipeline_tests.support.store_helpers import active_facts, consistency_problems, query, write_entries
 from memory_pipeline_tests.support.synthetic import mutate, synthetic_entries

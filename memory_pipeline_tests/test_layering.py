@@ -169,7 +169,7 @@ def test_the_rules_catch_a_module_that_breaks_them(tmp_path):
     (root / "lib" / "sync").mkdir(parents=True)
     (root / "lib" / "privacy").mkdir(parents=True)
     (root / "lib" / "privacy" / "tagging.py").write_text(
-        "from memory_pipeline.lib.extraction.rule_based import title_entity\nfrom memory_pipeline.lib.store.database import connect\n",
+        "from memory_pipeline.lib.extraction.rule_based import title_entity\nfrom memory_pipeline.lib.store.schema import database\n",
         encoding="utf-8",
     )
     (root / "lib" / "store" / "bad.py").write_text(

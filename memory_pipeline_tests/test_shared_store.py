@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline.lib.store.ledger_schema import LEDGER_INDEX, LEDGER_TABLE
+from memory_pipeline.lib.store.schema.ledger_table import LEDGER_INDEX, LEDGER_TABLE
 from memory_pipeline_tests.support.primed_sync import PRIMED_SYNC
 from memory_pipeline_tests.support.store_helpers import consistency_problems, query, write_entries
 from memory_pipeline_tests.support.syncing import sync_outcome, synced_profile

@@ -11,13 +11,13 @@ from memory_pipeline.cli.common import (
     add_cap_target_argument,
     add_home_argument,
     add_profile_arguments,
-    hermes_home,
+    command_home,
     print_json,
-    selected_profiles,
+    selected_contexts,
 )
 from memory_pipeline.context.home import privacy_judge
 from memory_pipeline.lib.audit.checks import fix_command
-from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.lib.store.schema.database import StoreError
 
 if TYPE_CHECKING:
     pass
@@ -43,32 +43,31 @@ def register(commands) -> None:
 def run(args: argparse.Namespace) -> int:
     # The audit engine (pandas, DuckDB) is imported by the command that runs it: `--help` stays quick.
     from memory_pipeline.lib.audit.report import failing_errors, report_payload
-    from memory_pipeline.lib.hermes.profiles import discover_profiles
     from memory_pipeline.lib.privacy.choice import Told
     from memory_pipeline.lib.privacy.matching import KeywordListError
-    from memory_pipeline.lib.store.settings import store_sharers
     from memory_pipeline.services.audit import audit_profile, repair_profile
 
-    home = hermes_home(args)
+    home = command_home(args)
     told = Told(keywords=args.keywords)
     profiles = []
     try:
-        for profile in selected_profiles(args, home):
+        for context in selected_contexts(args, home):
+            profile = context.profile
             try:
-                judge = privacy_judge(profile, home, told)
+                judge = privacy_judge(profile, home.path, told)
             except KeywordListError as exc:
                 raise CommandError(str(exc)) from None
-            results = audit_profile(profile, home, judge, args.cap_target)
+            results = audit_profile(context, judge, args.cap_target)
             if args.repair:
                 failing = {r.name for r in results if not r.passed}
-                done, failed = repair_profile(profile, home, judge, failing)
+                done, failed = repair_profile(context, judge, failing)
                 for line in done:
                     print(f"{profile.name}: repaired: {line}", file=sys.stderr if args.json else sys.stdout)
                 for line in failed:
                     print(f"{profile.name}: not repaired: {line}", file=sys.stderr)
-                results = audit_profile(profile, home, judge, args.cap_target) if failing else results
+                results = audit_profile(context, judge, args.cap_target) if failing else results
             profiles.append((profile.name, results))
-            sharers = store_sharers(profile, discover_profiles(home))
+            sharers = [c.name for c in context.sharers]
             if sharers and not args.json:
                 print(
                     f"{profile.name}: store shared with profile {', '.join(sharers)}; only {profile.name}'s entries are checked here, "

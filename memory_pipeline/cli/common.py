@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from memory_pipeline import environment
-from memory_pipeline.context.home import privacy_judge
+from memory_pipeline.context.home import Home, ProfileContext
 from memory_pipeline.lib.choices import EXTRACTOR_MODES
 from memory_pipeline.lib.hermes.profiles import (
     DEFAULT_PROFILE,
@@ -71,8 +71,13 @@ def single_profile(args: argparse.Namespace) -> Profile:
 
 
 def hermes_home(args: argparse.Namespace) -> Path:
-    """The Hermes home; refused unless it looks like one (`--init` on `sync` starts one), so a
-    mistyped path never gets a store written into it."""
+    """The Hermes home's directory (`command_home`)."""
+    return command_home(args).path
+
+
+def command_home(args: argparse.Namespace) -> Home:
+    """The Hermes home, resolved once with its profiles; refused unless it looks like one (`--init`
+    on `sync` starts one), so a mistyped path never gets a store written into it."""
     home = environment.hermes_home(args.hermes_home)
     if not home.is_dir():
         raise CommandError(f"{home}: Hermes home is not a directory")
@@ -81,18 +86,19 @@ def hermes_home(args: argparse.Namespace) -> Path:
             f"{home}: does not look like a Hermes home (no memories/ or profiles/ directory, no config.yaml); "
             "check --hermes-home / HERMES_HOME, or pass `sync --init` to start one there"
         )
-    _announce(args, home)
-    return home
+    resolved = Home(home)
+    _announce(args, resolved)
+    return resolved
 
 
-def _announce(args: argparse.Namespace, home: Path) -> None:
+def _announce(args: argparse.Namespace, home: Home) -> None:
     """Which home a command reads, said once on stderr in text mode, so one home (the demo's, a
     colleague's) is never taken for another; `--json` and `--quiet` keep their output alone."""
     if getattr(args, "json", False) or getattr(args, "quiet", False) or getattr(args, "_home_announced", False):
         return
     args._home_announced = True
-    count = len(discover_profiles(home))
-    print(f"Hermes home: {shown_path(home)} ({count} profile{'s' if count != 1 else ''})", file=sys.stderr)
+    count = len(home.profiles)
+    print(f"Hermes home: {shown_path(home.path)} ({count} profile{'s' if count != 1 else ''})", file=sys.stderr)
 
 
 def shown_path(path: Path) -> str:
@@ -103,17 +109,23 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
-def profiles_with_judges(args: argparse.Namespace, home: Path):
-    """Each selected profile with its privacy judge, to tell a private text from one a command may
-    show; None where the keyword list cannot be loaded (every fact then shown by its id only)."""
+def contexts_with_judges(args: argparse.Namespace, home: Home):
+    """Each selected profile's context with its privacy judge, to tell a private text from one a
+    command may show; None where the keyword list cannot be loaded (every fact then shown by its
+    id only)."""
     from memory_pipeline.lib.privacy.matching import KeywordListError
 
-    for profile in selected_profiles(args, home):
+    for context in selected_contexts(args, home):
         try:
-            judge = privacy_judge(profile, home)
+            judge = context.judge
         except KeywordListError:
             judge = None
-        yield profile, judge
+        yield context, judge
+
+
+def selected_contexts(args: argparse.Namespace, home: Home) -> list[ProfileContext]:
+    """The contexts of `selected_profiles`."""
+    return [home.context(profile) for profile in selected_profiles(args, home.path)]
 
 
 def selected_profiles(args: argparse.Namespace, home: Path) -> list[Profile]:

@@ -13,16 +13,16 @@ from memory_pipeline.cli.common import (
     CommandError,
     add_home_argument,
     add_profile_arguments,
-    hermes_home,
+    command_home,
     percent_of_cap,
-    selected_profiles,
+    selected_contexts,
 )
 from memory_pipeline.lib.choices import COMPACT_MARGIN, Summarizer, compact_target
 from memory_pipeline.lib.hermes.agent_setup import pointer_reader
-from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.store.schema.database import StoreError
 
 if TYPE_CHECKING:
+    from memory_pipeline.context.home import ProfileContext
     from memory_pipeline.lib.hermes.compaction import Proposal
 
 
@@ -70,30 +70,32 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--lock-timeout must be a finite number of seconds ≥ 0, not {args.lock_timeout}")
     if args.target is not None and not 0 < args.target <= 1:
         raise CommandError(f"--target must be a share of the cap between 0 and 1, not {args.target}")
-    profiles = selected_profiles(args, hermes_home(args))
-    if args.apply and len(profiles) > 1:
-        raise CommandError(f"--apply rewrites a memory file: give --profile ({', '.join(p.name for p in profiles)})")
-    for profile in profiles:
-        if not profile_store(profile).exists:
+    contexts = selected_contexts(args, command_home(args))
+    if args.apply and len(contexts) > 1:
+        raise CommandError(f"--apply rewrites a memory file: give --profile ({', '.join(c.name for c in contexts)})")
+    for context in contexts:
+        profile = context.profile
+        if not context.store.exists:
             print(f"{profile.name}: no fact store yet, nothing to point at (run `memory-pipeline sync` first)")
             continue
-        code = _compact(args, profile)
+        code = _compact(args, context)
         if code:
             return code
     return 0
 
 
-def _compact(args: argparse.Namespace, profile) -> int:
+def _compact(args: argparse.Namespace, context: ProfileContext) -> int:
     """One profile: the proposal for each file over the target, written with --apply."""
+    profile = context.profile
     from memory_pipeline.lib.hermes.compaction import CompactionError
     from memory_pipeline.services.compaction import facts_gone, propose_compaction, propose_merges
 
     target = args.target if args.target is not None else compact_target(profile.cap_target())
     try:
         if args.merge:
-            files = propose_merges(profile, hermes_home(args))
+            files = propose_merges(context)
         else:
-            files = propose_compaction(profile, hermes_home(args), target, _model(args))
+            files = propose_compaction(context, target, _model(args))
         proposals = []
         for found in files:
             if found.proposal is None and args.merge:
@@ -130,14 +132,14 @@ def _compact(args: argparse.Namespace, profile) -> int:
             print(f"fix: memory-pipeline hermes-plugin install --profile {profile.name}", file=sys.stderr)
             return 1
         for proposal in proposals:
-            if gone := facts_gone(profile, proposal):
+            if gone := facts_gone(context, proposal):
                 raise CommandError(f"{proposal.path}: facts #{', #'.join(map(str, gone))} are gone from the store; nothing written")
     except (CompactionError, StoreError) as exc:
         raise CommandError(str(exc)) from None
     if not (args.yes or _consent(proposals)):
         print("nothing written")
         return 0
-    return _apply_all(args, profile, proposals)
+    return _apply_all(args, context, proposals)
 
 
 def _model(args: argparse.Namespace):
@@ -209,7 +211,8 @@ def _print_proposal(profile: str, proposal: Proposal, *, merge_only: bool) -> No
     print(f"\n{name}: {', '.join(done)}, {usage}; target {100 * proposal.target:.0f}% {reached}")
 
 
-def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> int:
+def _apply_all(args: argparse.Namespace, context: ProfileContext, proposals: list[Proposal]) -> int:
+    profile = context.profile
     from memory_pipeline.lib.hermes.compaction import CompactionError
     from memory_pipeline.services.compaction import apply_compaction
 
@@ -217,7 +220,7 @@ def _apply_all(args: argparse.Namespace, profile, proposals: list[Proposal]) -> 
         print(f"{proposal.path}: written ({_usage(proposal.chars_after, proposal.limit)}), backup {backup.name}")
 
     try:
-        applied = apply_compaction(hermes_home(args), profile, proposals, lock_timeout_s=args.lock_timeout, on_written=written)
+        applied = apply_compaction(context, proposals, lock_timeout_s=args.lock_timeout, on_written=written)
     except CompactionError as exc:
         raise CommandError(str(exc)) from None
     if applied.sync_error:

@@ -7,8 +7,15 @@ from __future__ import annotations
 
 import argparse
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, profiles_with_judges
-from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.cli.common import (
+    CommandError,
+    add_home_argument,
+    add_profile_arguments,
+    command_home,
+    contexts_with_judges,
+    print_json,
+)
+from memory_pipeline.lib.store.schema.database import StoreError
 
 
 def register(commands) -> None:
@@ -30,17 +37,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.apply and not (args.keep or args.restore):
         raise CommandError("--apply writes what --keep or --restore shows: give one of them")
-    home = hermes_home(args)
+    home = command_home(args)
     results = []
-    for profile, judge in profiles_with_judges(args, home):
+    for context, judge in contexts_with_judges(args, home):
         try:
-            found = profile_drift(profile, apply=args.apply, restore=args.restore)
+            found = profile_drift(context, apply=args.apply, restore=args.restore)
         except StoreError as exc:
             raise CommandError(str(exc)) from None
         facts = [{"fact_id": d.fact_id, "entries": list(d.entry_ids)} for d in found.drifted]
-        results.append({"profile": profile.name, "store": str(found.store), "changed": facts, "settled": found.settled})
+        results.append({"profile": context.name, "store": str(found.store), "changed": facts, "settled": found.settled})
         if not args.json:
-            _print(profile.name, found, args, judge)
+            _print(context.name, found, args, judge)
     if args.json:
         print_json({"profiles": results, "action": "keep" if args.keep else "restore" if args.restore else None, "applied": args.apply})
     return 0

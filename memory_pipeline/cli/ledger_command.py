@@ -9,12 +9,11 @@ import io
 import sys
 from pathlib import Path
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, selected_profiles
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, command_home, selected_contexts
+from memory_pipeline.context.home import ProfileContext
 from memory_pipeline.lib.files.reading import UnreadableFile, read_text_file
 from memory_pipeline.lib.files.writing import replace_file
-from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.store.schema.database import StoreError
 
 STDIO = "-"
 
@@ -34,27 +33,26 @@ def register(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    home = hermes_home(args)
-    profiles = selected_profiles(args, home)
+    contexts = selected_contexts(args, command_home(args))
     try:
-        return _export(args, profiles, home) if args.action == "export" else _import(args, profiles, home)
+        return _export(args, contexts) if args.action == "export" else _import(args, contexts)
     except (StoreError, UnreadableFile) as exc:
         raise CommandError(str(exc)) from None
 
 
-def _export(args: argparse.Namespace, profiles: list[Profile], home: Path) -> int:
+def _export(args: argparse.Namespace, contexts: list[ProfileContext]) -> int:
     """Each profile's rows under a `# profile: NAME` line (a comment to every TSV reader)."""
     from memory_pipeline.services.ledger import export_profile, synced_profiles
 
-    synced = synced_profiles(profiles)
+    synced = synced_profiles(contexts)
     if not synced:
-        raise CommandError(f"no fact store yet for profile {', '.join(p.name for p in profiles)} (run `memory-pipeline sync` first)")
+        raise CommandError(f"no fact store yet for profile {', '.join(c.name for c in contexts)} (run `memory-pipeline sync` first)")
     text, counts = io.StringIO(), []
-    for profile in synced:
-        rows = export_profile(profile, home)
-        text.write(f"# profile: {profile.name}\n")
+    for context in synced:
+        rows = export_profile(context)
+        text.write(f"# profile: {context.name}\n")
         text.writelines(rows)
-        counts.append(f"{len(rows)} of profile {profile.name}")
+        counts.append(f"{len(rows)} of profile {context.name}")
     if args.path == STDIO:
         sys.stdout.write(text.getvalue())
         print(f"exported {', '.join(counts)} active ledger rows", file=sys.stderr)
@@ -67,7 +65,7 @@ def _export(args: argparse.Namespace, profiles: list[Profile], home: Path) -> in
 
 def _profile_section(text: str, profile: str, args: argparse.Namespace) -> str:
     """What of a whole-home export belongs to the profile imported into; a plain TSV as it is."""
-    from memory_pipeline.lib.store.ledger_tsv import section_of, sections
+    from memory_pipeline.lib.store.reads.ledger_tsv import section_of, sections
 
     names = sections(text)
     if not names:
@@ -79,24 +77,24 @@ def _profile_section(text: str, profile: str, args: argparse.Namespace) -> str:
     return section_of(text, profile)
 
 
-def _import(args: argparse.Namespace, profiles: list[Profile], home: Path) -> int:
+def _import(args: argparse.Namespace, contexts: list[ProfileContext]) -> int:
     from memory_pipeline.services.ledger import import_into, synced_profiles
 
-    if len(profiles) > 1:
-        raise CommandError(f"import into which profile? give --profile ({', '.join(p.name for p in profiles)})")
-    (profile,) = profiles
+    if len(contexts) > 1:
+        raise CommandError(f"import into which profile? give --profile ({', '.join(c.name for c in contexts)})")
+    (context,) = contexts
     if args.path == STDIO:
         text = sys.stdin.read()
     else:
         text = read_text_file(Path(args.path))
         if text is None:
             raise CommandError(f"{args.path}: no such ledger file")
-    text = _profile_section(text, profile.name, args)
-    if not synced_profiles([profile]):
-        raise CommandError(f"{profile_store(profile).path}: fact store does not exist; the ledger's fact ids must point into it")
-    report = import_into(profile, text, home)
+    text = _profile_section(text, context.name, args)
+    if not synced_profiles([context]):
+        raise CommandError(f"{context.store.path}: fact store does not exist; the ledger's fact ids must point into it")
+    report = import_into(context, text)
     print(
-        f"imported {report.imported} ledger rows into profile {profile.name} "
+        f"imported {report.imported} ledger rows into profile {context.name} "
         f"({report.matched_current} matched entries in the files now, {report.unchanged} already as the ledger holds them, "
         f"{report.superseded} older history rows dropped)"
     )

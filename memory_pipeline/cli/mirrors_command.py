@@ -6,8 +6,15 @@ from __future__ import annotations
 
 import argparse
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, profiles_with_judges
-from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.cli.common import (
+    CommandError,
+    add_home_argument,
+    add_profile_arguments,
+    command_home,
+    contexts_with_judges,
+    print_json,
+)
+from memory_pipeline.lib.store.schema.database import StoreError
 
 
 def register(commands) -> None:
@@ -39,17 +46,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.apply and not (args.retire or args.keep):
         raise CommandError("--apply writes what --retire or --keep shows: give one of them")
-    home = hermes_home(args)
+    home = command_home(args)
     results = []
-    for profile, judge in profiles_with_judges(args, home):
+    for context, judge in contexts_with_judges(args, home):
         try:
-            found = profile_mirrors(profile, apply=args.apply, keep=args.keep)
+            found = profile_mirrors(context, apply=args.apply, keep=args.keep)
         except StoreError as exc:
             raise CommandError(str(exc)) from None
         ids = [row.fact_id for row in found.unexplained]
-        results.append({"profile": profile.name, "store": str(found.store), "unexplained": ids, "settled": found.settled})
+        results.append({"profile": context.name, "store": str(found.store), "unexplained": ids, "settled": found.settled})
         if not args.json and found.store.is_file():
-            _print(profile.name, found.unexplained, found.settled, args, judge)
+            _print(context.name, found.unexplained, found.settled, args, judge)
     if args.json:
         print_json({"profiles": results, "action": "retire" if args.retire else "keep" if args.keep else None, "applied": args.apply})
     return 0

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, command_home, print_json, selected_contexts
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
-from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.lib.store.schema.database import StoreError
 from memory_pipeline.services.receipts import profile_receipts
 
 
@@ -21,11 +21,11 @@ def register(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    home = hermes_home(args)
+    home = command_home(args)
     found = {}
     try:
-        for profile in selected_profiles(args, home):
-            found[profile.name] = profile_receipts(profile, run_id=args.run_id, limit=max(1, args.limit))
+        for context in selected_contexts(args, home):
+            found[context.name] = profile_receipts(context, run_id=args.run_id, limit=max(1, args.limit))
     except StoreError as exc:
         raise CommandError(str(exc)) from None
     if args.json:

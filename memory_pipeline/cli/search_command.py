@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, command_home, print_json, selected_contexts
 from memory_pipeline.lib.in_hermes.fact_search import SearchError
-from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.lib.store.schema.database import StoreError
 
 
 def register(commands) -> None:
@@ -36,17 +36,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.limit < 1:
         raise CommandError("--limit must be at least 1")
-    home = hermes_home(args)
-    profiles = selected_profiles(args, home)
+    contexts = selected_contexts(args, command_home(args))
     query = " ".join(args.query)
     try:
         found = search_profiles(
-            profiles, query, limit=args.limit, include_private=args.include_private, refresh_index=True, encoders=QueryEncoders(wait=True)
+            contexts, query, limit=args.limit, include_private=args.include_private, refresh_index=True, encoders=QueryEncoders(wait=True)
         )
     except (StoreError, SearchError) as exc:
         raise CommandError(str(exc)) from None
     unsynced, results = found.without_store, found.facts
-    if len(unsynced) == len(profiles):
+    if len(unsynced) == len(contexts):
         raise CommandError(f"no fact store yet for profile {', '.join(unsynced)} (run `memory-pipeline sync` first)")
     if args.json:
         print_json({"results": results, "private_shown": args.include_private, "profiles_without_store": unsynced})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, percent_of_cap, print_json, selected_profiles
+from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, command_home, percent_of_cap, print_json, selected_contexts
 
 
 def register(commands) -> None:
@@ -32,12 +32,7 @@ def _vector_line(counts: dict, dialect: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from memory_pipeline.services.status import profile_status  # numpy: imported when a status is asked for
 
-    home = hermes_home(args)
-    from memory_pipeline import environment
-    from memory_pipeline.lib.hermes.profiles import discover_profiles
-
-    everyone = discover_profiles(home)
-    statuses = [profile_status(environment.data_dir(home), p, everyone) for p in selected_profiles(args, home)]
+    statuses = [profile_status(context) for context in selected_contexts(args, command_home(args))]
     if args.json:
         print_json({"profiles": statuses})
         return 0

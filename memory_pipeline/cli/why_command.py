@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.cli.common import CommandError, add_home_argument, add_profile_arguments, command_home, print_json, selected_contexts
 from memory_pipeline.lib.in_hermes.fact_search import SearchError
-from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.lib.store.schema.database import StoreError
 
 if TYPE_CHECKING:
     from memory_pipeline.services.why import FactStory
@@ -29,23 +29,22 @@ def run(args: argparse.Namespace) -> int:
     from memory_pipeline.services.reading import search_profiles
     from memory_pipeline.services.why import fact_story
 
-    home = hermes_home(args)
-    profiles = selected_profiles(args, home)
+    contexts = selected_contexts(args, command_home(args))
     try:
         if args.fact.strip().isdigit():
-            stories = [fact_story(p, home, int(args.fact), owner=True) for p in profiles]
+            stories = [fact_story(c, int(args.fact), owner=True) for c in contexts]
             stories = [s for s in stories if s.found] or stories[:1]
         else:
-            found = search_profiles(profiles, args.fact, limit=_STORIES_FOR_TEXT, include_private=True, refresh_index=False).facts
-            by_name = {p.name: p for p in profiles}
-            stories = [fact_story(by_name[f["profile"]], home, f["fact_id"], owner=True) for f in found]
+            found = search_profiles(contexts, args.fact, limit=_STORIES_FOR_TEXT, include_private=True, refresh_index=False).facts
+            by_name = {c.name: c for c in contexts}
+            stories = [fact_story(by_name[f["profile"]], f["fact_id"], owner=True) for f in found]
     except (StoreError, SearchError) as exc:
         raise CommandError(str(exc)) from None
     if args.json:
         print_json({"stories": [s.as_json() for s in stories]})
         return 0 if any(s.found for s in stories) else 1
     if not any(s.found for s in stories):
-        print(f"no fact {args.fact} in {', '.join(p.name for p in profiles)}" if args.fact.strip().isdigit() else "no facts found")
+        print(f"no fact {args.fact} in {', '.join(c.name for c in contexts)}" if args.fact.strip().isdigit() else "no facts found")
         return 1
     for story in stories:
         print("\n".join(story_lines(story)))

@@ -6,6 +6,8 @@ one `Home`, services take its contexts, and inside a run the resources make one 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -13,11 +15,14 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
+from memory_pipeline.lib.store.owner import LedgerOwner, ledger_owner
 from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
 
 if TYPE_CHECKING:  # the keyword list (RE2) is loaded where a judge is asked for
     from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
     from memory_pipeline.lib.privacy.matching import KeywordList
+    from memory_pipeline.lib.store.fact_store import FactStore
+    from memory_pipeline.lib.store.reads.reader import StoreReader
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,10 @@ class Home:
     def context(self, profile: Profile) -> ProfileContext:
         return ProfileContext(self, profile)
 
+    def contexts(self) -> list[ProfileContext]:
+        """Every profile's context, in the home's order."""
+        return [self.context(profile) for profile in self.profiles]
+
     def served(self) -> dict[str, ProfileContext]:
         """The contexts of the profiles the pipeline keeps in step, by name: every profile but one
         whose Holographic keeps a store per user (the pipeline never writes a store the agent does
@@ -51,7 +60,8 @@ class Home:
 
 @dataclass(frozen=True)
 class ProfileContext:
-    """One profile of a home: its store (located once), its privacy choice and its judge."""
+    """One profile of a home: its store (located once), whose ledger rows in it are the profile's,
+    its privacy choice and its judge. Services take one and open the store through it."""
 
     home: Home
     profile: Profile
@@ -63,6 +73,33 @@ class ProfileContext:
     @cached_property
     def store(self) -> ProfileStore:
         return profile_store(self.profile)
+
+    @cached_property
+    def sharers(self) -> list[ProfileContext]:
+        """The contexts of the home's other profiles whose Holographic names the same store file."""
+        from memory_pipeline.lib.store.settings import store_sharers
+
+        names = set(store_sharers(self.profile, list(self.home.profiles)))
+        return [self.home.context(p) for p in self.home.profiles if p.name in names]
+
+    @cached_property
+    def owner(self) -> LedgerOwner:
+        """The profile as the owner of its ledger rows (apart from the profiles sharing its store)."""
+        return ledger_owner(self.profile, list(self.home.profiles))
+
+    def opened(self, *, create: bool = True) -> AbstractContextManager[FactStore]:
+        """The store opened for writing as this profile's (`ProfileStore.opened`)."""
+        return self.store.opened(owner=self.owner, create=create)
+
+    @contextmanager
+    def reading(self) -> Iterator[StoreReader | None]:
+        """The store's reads of this profile's rows on a read-only connection, or None when the
+        store does not exist yet (reading never creates one)."""
+        if not self.store.exists:
+            yield None
+            return
+        with self.store.read_only(self.owner) as reads:
+            yield reads
 
     def privacy_choice(self, told: Told | None = None) -> PrivacyChoice:
         return privacy_choice(self.profile, self.home.path, told)

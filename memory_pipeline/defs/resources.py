@@ -20,12 +20,12 @@ from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles, get_profile, read_profile, readings_digest
 from memory_pipeline.lib.privacy.choice import NO_LIST, PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
-from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner, ledger_owner
 from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.store.reads.watermark import WatermarkChain
+from memory_pipeline.lib.store.schema.database import StoreError
 from memory_pipeline.lib.store.settings import HolographicSettings, per_user_note
-from memory_pipeline.lib.store.watermark import WatermarkChain
 from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
 
 

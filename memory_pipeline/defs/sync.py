@@ -10,10 +10,10 @@ from memory_pipeline.defs.resources import FactStoreResource, HermesHomeResource
 from memory_pipeline.defs.step_order import IN_STEP_FIRST
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.ledger import EMPTY_LEDGER, LedgerEntry
-from memory_pipeline.lib.store.mirror_rows import MirrorRow
 from memory_pipeline.lib.store.owner import LedgerOwner
-from memory_pipeline.lib.store.watermark import WatermarkChain
+from memory_pipeline.lib.store.reads.ledger import EMPTY_LEDGER, LedgerEntry
+from memory_pipeline.lib.store.reads.mirror_rows import MirrorRow
+from memory_pipeline.lib.store.reads.watermark import WatermarkChain
 from memory_pipeline.lib.sync.diff import STATUSES, diff_entries
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
 from memory_pipeline.lib.sync.mirror import EntryEvidence, plan_mirrors, sharers_entries
@@ -96,8 +96,8 @@ def _ledger_as_found(
     with reads.snapshot():
         watermarks.observe(reads)
         mirrors = reads.mirror_rows()
-        known = reads.known_entry_hashes(owner) if mirrors else set()
-        return reads.active_ledger(owner), reads.ledger_fingerprint(), mirrors, known, reads.archived_entries(replaced, owner)
+        known = reads.known_entry_hashes() if mirrors else set()
+        return reads.active_ledger(), reads.ledger_fingerprint(), mirrors, known, reads.archived_entries(replaced)
 
 
 @dg.asset(

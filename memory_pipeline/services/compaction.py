@@ -9,18 +9,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory_pipeline.context.home import privacy_judge
+from memory_pipeline.context.home import ProfileContext
 from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.hermes.compaction import CompactionError, Proposal, merge, propose
 from memory_pipeline.lib.hermes.duplicates import duplicate_groups
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, SourceReading, read_source
 from memory_pipeline.lib.hermes.memory_writing import apply
-from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.in_hermes.fact_search import SHOWN
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.matching import KeywordListError
-from memory_pipeline.lib.store.ledger import synced_facts
-from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.store.reads.ledger import synced_facts
 from memory_pipeline.lib.store.sync_report import SyncReport
 
 
@@ -55,13 +53,12 @@ def _read_stable(path: Path, source: str, limit: int) -> tuple[SourceReading, by
     raise CompactionError(f"{path}: keeps changing while being read; try again when the agent is idle")
 
 
-def propose_compaction(
-    profile: Profile, home: Path, target: float, model: Callable[[str, str], str | None] | None = None
-) -> list[FileProposal]:
+def propose_compaction(context: ProfileContext, target: float, model: Callable[[str, str], str | None] | None = None) -> list[FileProposal]:
     """Each memory file of the profile, with a proposal for those over `target` (a share of the
     cap): entries saying the same thing merged first, then summaries; `model` (the local model's
     summarizer) offers summaries the rules' may give way to."""
-    facts, vectors = _pointable(profile, home)
+    profile = context.profile
+    facts, vectors = _pointable(context)
     limits, found = profile.char_limits(), []
     for source in SOURCE_FILES:
         reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
@@ -73,10 +70,11 @@ def propose_compaction(
     return found
 
 
-def propose_merges(profile: Profile, home: Path) -> list[FileProposal]:
+def propose_merges(context: ProfileContext) -> list[FileProposal]:
     """Each memory file of the profile, with a proposal merging its entries that say the same
     thing (`entries_distinct`'s groups) where it has any."""
-    facts, vectors = _pointable(profile, home)
+    profile = context.profile
+    facts, vectors = _pointable(context)
     limits, found = profile.char_limits(), []
     for source in SOURCE_FILES:
         reading, raw = _read_stable(profile.memory_file(source), source, limits[source])
@@ -85,38 +83,38 @@ def propose_merges(profile: Profile, home: Path) -> list[FileProposal]:
     return found
 
 
-def _pointable(profile: Profile, home: Path) -> tuple[dict[tuple[str, str], list[int]], dict[int, bytes]]:
+def _pointable(context: ProfileContext) -> tuple[dict[tuple[str, str], list[int]], dict[int, bytes]]:
     """The entries whose facts a pointer may name, by (source, short hash), and those facts' vectors."""
-    with profile_store(profile).opened(create=False) as store:
+    with context.opened(create=False) as store:
         facts = synced_facts(store.reads.active_ledger())
         pointed = sorted({i for ids in facts.values() for i in ids})
         shown = store.reads.facts_by_id(pointed)[0] if pointed else []
         vectors = store.reads.shown_vectors()
     # Never a pointer to a fact the agent is not given (private, unsafe, not judged), nor to one the
     # profile's settings now withhold though the store's verdicts are older: such an entry stays whole.
-    judge = _judge_now(profile, home)
+    judge = _judge_now(context)
     given = {f["fact_id"] for f in shown if judge is not None and judge.judge(f["content"].encode("utf-8")).outcome == SHOWN}
     return {entry: ids for entry, ids in facts.items() if set(ids) <= given}, {i: v for i, v in vectors.items() if i in given}
 
 
-def _judge_now(profile: Profile, home: Path) -> PrivacyJudge | None:
+def _judge_now(context: ProfileContext) -> PrivacyJudge | None:
     """The profile's keyword list and detector switches as they are now (None: a list that cannot
     be read, which shows nothing)."""
     try:
-        return privacy_judge(profile, home)
+        return context.judge
     except KeywordListError:
         return None
 
 
-def facts_gone(profile: Profile, proposal: Proposal) -> list[int]:
+def facts_gone(context: ProfileContext, proposal: Proposal) -> list[int]:
     """The facts the proposal points at that the store no longer holds (nothing may be written then)."""
     wanted = sorted({i for r in proposal.rewrites for i in r.fact_ids})
-    with profile_store(profile).opened(create=False) as store:
+    with context.opened(create=False) as store:
         return store.reads.facts_by_id(wanted, include_private=True)[1]
 
 
 def apply_compaction(
-    home: Path, profile: Profile, proposals: list[Proposal], *, lock_timeout_s: float, on_written: Callable[[Proposal, Path], None]
+    context: ProfileContext, proposals: list[Proposal], *, lock_timeout_s: float, on_written: Callable[[Proposal, Path], None]
 ) -> Applied:
     """Each proposal written (a backup kept; `on_written` hears of it at once), then the profile
     synced: the summaries take over their entries' ledger rows and no fact is added."""
@@ -125,7 +123,7 @@ def apply_compaction(
     # Through the sync service, as every sync goes: its skip state then knows the files as written.
     from memory_pipeline.services.sync import SyncRequest, sync_profiles
 
-    outcome = sync_profiles(SyncRequest(home=home, profiles={profile.name: profile}, force=True))
-    run = outcome.profiles[profile.name].run
+    outcome = sync_profiles(SyncRequest(home=context.home.path, profiles={context.name: context.profile}, force=True))
+    run = outcome.profiles[context.name].run
     report = run.outputs.report if run else SyncReport()
     return Applied(run.error if run else "the sync did not run", report.added, report.compacted)

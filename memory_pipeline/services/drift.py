@@ -7,9 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.written import DriftedFact
+from memory_pipeline.context.home import ProfileContext
+from memory_pipeline.lib.store.reads.drift import DriftedFact
 
 
 @dataclass
@@ -19,19 +18,17 @@ class ProfileDrift:
     settled: list[int] = field(default_factory=list)  # fact ids kept or restored, with `apply`
 
 
-def profile_drift(profile: Profile, *, apply: bool = False, restore: bool = False) -> ProfileDrift:
+def profile_drift(context: ProfileContext, *, apply: bool = False, restore: bool = False) -> ProfileDrift:
     """The profile's changed facts; with `apply`, each kept as the agent's own (or, `restore`,
     given the entry's text back), only those still changed when the write lock is held."""
-    where = profile_store(profile)
-    found = ProfileDrift(where.path)
-    if not where.exists:
+    found = ProfileDrift(context.store.path)
+    if not context.store.exists:
         return found
-    with where.opened(create=apply) as store:
-        scope, params = store.owner.rows_sql("l.profile")
-        found.drifted = store.reads.drifted_facts(scope, params)
+    with context.opened(create=apply) as store:
+        found.drifted = store.reads.drifted_facts()
         if apply and found.drifted:
             with store.transaction() as writes:
-                for fact in store.reads.drifted_facts(scope, params):
+                for fact in store.reads.drifted_facts():
                     if restore:
                         writes.entries.restore_written(fact.fact_id)
                     else:

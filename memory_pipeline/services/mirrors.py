@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.mirror_rows import MirrorRow
-from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.receipts import Receipt
+from memory_pipeline.context.home import ProfileContext
+from memory_pipeline.lib.hermes.profiles import read_profile
+from memory_pipeline.lib.store.reads.mirror_rows import MirrorRow
+from memory_pipeline.lib.store.reads.receipts import Receipt
+from memory_pipeline.lib.store.writes.transaction import StoreWrites
 from memory_pipeline.lib.sync.mirror import settle_unexplained, unexplained_mirrors
 
 
@@ -22,14 +22,13 @@ class ProfileMirrors:
     settled: list[int] = field(default_factory=list)  # fact ids retired or kept, with `apply`
 
 
-def profile_mirrors(profile: Profile, *, apply: bool = False, keep: bool = False) -> ProfileMirrors:
+def profile_mirrors(context: ProfileContext, *, apply: bool = False, keep: bool = False) -> ProfileMirrors:
     """The profile's unexplained mirror rows; with `apply`, each retired (or kept, with `keep`)."""
-    where = profile_store(profile)
-    found = ProfileMirrors(where.path)
-    if not where.exists:
+    found = ProfileMirrors(context.store.path)
+    if not context.store.exists:
         return found
-    current = read_profile(profile)
-    with where.opened(create=apply) as store:
+    current = read_profile(context.profile)
+    with context.opened(create=apply) as store:
         rows = {row.fact_id: row for row in store.reads.mirror_rows()}
         ids = unexplained_mirrors(list(rows.values()), current)
         if apply:
@@ -38,9 +37,9 @@ def profile_mirrors(profile: Profile, *, apply: bool = False, keep: bool = False
     return found
 
 
-def _retired(store: FactStore, fact_id: int) -> int:
+def _retired(writes: StoreWrites, fact_id: int) -> int:
     """A mirror row retired in place on request, with its receipt (Hermes' own fact: never moved)."""
-    changed = store.records.retire_in_place(fact_id)
+    changed = writes.records.retire_in_place(fact_id)
     if changed:
-        store.records.write_receipt(Receipt("retired", None, (fact_id,), 0, 0, ()))
+        writes.records.write_receipt(Receipt("retired", None, (fact_id,), 0, 0, ()))
     return changed

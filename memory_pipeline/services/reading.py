@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_pipeline import environment
-from memory_pipeline.context.home import privacy_choice, store_sharing_profiles
+from memory_pipeline.context.home import ProfileContext
 from memory_pipeline.lib.extraction.embedders import EmbedderChoice, EmbedderUnavailable
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.in_hermes import meaning, recall
 from memory_pipeline.lib.in_hermes.search_gate import recorded_many
-from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
-from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.reads.reader import StoreReader
+from memory_pipeline.lib.store.schema.database import StoreError
 
 if TYPE_CHECKING:
     from memory_pipeline.lib.privacy.choice import PrivacyChoice
@@ -78,11 +77,11 @@ class QueryEncoders:
 
 
 # Given a profile and the reader its search is about to use: whether its facts may be shown now.
-ShownNow = Callable[[Profile, StoreReader], bool]
+ShownNow = Callable[[ProfileContext, StoreReader], bool]
 
 
 def search_profiles(
-    profiles: list[Profile],
+    contexts: list[ProfileContext],
     query: str,
     *,
     limit: int,
@@ -99,22 +98,21 @@ def search_profiles(
     nothing is written. `shown_now`, given, is asked on the search's own connection whether a
     profile's facts may be shown (the agent's server: one connection per profile and call)."""
     found = Found()
-    for profile in profiles:
-        where = profile_store(profile)
-        if where.per_user:
-            found.not_served.append(profile.name)
+    for context in contexts:
+        if context.store.per_user:
+            found.not_served.append(context.name)
             continue
-        if not where.exists:
-            found.without_store.append(profile.name)
+        if not context.store.exists:
+            found.without_store.append(context.name)
             continue
-        allowed = (lambda reads, p=profile: shown_now(p, reads)) if shown_now is not None else None
-        facts = _search_one(where, query, limit, include_private, refresh_index, encoders, allowed)
-        found.facts += [{"profile": profile.name, **fact} for fact in facts]
+        allowed = (lambda reads, c=context: shown_now(c, reads)) if shown_now is not None else None
+        facts = _search_one(context, query, limit, include_private, refresh_index, encoders, allowed)
+        found.facts += [{"profile": context.name, **fact} for fact in facts]
     return found
 
 
 def _search_one(
-    where: ProfileStore,
+    context: ProfileContext,
     query: str,
     limit: int,
     include_private: bool,
@@ -123,48 +121,46 @@ def _search_one(
     allowed: Callable[[StoreReader], bool] | None,
 ) -> list[dict[str, Any]]:
     if refresh_index:  # the writer, only to index what Hermes wrote since the last sync
-        with where.opened(create=False) as store:
+        with context.opened(create=False) as store:
             store.index.sync_search_index()
-    with where.read_only() as reads:
+    with context.store.read_only(context.owner) as reads:
         if allowed is not None and not allowed(reads):
             return []
         model = reads.embedding_model() if encoders is not None else None
         vector = encoders.vector(model, query) if encoders is not None and recall.reads_as_words(query) else None
-        near = recall.Meaning(where.path, model, vector) if model is not None and vector is not None else None
+        near = recall.Meaning(context.store.path, model, vector) if model is not None and vector is not None else None
         return reads.hybrid_search(query, near, limit=limit, include_private=include_private)
 
 
-def facts_of_profile(profile: Profile, fact_ids: list[int], *, include_private: bool) -> Found:
+def facts_of_profile(context: ProfileContext, fact_ids: list[int], *, include_private: bool) -> Found:
     """The facts `fact_store#N` pointers name, from one profile's store, read-only."""
-    where = profile_store(profile)
-    if where.per_user:
-        return Found(not_served=[profile.name], unavailable_ids=list(fact_ids))
-    with where.reading() as reads:
+    if context.store.per_user:
+        return Found(not_served=[context.name], unavailable_ids=list(fact_ids))
+    with context.reading() as reads:
         if reads is None:
-            return Found(without_store=[profile.name], unavailable_ids=list(fact_ids))
+            return Found(without_store=[context.name], unavailable_ids=list(fact_ids))
         facts, unavailable = reads.facts_by_id(fact_ids, include_private=include_private)
-    return Found(facts=[{"profile": profile.name, **f} for f in facts], unavailable_ids=unavailable)
+    return Found(facts=[{"profile": context.name, **f} for f in facts], unavailable_ids=unavailable)
 
 
-def shown_facts(profile: Profile) -> int:
+def shown_facts(context: ProfileContext) -> int:
     """How many of the profile's facts the agent may be shown; 0 without a store or one it does not read."""
-    where = profile_store(profile)
-    if where.per_user:
+    if context.store.per_user:
         return 0
-    with where.reading() as reads:
+    with context.reading() as reads:
         return reads.shown_count() if reads is not None else 0
 
 
-def judgement_stale(profile: Profile, home: Path, reads: StoreReader | None = None) -> bool:
+def judgement_stale(context: ProfileContext, reads: StoreReader | None = None) -> bool:
     """Whether the profile's facts were judged with something other than what its choice names now
     (with the choices of the profiles sharing its store): other keyword lists, or the lists as they
     were then (edited, moved, renamed, gone), or other detector switches in a config.yaml. Its
     agent's surfaces then show nothing of it until a re-tag. `reads`: the store, already open."""
-    choices = [privacy_choice(p, home) for p in [profile, *store_sharing_profiles(profile, home)]]
+    choices = [c.privacy_choice() for c in [context, *context.sharers]]
     try:
         if reads is not None:
             return _judged_otherwise(reads, choices)
-        with profile_store(profile).reading() as opened:
+        with context.reading() as opened:
             return opened is not None and _judged_otherwise(opened, choices)
     except StoreError:
         return True

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.receipts import Receipt
+from memory_pipeline.context.home import ProfileContext
+from memory_pipeline.lib.store.reads.receipts import Receipt
 
 
-def profile_receipts(profile: Profile, *, run_id: str | None = None, limit: int = 1000) -> list[Receipt]:
+def profile_receipts(context: ProfileContext, *, run_id: str | None = None, limit: int = 1000) -> list[Receipt]:
     """The profile's receipts, newest first (a run's alone when named); none without a store."""
-    with profile_store(profile).reading() as reads:
+    with context.reading() as reads:
         return reads.receipts(run_id=run_id, limit=limit) if reads else []

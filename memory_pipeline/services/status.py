@@ -6,20 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memory_pipeline.context.home import ProfileContext
 from memory_pipeline.lib.audit.report import last_report
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.store.database import StoreError
-from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.settings import store_sharers
+from memory_pipeline.lib.store.schema.database import StoreError
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
 from memory_pipeline.services.meaning_status import recall_by_meaning
 
 
-def _store_status(profile: Profile, pointers: set[int]) -> dict[str, Any]:
+def _store_status(context: ProfileContext, pointers: set[int]) -> dict[str, Any]:
     """The store's facts: all, synced, and of those current, retired (a removed entry's) and
     compacted (full text a `fact_store#N` pointer in the files names)."""
-    where = profile_store(profile)
+    where = context.store
     settings = where.settings
     status: dict[str, Any] = {
         "store": str(where.path),
@@ -41,7 +40,7 @@ def _store_status(profile: Profile, pointers: set[int]) -> dict[str, Any]:
     if not where.exists:
         return status
     try:
-        with where.read_only() as reads:
+        with where.read_only(context.owner) as reads:
             counts = reads.store_counts()
             status["facts"], status["pipeline_facts"], status["last_write"] = counts.facts, counts.pipeline_facts, counts.last_write
             # Each fact in Hermes' tables is counted once: current, compacted, Hermes' own or retired
@@ -68,14 +67,15 @@ def _last_audit(data_dir: Path, profile: Profile) -> dict[str, Any]:
     return {"last_sync": report.get("checked_at"), "failing_checks": failing}
 
 
-def profile_status(data_dir: Path, profile: Profile, profiles: list[Profile] | None = None) -> dict[str, Any]:
-    """One profile as `status` (and the agent's `memory_status`) report it; `profiles`, the home's
-    profiles, tell which of them share its store."""
+def profile_status(context: ProfileContext) -> dict[str, Any]:
+    """One profile as `status` (and the agent's `memory_status`) report it, with the profiles of
+    its home sharing its store."""
+    profile, data_dir = context.profile, context.home.data_dir
     readings = read_profile(profile)
-    store = _store_status(profile, {n for r in readings for entry in r.entries for n in fact_pointers(entry)})
+    store = _store_status(context, {n for r in readings for entry in r.entries for n in fact_pointers(entry)})
     return {
         "profile": profile.name,
-        "store_shared_with": list(store_sharers(profile, profiles or [])),
+        "store_shared_with": [c.name for c in context.sharers],
         "entries": {r.source: len(r.entries) for r in readings},
         "cap_usage_pct": {r.source: round(100.0 * r.cap_usage, 1) for r in readings},
         "chars": {r.source: [r.chars, r.limit] for r in readings},  # what the text's whole percent is taken from, as everywhere

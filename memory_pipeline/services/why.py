@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
-from memory_pipeline import environment
-from memory_pipeline.context.home import privacy_judge
+from memory_pipeline.context.home import ProfileContext
 from memory_pipeline.lib.hermes.hashing import entry_identities
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, fact_pointers, title_entity
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
@@ -21,9 +19,8 @@ from memory_pipeline.lib.in_hermes.visible import is_ignorable, visible
 from memory_pipeline.lib.privacy.folding import folded
 from memory_pipeline.lib.privacy.matching import KeywordListError
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
-from memory_pipeline.lib.store.database import RETIRED_TAG
-from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.story import FactRecord
+from memory_pipeline.lib.store.reads.story import FactRecord
+from memory_pipeline.lib.store.schema.database import RETIRED_TAG
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
 
 _LABEL_CHARS = 60
@@ -49,14 +46,14 @@ class FactStory:
         return asdict(self)
 
 
-def fact_story(profile: Profile, home: Path, fact_id: int, *, owner: bool = False) -> FactStory:
+def fact_story(context: ProfileContext, fact_id: int, *, owner: bool = False) -> FactStory:
     """One fact's story; `owner` (the user at the command line, never the agent) also hears which
     keyword terms make it private."""
+    profile, where = context.profile, context.store
     story = FactStory(profile.name, fact_id, False)
-    where = profile_store(profile)
     if not where.exists:
         return story
-    with where.read_only() as reads:
+    with where.read_only(context.owner) as reads:
         record = reads.fact_record(fact_id)
         shown = bool(reads.facts_by_id([fact_id])[0]) if record is not None else False
     if record is None:
@@ -67,7 +64,7 @@ def fact_story(profile: Profile, home: Path, fact_id: int, *, owner: bool = Fals
     if owner:
         story.invisible = [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in content if not c.isascii() and is_ignorable(c)]
     story.state = _state(record, compacted_into(profile, fact_id))
-    journal = read_journal(journal_path(environment.data_dir(home), profile.name)).lines
+    journal = read_journal(journal_path(context.home.data_dir, profile.name)).lines
     story.entries = _entries(profile, record)
     hashes = {line.entry_sha256 for line in record.ledger}
     story.history = [
@@ -76,7 +73,7 @@ def fact_story(profile: Profile, home: Path, fact_id: int, *, owner: bool = Fals
         if hashes & set(w.get("before", []) + w.get("after", []))
     ]
     story.injected = [{k: w.get(k) for k in ("at", "session", "turn")} for w in journal if fact_id in (w.get("facts") or [])]
-    story.privacy = _privacy(profile, home, record, owner)
+    story.privacy = _privacy(context, record, owner)
     live = not record.archived
     story.surfaces = {
         "prefetch": live and record.trust is not None and record.trust >= where.settings.min_trust,
@@ -140,10 +137,10 @@ def _entries(profile: Profile, record: FactRecord) -> list[dict[str, Any]]:
     return found
 
 
-def _privacy(profile: Profile, home: Path, record: FactRecord, owner: bool) -> str:
+def _privacy(context: ProfileContext, record: FactRecord, owner: bool) -> str:
     """The verdict in words: kinds, and for the owner the keyword terms; never a detector's match."""
     try:
-        judge = privacy_judge(profile, home)
+        judge = context.judge
     except KeywordListError:
         return "the keyword list cannot be read now: withheld from the agent until it can"
     text = folded(record.content or "")

@@ -18,6 +18,7 @@ from memory_pipeline.lib.in_hermes.fact_search import message_facts, search
 from memory_pipeline.lib.tool_server import Parameter, Tool, ToolServer
 from memory_pipeline.mcp_server import MemoryServer
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory, holographic_store
+from memory_pipeline_tests.support.store_fixture import context_of
 from memory_pipeline_tests.support.store_helpers import query
 
 EMAIL, PHONE = "zhang.wei@example.com", "138-0013-8000"  # the demo's private USER.md entry
@@ -378,7 +379,7 @@ def test_switching_a_detector_on_withholds_at_once_on_every_surface_and_compact_
         assert not gate(conn, settings_digest({})).stale  # the switches the facts were judged under
     # compact, meanwhile, points at no fact the new switch withholds: the NAS entry stays whole.
     (nas_id,) = [i for (i,) in query(home / "memory_store.db", "SELECT fact_id FROM facts WHERE content = ?", (NAS,))]
-    proposals = [f.proposal for f in propose_compaction(Profile("default", home), home, 0.3) if f.proposal]
+    proposals = [f.proposal for f in propose_compaction(context_of(home), 0.3) if f.proposal]
     assert proposals and all(nas_id not in r.fact_ids for p in proposals for r in p.rewrites)
     assert main(["sync", "--hermes-home", str(home), "--profile", "default", "--retag", "--quiet"]) == 0
     assert NAS not in _surfaces(home, "192.168.1.20") and "atlas" in _surfaces(home, "atlas")

@@ -15,8 +15,8 @@ from memory_pipeline.lib.hermes.compaction import propose
 from memory_pipeline.lib.hermes.memory_files import ENTRY_DELIMITER, canonical_chars, fact_pointers
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
 from memory_pipeline.lib.hermes.summaries import title_and_body, values
-from memory_pipeline.lib.store.database import opened
-from memory_pipeline.lib.store.ledger import active_ledger, synced_facts
+from memory_pipeline.lib.store.reads.ledger import active_ledger, synced_facts
+from memory_pipeline.lib.store.schema.database import opened
 from memory_pipeline_tests.support.hermes_oracle import hermes_home_env, hermes_loaded_entries
 from memory_pipeline_tests.support.store_helpers import read_entries
 

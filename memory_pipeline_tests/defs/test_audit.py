@@ -6,7 +6,7 @@ import json
 import dagster as dg
 
 from memory_pipeline.launch.execute import run_sync
-from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.reads.reader import StoreReader
 from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
 
 SYNC_STAGES = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store"]

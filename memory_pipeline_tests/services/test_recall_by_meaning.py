@@ -9,18 +9,18 @@ import shutil
 
 import pytest
 
-from memory_pipeline.context.home import privacy_judge
+from memory_pipeline.context.home import Home
 from memory_pipeline.lib.extraction.embedders import EmbedderChoice, EmbedderUnavailable
-from memory_pipeline.lib.hermes.profiles import discover_profiles
 from memory_pipeline.lib.in_hermes import meaning, recall
-from memory_pipeline.lib.store.database import connect
 from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.schema.database import connect
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.services.audit import audit_profile
 from memory_pipeline.services.reading import QueryEncoders, search_profiles
 from memory_pipeline.services.sync import SyncHooks
 from memory_pipeline_tests.support.fake_ollama import FakeOllama
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
+from memory_pipeline_tests.support.store_fixture import context_of
 from memory_pipeline_tests.support.store_helpers import query, write_entries
 from memory_pipeline_tests.support.syncing import sync_outcome
 
@@ -56,7 +56,7 @@ def _fact_id(home, content):
 
 def _search(home, text, limit=3):
     found = search_profiles(
-        discover_profiles(home), text, limit=limit, include_private=False, refresh_index=False, encoders=QueryEncoders(wait=True)
+        Home(home).contexts(), text, limit=limit, include_private=False, refresh_index=False, encoders=QueryEncoders(wait=True)
     )
     return found.facts
 
@@ -102,8 +102,8 @@ def test_a_verdict_turning_private_and_a_removal_take_the_vector_with_them(home,
     sync_outcome(copy, extractor="rules")
     assert query(_db(copy), f"SELECT count(*) FROM {meaning.VECTORS_TABLE} WHERE fact_id = ?", (themes,)) == [(0,)]
     assert THEMES not in [r["content"] for r in _search(copy, "我编辑器一般用什么主题？", limit=10)]
-    profile = discover_profiles(copy)[0]
-    results = {r.name: r for r in audit_profile(profile, copy, privacy_judge(profile, copy))}
+    context = context_of(copy)
+    results = {r.name: r for r in audit_profile(context, context.judge)}
     assert results["embedding_coverage"].passed, results["embedding_coverage"].detail
 
 
@@ -151,11 +151,11 @@ def test_a_vector_no_fact_may_have_fails_embedding_coverage_as_an_error(home, tm
     copy = tmp_path / "hermes_home"
     shutil.copytree(home, copy)
     settings = holographic_settings(copy)
-    with FactStore.opened(settings) as store, store.transaction():
-        store.embeddings.save(meaning.BUNDLED_MODEL, [(_fact_id(copy, PRIVATE), "0" * 64, bytes(512))])
+    with FactStore.opened(settings) as store, store.transaction() as writes:
+        writes.embeddings.save(meaning.BUNDLED_MODEL, [(_fact_id(copy, PRIVATE), "0" * 64, bytes(512))])
     with FactStore.opened(settings) as store:
         coverage = store.reads.embedding_coverage()
     assert (coverage.not_allowed, coverage.missing) == (1, 0)
-    profile = discover_profiles(copy)[0]
-    result = next(r for r in audit_profile(profile, copy, privacy_judge(profile, copy)) if r.name == "embedding_coverage")
+    context = context_of(copy)
+    result = next(r for r in audit_profile(context, context.judge) if r.name == "embedding_coverage")
     assert (result.passed, result.severity) == (False, "ERROR") and "1 vectors of facts withheld" in result.detail

@@ -2,18 +2,17 @@
 `min_trust_threshold: 0` Hermes 0.19.0's own prefetch serves the private contact (no trust is below
 0), and `privacy_coverage` says so as an error with the setting to change, never a pass."""
 
-from memory_pipeline.context.home import privacy_judge
-from memory_pipeline.lib.hermes.profiles import discover_profiles
 from memory_pipeline.services.audit import audit_profile
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory
+from memory_pipeline_tests.support.store_fixture import context_of
 from memory_pipeline_tests.support.syncing import sync_outcome
 
 PRIVATE = "zhang.wei@example.com"  # the demo's private USER.md entry
 
 
 def _coverage(home):
-    profile = next(p for p in discover_profiles(home) if p.name == "default")
-    return next(r for r in audit_profile(profile, home, privacy_judge(profile, home)) if r.name == "privacy_coverage")
+    context = context_of(home)
+    return next(r for r in audit_profile(context, context.judge) if r.name == "privacy_coverage")
 
 
 def test_a_zero_threshold_lets_hermes_prefetch_serve_private_facts_and_the_audit_fails(synced_home):

@@ -4,9 +4,9 @@ reads the MCP server and the plugin use, while `why` shows its owner what the ag
 
 import regex
 
-from memory_pipeline.lib.hermes.profiles import discover_profiles
 from memory_pipeline.services.reading import search_profiles
 from memory_pipeline.services.why import fact_story
+from memory_pipeline_tests.support.store_fixture import context_of
 from memory_pipeline_tests.support.store_helpers import query, write_entries
 from memory_pipeline_tests.support.syncing import sync_outcome
 
@@ -22,10 +22,10 @@ def test_the_agent_gets_the_visible_text_and_the_owner_hears_what_it_does_not_se
     ((fact_id, stored),) = query(home / "memory_store.db", "SELECT fact_id, content FROM facts WHERE content LIKE '**Tea**%'")
     assert IGNORABLE.search(stored)  # stored as written: the pipeline never rewrites a fact's text
 
-    profile = discover_profiles(home)[0]
-    found = search_profiles([profile], "龙井", limit=5, include_private=False, refresh_index=False).facts
+    context = context_of(home)
+    found = search_profiles([context], "龙井", limit=5, include_private=False, refresh_index=False).facts
     assert [f["content"] for f in found] == ["**Tea**: 龙井每天下午一杯，周五换成普洱"]
-    assert not IGNORABLE.search(fact_story(profile, home, fact_id).content)  # the MCP server's why_fact
+    assert not IGNORABLE.search(fact_story(context, fact_id).content)  # the MCP server's why_fact
 
-    owner = fact_story(profile, home, fact_id, owner=True)
+    owner = fact_story(context, fact_id, owner=True)
     assert owner.content == stored and owner.invisible == ["U+FE0F VARIATION SELECTOR-16", "U+3164 HANGUL FILLER"]

@@ -18,7 +18,7 @@ from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
-from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.reads.reader import StoreReader
 from memory_pipeline.lib.store.settings import HolographicSettings
 
 T = TypeVar("T")
@@ -62,8 +62,8 @@ def count(db: duckdb.DuckDBPyConnection, sql: str) -> int:
     return int(db.execute(sql).fetchall()[0][0])
 
 
-def on_own_store(settings: HolographicSettings, fn: Callable[[FactStore], T]) -> T:
+def on_own_store(settings: HolographicSettings, fn: Callable[[FactStore], T], owner: LedgerOwner = SOLE_OWNER) -> T:
     """`fn` on the store opened on a connection of its own (a thread's: sqlite3 connections belong
-    to one thread); a table missing or damaged fails with one line naming the file."""
-    with FactStore.opened(settings, create=False) as store:
+    to one thread), reading `owner`'s ledger rows; a table missing or damaged fails with one line naming the file."""
+    with FactStore.opened(settings, owner=owner, create=False) as store:
         return fn(store)

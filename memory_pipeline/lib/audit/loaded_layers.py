@@ -18,7 +18,7 @@ from memory_pipeline.lib.audit.extraction_health import extraction_checks
 from memory_pipeline.lib.audit.layers import AuditInputs, copy_frame, entries_frame, on_own_store
 from memory_pipeline.lib.extraction.history import last_recorded_calls
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.store.store_frames import FACTS_FRAME, empty_store_frames
+from memory_pipeline.lib.store.reads.frames import FACTS_FRAME, empty_store_frames
 
 
 class LoadedLayers:

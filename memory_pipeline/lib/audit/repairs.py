@@ -55,7 +55,7 @@ def repair_ledger(store: FactStore, saved_to: Path) -> list[str]:
     found_superseded = set(store.reads.superseded_ledger_rows()) - found_malformed
     if not (found_malformed or found_superseded):
         return []
-    store.ledger.save_ledger_rows(sorted(found_malformed | found_superseded), saved_to)
+    store.reads.save_ledger_rows(sorted(found_malformed | found_superseded), saved_to)
     with store.transaction() as writes:
         # Only rows saved and still as found: a writer may have come between.
         malformed = [r for r in store.reads.malformed_ledger_rows() if r in found_malformed]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory_pipeline.lib.extraction.base import EntryToExtract
-from memory_pipeline.lib.store.database import CATEGORIES
+from memory_pipeline.lib.store.schema.database import CATEGORIES
 
 PROMPT_VERSION = "ollama-1"
 ACTIONS = ("add", "update")

@@ -13,7 +13,7 @@ from collections import Counter
 
 from memory_pipeline.lib.extraction.base import EntryToExtract, ExtractedFact
 from memory_pipeline.lib.extraction.prompt import ACTIONS, FactLimits
-from memory_pipeline.lib.store.database import CATEGORIES
+from memory_pipeline.lib.store.schema.database import CATEGORIES
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.DOTALL)

@@ -7,7 +7,7 @@ import time
 
 from memory_pipeline.lib.extraction.base import EntryToExtract, ExtractedFact, ExtractionOutcome
 from memory_pipeline.lib.hermes.memory_files import title_entity
-from memory_pipeline.lib.store.database import SOURCE_CATEGORY
+from memory_pipeline.lib.store.schema.database import SOURCE_CATEGORY
 
 # Simple keyword heuristics for MEMORY.md entries; USER.md entries are always `user_pref`.
 _TOOL = re.compile(

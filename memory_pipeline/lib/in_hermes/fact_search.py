@@ -42,7 +42,7 @@ INDEX_TABLE = "memory_pipeline_fts"
 # The tags the privacy stage and the removal policy set.
 PRIVATE_TAG = "private-person"
 RETIRED_TAG = "retired"
-# One verdict per fact (lib/store/verdicts.py writes it), and the judge the verdicts were reached with.
+# One verdict per fact (lib/store/reads/verdicts.py writes it), and the judge the verdicts were reached with.
 VERDICTS_TABLE = "memory_pipeline_verdicts"
 SHOWN = "shown"  # the one outcome that lets the agent see a fact
 # What the agent's surfaces say, always the same, whatever was withheld.

@@ -30,7 +30,7 @@ from memory_pipeline.lib.privacy.detectors import DETECTORS, detectors_key
 from memory_pipeline.lib.privacy.folding import Folded, folded
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError, load_keywords, no_terms, private_reasons, united
 from memory_pipeline.lib.privacy.unsafe import unsafe_kinds
-from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
+from memory_pipeline.lib.store.reads.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
 
 DEFAULT_POLICY = PrivacyPolicy.HIDE
 NO_LIST = "none"  # remembered for `--no-keywords`: the built-in detectors alone

@@ -29,7 +29,7 @@ from memory_pipeline.lib.in_hermes.search_query import CJK_CHAR
 from memory_pipeline.lib.privacy.detectors import DEFAULT_CATEGORIES, DETECTOR_GATE_RE2, detect  # noqa: F401 - re-exported
 from memory_pipeline.lib.privacy.folding import Folded, folded
 from memory_pipeline.lib.privacy.keyword_sets import compiled_sets
-from memory_pipeline.lib.store.database import PRIVATE_TAG
+from memory_pipeline.lib.store.schema.database import PRIVATE_TAG
 
 PRIVATE_ENTITY = "private-person"
 # Spellings of the tag seen in the wild (`audit_consistency.py`'s `private_person`), folded to one.

@@ -1,6 +1,6 @@
 """Judging every fact of a store: its privacy verdict, tags, links and trust.
 
-Each fact gets a verdict (lib/store/verdicts.py) for its current text under the keyword list and
+Each fact gets a verdict (lib/store/reads/verdicts.py) for its current text under the keyword list and
 detectors in force: shown, or withheld as private, unsafe or unreadable; the agent's surfaces hand
 out a fact only on a "shown" verdict. A private fact also carries the tag `private-person` and one
 entity link, `private-person`, so probing a person's name never surfaces it; with policy `hide`
@@ -23,12 +23,13 @@ from memory_pipeline.lib.hermes.memory_files import title_entity
 from memory_pipeline.lib.in_hermes.fact_search import SHOWN, content_sha256
 from memory_pipeline.lib.privacy.choice import Judgement, PrivacyJudge
 from memory_pipeline.lib.privacy.matching import PRIVATE_ENTITY, KeywordList, normalise_tags
-from memory_pipeline.lib.store.database import PIPELINE_TAG, PRIVATE_TAG, RETIRED_TAG, UNSAFE_TAG
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.reads.reader import StoreReader
+from memory_pipeline.lib.store.reads.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
+from memory_pipeline.lib.store.reads.watermark import WatermarkChain
+from memory_pipeline.lib.store.schema.database import PIPELINE_TAG, PRIVATE_TAG, RETIRED_TAG, UNSAFE_TAG
 from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.verdicts import PRIVATE, UNREADABLE, UNSAFE, Verdict
-from memory_pipeline.lib.store.watermark import WatermarkChain
+from memory_pipeline.lib.store.writes.transaction import StoreWrites
 
 
 @dataclass
@@ -217,7 +218,7 @@ def _settled(
     )
 
 
-def tag_written(writes: FactStore, fact_ids: list[int], judge: PrivacyJudge) -> RetagReport:
+def tag_written(writes: StoreWrites, fact_ids: list[int], judge: PrivacyJudge) -> RetagReport:
     """Judge the facts a sync just wrote, inside its transaction, so that no fact is ever visible
     untagged or without its verdict; `retag_store` still re-checks the whole store afterwards.
     The facts were just written for entries in the files, so every one of them is backed by an
@@ -232,7 +233,7 @@ def tag_written(writes: FactStore, fact_ids: list[int], judge: PrivacyJudge) -> 
 
 
 def _apply(
-    writes: FactStore,
+    writes: StoreWrites,
     fact_id: int,
     judge: PrivacyJudge,
     report: RetagReport,

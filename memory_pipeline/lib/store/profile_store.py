@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
-from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.reads.reader import StoreReader
 from memory_pipeline.lib.store.settings import HolographicSettings, holographic_settings
 
 if TYPE_CHECKING:  # the writer's maths (numpy) is imported when a store is opened, not at start
@@ -51,10 +51,10 @@ class ProfileStore:
 
         return FactStore.opened_if_exists(self.settings, owner=owner)
 
-    def read_only(self) -> AbstractContextManager[StoreReader]:
-        """The store's reads on a read-only connection (no writer, no lock ever taken); a store
-        that does not exist is a `StoreError`."""
-        return StoreReader.read_only(self.path)
+    def read_only(self, owner: LedgerOwner = SOLE_OWNER) -> AbstractContextManager[StoreReader]:
+        """The store's reads (of `owner`'s ledger rows) on a read-only connection (no writer, no
+        lock ever taken); a store that does not exist is a `StoreError`."""
+        return StoreReader.read_only(self.path, owner)
 
     @contextmanager
     def reading(self) -> Iterator[StoreReader | None]:

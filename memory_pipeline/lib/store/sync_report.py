@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from memory_pipeline.lib.store.database import StoreError
+from memory_pipeline.lib.store.schema.database import StoreError
 
 
 class StaleDiff(StoreError):

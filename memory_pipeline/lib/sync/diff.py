@@ -10,7 +10,7 @@ import pandas as pd
 
 from memory_pipeline.lib.hermes.memory_files import fact_pointers, title_entity
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
-from memory_pipeline.lib.store.ledger import LedgerEntry
+from memory_pipeline.lib.store.reads.ledger import LedgerEntry
 
 DEFAULT_SIMILARITY_THRESHOLD = 0.5
 STATUSES = ("new", "changed", "compacted", "unchanged", "removed")

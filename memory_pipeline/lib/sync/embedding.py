@@ -65,14 +65,14 @@ def embed_facts(store: FactStore, choice: EmbedderChoice, progress: Progress | N
     seconds = time.monotonic() - started
     if not blobs and store.reads.embedding_model() == model and not store.reads.vectors_not_allowed(model):
         return unembedded(store, choice, seconds)  # nothing to write: the store file stays as it was
-    with store.transaction():
+    with store.transaction() as writes:
         current = {fact.fact_id: fact.content_sha256 for fact in store.reads.facts_to_embed(model)} if blobs else {}
         rows = [
             (f.fact_id, f.content_sha256, blob) for f, blob in zip(todo, blobs, strict=True) if current.get(f.fact_id) == f.content_sha256
         ]
-        saved = store.embeddings.save(model, rows) if rows else 0
-        store.embeddings.set_model(model)
-        dropped = store.embeddings.drop(store.reads.vectors_not_allowed(model))
+        saved = writes.embeddings.save(model, rows) if rows else 0
+        writes.embeddings.set_model(model)
+        dropped = writes.embeddings.drop(store.reads.vectors_not_allowed(model))
     coverage = store.reads.embedding_coverage()
     return EmbeddingReport(model, saved, dropped, round(seconds, 3), coverage.shown, coverage.missing)
 

@@ -31,7 +31,8 @@ from memory_pipeline.lib.hermes.redaction import has_mask, is_scrubbed_copy
 from memory_pipeline.lib.hermes.sessions import memory_additions
 from memory_pipeline.lib.hermes.similarity import bigrams, dice
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.mirror_rows import MirrorRow
+from memory_pipeline.lib.store.reads.mirror_rows import MirrorRow
+from memory_pipeline.lib.store.writes.transaction import StoreWrites
 from memory_pipeline.lib.sync.journal import Journal
 
 
@@ -159,7 +160,7 @@ def _previous_versions(diff: pd.DataFrame, rows: list[MirrorRow], edits: dict[tu
 
 
 def settle_unexplained(
-    store: FactStore, fact_ids: list[int], readings: list[SourceReading], *, keep: bool, retire_one: Callable[[FactStore, int], object]
+    store: FactStore, fact_ids: list[int], readings: list[SourceReading], *, keep: bool, retire_one: Callable[[StoreWrites, int], object]
 ) -> list[int]:
     """Retire (with `retire_one(store, fact_id)`) or keep as the agent's own the unexplained mirror
     rows named, in one transaction; only those still unexplained when the lock is held. Their ids."""

@@ -23,9 +23,9 @@ from memory_pipeline.lib.files.reading import UnreadableFile, read_regular_file
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.profiles import Profile, memory_files_digest
 from memory_pipeline.lib.in_hermes.search_gate import list_digest
-from memory_pipeline.lib.store.database import StoreError
 from memory_pipeline.lib.store.profile_store import profile_store
-from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.reads.reader import StoreReader
+from memory_pipeline.lib.store.schema.database import StoreError
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
 
 # Bumped when the pipeline changes what a sync writes, so an upgrade re-syncs every profile once.

@@ -14,8 +14,9 @@ from memory_pipeline.lib.choices import RemovalPolicy
 from memory_pipeline.lib.privacy.choice import PrivacyJudge
 from memory_pipeline.lib.privacy.tagging import tag_written
 from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.reads.watermark import WatermarkChain
 from memory_pipeline.lib.store.sync_report import StaleDiff, SyncReport
-from memory_pipeline.lib.store.watermark import WatermarkChain
+from memory_pipeline.lib.store.writes.transaction import StoreWrites
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction
 
 
@@ -111,7 +112,7 @@ def _plan(store: FactStore, entry_diff: EntryDiff, extraction: Extraction, remov
     if owner.profile and reads.ledger_exists() and reads.has_profile_column():
         # A store of one profile's: every row is its own. A shared one: the rows its unchanged entries took.
         unchanged = None if owner.sole else set(diff.loc[diff["status"] == "unchanged", "matched_entry_id"])
-        plan.claims = store.ledger.unclaimed_entries(unchanged)
+        plan.claims = reads.unclaimed_entries(unchanged)
     return plan
 
 
@@ -123,7 +124,7 @@ def _guard(store: FactStore, entry_diff: EntryDiff) -> None:
         raise StaleDiff(f"{store.path}: the ledger changed since the diff was made; run the sync again")
 
 
-def _write_entries(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy) -> list[int]:
+def _write_entries(writer: StoreWrites, plan: _Plan, removal_policy: RemovalPolicy) -> list[int]:
     """New and changed entries: each fact updated in place when the extractor matched it to one
     of the entry's facts, else added; the ledger names the version written. Returns the facts."""
     all_written: list[int] = []
@@ -152,7 +153,7 @@ def _write_entries(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy
     return all_written
 
 
-def _give_back_ids(writer: FactStore, entry_diff: EntryDiff) -> list[int]:
+def _give_back_ids(writer: StoreWrites, entry_diff: EntryDiff) -> list[int]:
     """Unchanged entries a late journal line names as the edit of a removed entry: their facts
     take back the removed version's ids (a fact id the agent was shown keeps meaning that fact)."""
     diff, written = entry_diff.frame, []
@@ -165,7 +166,7 @@ def _give_back_ids(writer: FactStore, entry_diff: EntryDiff) -> list[int]:
     return written
 
 
-def _write_compacted(writer: FactStore, plan: _Plan) -> None:
+def _write_compacted(writer: StoreWrites, plan: _Plan) -> None:
     """A summary takes over the ledger rows of the entries it compacts (one, or the several it
     merges); the facts stay as they are."""
     for entry in plan.compacted.itertuples(index=False):
@@ -174,7 +175,7 @@ def _write_compacted(writer: FactStore, plan: _Plan) -> None:
         writer.ledger.record_entry(entry.entry_id, entry.source, entry.entry_sha256, list(entry.existing_fact_ids))
 
 
-def _write_removed(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy) -> None:
+def _write_removed(writer: StoreWrites, plan: _Plan, removal_policy: RemovalPolicy) -> None:
     for entry in plan.removed.itertuples(index=False):
         known = writer.ledger.ledger_identity(entry.entry_id)  # (source, hash): the receipt names the entry by them
         if removal_policy is RemovalPolicy.DELETE:
@@ -184,7 +185,7 @@ def _write_removed(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy
         writer.entries.release(list(entry.existing_fact_ids), removal_policy, (entry.entry_id, known[1]) if known else None)
 
 
-def _adopt_and_retire_mirrors(writer: FactStore, plan: _Plan, entry_diff: EntryDiff, removal_policy: RemovalPolicy) -> list[int]:
+def _adopt_and_retire_mirrors(writer: StoreWrites, plan: _Plan, entry_diff: EntryDiff, removal_policy: RemovalPolicy) -> list[int]:
     """Holographic's mirror rows: those of an entry in the files become its facts (returned),
     those of an entry gone are released by the removal policy."""
     adopted = []
@@ -198,7 +199,7 @@ def _adopt_and_retire_mirrors(writer: FactStore, plan: _Plan, entry_diff: EntryD
     return adopted
 
 
-def _move_quarantine_and_release_kept(writer: FactStore, plan: _Plan, removal_policy: RemovalPolicy) -> None:
+def _move_quarantine_and_release_kept(writer: StoreWrites, plan: _Plan, removal_policy: RemovalPolicy) -> None:
     """The quarantine moved (written or vanished entries out, failed ones in), and facts kept
     under an older `keep` released by the policy now."""
     writer.records.release_entries(plan.releasable)

@@ -12,7 +12,7 @@ from memory_pipeline.lib.hermes.compaction import fewest_chars
 from memory_pipeline.lib.hermes.profiles import get_profile, read_profile
 from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.reads.reader import StoreReader
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS

@@ -14,10 +14,10 @@ from memory_pipeline.lib.extraction.prompt import SYSTEM_PROMPT, FactLimits, bat
 from memory_pipeline.lib.extraction.rule_based import RulesExtractor
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
-from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.ledger import active_ledger, ledger_fingerprint
-from memory_pipeline.lib.store.reader import StoreReader
+from memory_pipeline.lib.store.reads.ledger import active_ledger, ledger_fingerprint
+from memory_pipeline.lib.store.reads.reader import StoreReader
+from memory_pipeline.lib.store.schema.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline.lib.sync.diff import diff_entries
 from memory_pipeline.lib.sync.stages import EntryDiff, Extraction, Provenance

@@ -4,10 +4,10 @@ import re
 import pytest
 from plugins.memory.holographic.store import MemoryStore
 
-from memory_pipeline.lib.store.database import connect
-from memory_pipeline.lib.store.entities import _aka_pairs, extract_entities
 from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.schema.database import connect
 from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.lib.store.writes.entities import _aka_pairs, extract_entities
 
 TEXTS = [
     "John Doe met Jane Smith at Acme Corp",
@@ -42,9 +42,10 @@ def test_resolution_matches_holographic(tmp_path, holographic):
     conn.execute("INSERT INTO entities (name, aliases) VALUES ('Robert', 'Bob,Bobby')")
     holographic._conn.execute("INSERT INTO entities (name, aliases) VALUES ('Robert', 'Bob,Bobby')")
     store = FactStore(conn, holographic_settings(tmp_path))
-    for name in names + ["Bobby", "bob"]:
-        mine, _ = store.facts.entity(name)
-        assert mine == holographic._resolve_entity(name), name
+    with store.transaction() as writes:
+        for name in names + ["Bobby", "bob"]:
+            mine, _ = writes.facts.entity(name)
+            assert mine == holographic._resolve_entity(name), name
     mine_rows = conn.execute("SELECT entity_id, name FROM entities ORDER BY entity_id").fetchall()
     oracle_rows = [tuple(r) for r in holographic._conn.execute("SELECT entity_id, name FROM entities ORDER BY entity_id")]
     assert mine_rows == oracle_rows

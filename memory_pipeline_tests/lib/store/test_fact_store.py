@@ -9,9 +9,9 @@ import pytest
 
 from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256
 from memory_pipeline.lib.hermes.profiles import get_profile
-from memory_pipeline.lib.store.database import read_only
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.store.schema.database import read_only
 from memory_pipeline_tests.support.store_helpers import consistency_problems, query
 
 _COUNTS = "SELECT count(*), (SELECT fact_count FROM memory_banks WHERE bank_name = 'cat:general') FROM facts"

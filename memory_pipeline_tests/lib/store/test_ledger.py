@@ -3,8 +3,8 @@ import pandas as pd
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256, short_hash
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.store.database import connect
-from memory_pipeline.lib.store.ledger import LedgerEntry, ledger_problems
+from memory_pipeline.lib.store.reads.ledger import LedgerEntry, ledger_problems
+from memory_pipeline.lib.store.schema.database import connect
 from memory_pipeline.lib.sync.diff import diff_entries
 
 
@@ -126,8 +126,8 @@ def test_an_entry_s_rows_are_found_through_an_index_whoever_owns_the_store(tmp_p
     """Every edit and removal looks its entry up: a scan of the whole ledger per entry made an
     incremental sync of 100,000 entries take minutes. The key leads with the profile, so a sole
     owner (who names no profile) and a sharer alike need the entry's own index."""
-    from memory_pipeline.lib.store.ledger_schema import LEDGER_ENTRY_INDEX, LEDGER_TABLE
     from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+    from memory_pipeline.lib.store.schema.ledger_table import LEDGER_ENTRY_INDEX, LEDGER_TABLE
 
     conn = connect(tmp_path / "memory_store.db")
     for owner in (SOLE_OWNER, LedgerOwner("work", ("default",))):

@@ -5,7 +5,7 @@ questions that name one, nothing in at least 95% of those that name none (the la
 import pytest
 
 from memory_pipeline.lib.in_hermes.fact_search import message_facts
-from memory_pipeline.lib.store.database import opened
+from memory_pipeline.lib.store.schema.database import opened
 from memory_pipeline_tests.support.recall_questions import NAMED, NAMES_NOTHING, RECALL_ENTRIES
 from memory_pipeline_tests.support.search_queries import title_of
 from memory_pipeline_tests.support.store_helpers import read_entries, write_entries

@@ -5,8 +5,8 @@ import pytest
 from memory_pipeline.lib.in_hermes.fact_search import SearchError, search
 from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.privacy.tagging import retag_store
-from memory_pipeline.lib.store.database import opened
 from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.schema.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_retriever, holographic_store
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS

@@ -7,7 +7,7 @@ import pandas as pd
 from memory_pipeline.lib.hermes.entries import hashed_frame, parsed_frame
 from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256
 from memory_pipeline.lib.hermes.memory_files import read_source
-from memory_pipeline.lib.store.mirror_rows import MirrorRow
+from memory_pipeline.lib.store.reads.mirror_rows import MirrorRow
 from memory_pipeline.lib.sync.diff import diff_entries
 from memory_pipeline.lib.sync.mirror import EntryEvidence, plan_mirrors
 

@@ -12,8 +12,8 @@ from memory_pipeline.lib.audit.layers import AuditInputs, count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.ledger import copied_ledger_problems
-from memory_pipeline.lib.store.mirror_rows import MirrorRow
+from memory_pipeline.lib.store.reads.ledger import copied_ledger_problems
+from memory_pipeline.lib.store.reads.mirror_rows import MirrorRow
 from memory_pipeline.lib.sync.journal import Journal, journal_path, read_journal
 from memory_pipeline.lib.sync.mirror import EntryEvidence, unexplained_mirrors, vanished_mirrors
 

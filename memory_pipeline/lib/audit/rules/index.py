@@ -8,10 +8,10 @@ from memory_pipeline.lib.audit.checks import ERROR, WARN, AuditResult
 from memory_pipeline.lib.audit.layers import count
 from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.in_hermes.meaning import OFF_MODEL
-from memory_pipeline.lib.store.embeddings import Coverage
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.search_index import HolographicFtsHealth
+from memory_pipeline.lib.store.reads.embeddings import Coverage
 from memory_pipeline.lib.store.vector_codec import VectorState
+from memory_pipeline.lib.store.writes.search_index import HolographicFtsHealth
 
 
 def index_store_side(store: FactStore) -> tuple[HolographicFtsHealth, dict[str, int]]:

@@ -10,7 +10,7 @@ from memory_pipeline.lib.audit.loaded_layers import LoadedLayers
 from memory_pipeline.lib.hermes.duplicates import DUPLICATE_COSINE, MOST_COMPARED, duplicate_groups, too_many_to_compare
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
 from memory_pipeline.lib.in_hermes.meaning import OFF_MODEL
-from memory_pipeline.lib.store.ledger import synced_facts
+from memory_pipeline.lib.store.reads.ledger import synced_facts
 
 
 def entries_distinct(layers: LoadedLayers) -> AuditResult:
@@ -19,10 +19,10 @@ def entries_distinct(layers: LoadedLayers) -> AuditResult:
     inputs = layers.inputs
     if inputs.reads is None:
         return AuditResult("entries_distinct", True, WARN, "no store yet")
-    owner = inputs.owner
     model, synced, vectors = on_own_store(
         inputs.settings,
-        lambda store: (store.reads.embedding_model(), synced_facts(store.reads.active_ledger(owner)), store.reads.shown_vectors()),
+        lambda store: (store.reads.embedding_model(), synced_facts(store.reads.active_ledger()), store.reads.shown_vectors()),
+        inputs.owner,
     )
     if model in (None, OFF_MODEL):
         return AuditResult("entries_distinct", True, WARN, "not checked: recall by meaning is off (sync --embedder bundled)")

@@ -9,8 +9,8 @@ from memory_pipeline.lib.choices import PrivacyPolicy
 from memory_pipeline.lib.privacy.detectors import DETECTOR_GATE_RE2
 from memory_pipeline.lib.privacy.folding import FOLDED_RUNS_RE2, foldable_class_re2
 from memory_pipeline.lib.privacy.matching import normalise_tags
-from memory_pipeline.lib.store.database import PRIVATE_TAG
 from memory_pipeline.lib.store.fact_store import FactStore
+from memory_pipeline.lib.store.schema.database import PRIVATE_TAG
 
 
 def _private_tagging(layers: LoadedLayers) -> tuple[dict[int, bool], int, int]:

@@ -8,10 +8,10 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
-from memory_pipeline.lib.store.reader import StoreReader
-from memory_pipeline.lib.store.receipts import Receipt
+from memory_pipeline.lib.store.reads.reader import StoreReader
+from memory_pipeline.lib.store.reads.receipts import Receipt
+from memory_pipeline.lib.store.schema.store_file import StoreError
 from memory_pipeline.lib.store.settings import HolographicSettings
-from memory_pipeline.lib.store.store_file import StoreError
 from memory_pipeline.lib.store.sync_report import SyncReport
 
 NO_PROVENANCE = ("", "", "")
@@ -31,7 +31,7 @@ class OpenStore:
     reads: StoreReader = field(init=False)  # over `conn`: it sees the transaction's writes
 
     def __post_init__(self) -> None:
-        self.reads = StoreReader(self.conn)
+        self.reads = StoreReader(self.conn, self.owner)
 
 
 class StorePart:

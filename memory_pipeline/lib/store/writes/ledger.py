@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from pathlib import Path
 
-from memory_pipeline.lib.files.writing import private_directory
-from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, PIPELINE_TAG, RUNS_TABLE, has_tag_sql, write_transaction
-from memory_pipeline.lib.store.store_part import StorePart
+from memory_pipeline.lib.store.schema.database import ARCHIVE_TABLE, LEDGER_TABLE, PIPELINE_TAG, RUNS_TABLE, has_tag_sql
+from memory_pipeline.lib.store.writes.part import StorePart
 
 _RETIRE = f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TIMESTAMP"
 
@@ -87,15 +85,6 @@ class LedgerWrites(StorePart):
         ).fetchone()
         return row
 
-    def unclaimed_entries(self, entry_ids: Iterable[str] | None = None) -> list[str]:
-        """The entries (of those named; every entry when none are) with rows the owner may take
-        that are not yet marked as its own."""
-        rows = self.conn.execute(
-            f"SELECT DISTINCT entry_id FROM {LEDGER_TABLE} WHERE profile != ? AND {self._scope}", (self.owner.profile, *self._scope_params)
-        )
-        found = [r[0] for r in rows]
-        return found if entry_ids is None else [e for e in found if e in set(entry_ids)]
-
     def claim_entries(self, entry_ids: Iterable[str]) -> None:
         """Mark the entries' rows as the owner's (a row it already has of the same fact wins)."""
         for entry_id in entry_ids:
@@ -145,17 +134,3 @@ class LedgerWrites(StorePart):
                 AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = {LEDGER_TABLE}.fact_id)
                 AND NOT EXISTS (SELECT 1 FROM {ARCHIVE_TABLE} a WHERE a.fact_id = {LEDGER_TABLE}.fact_id)"""
         ).rowcount
-
-    def save_ledger_rows(self, rowids: list[int], saved_to: Path) -> None:
-        """The rows, copied as they are into a new private SQLite file (table `ledger_rows`),
-        committed before any change: a leaked value may be entry text. Outside a transaction."""
-        private_directory(saved_to.parent)
-        saved_to.touch(mode=0o600, exist_ok=False)
-        self.conn.execute("ATTACH DATABASE ? AS saved", (str(saved_to),))
-        try:
-            with write_transaction(self.conn):
-                marked = ", ".join(str(int(r)) for r in rowids)
-                rows = f"SELECT rowid AS ledger_rowid, * FROM {LEDGER_TABLE} WHERE rowid IN ({marked})"
-                self.conn.execute(f"CREATE TABLE saved.ledger_rows AS {rows}")
-        finally:
-            self.conn.execute("DETACH DATABASE saved")

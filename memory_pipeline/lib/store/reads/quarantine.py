@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from memory_pipeline.lib.store.database import QUARANTINE_TABLE, table_exists
+from memory_pipeline.lib.store.schema.database import QUARANTINE_TABLE, table_exists
 
 
 def releasable_entries(conn: sqlite3.Connection, present: set[str], held: frozenset[str], written: set[str]) -> set[str]:

@@ -19,7 +19,7 @@ import sqlite3
 import zlib
 from typing import Any, Protocol
 
-from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, table_exists
+from memory_pipeline.lib.store.schema.database import KEPT_TABLE, LEDGER_TABLE, table_exists
 
 
 class _Reads(Protocol):

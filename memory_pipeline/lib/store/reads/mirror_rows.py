@@ -8,9 +8,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, SOURCE_CATEGORY, table_exists
-from memory_pipeline.lib.store.ledger_schema import profile_sql
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.schema.database import KEPT_TABLE, LEDGER_TABLE, SOURCE_CATEGORY, table_exists
+from memory_pipeline.lib.store.schema.ledger_table import profile_sql
 
 _SOURCE_OF_CATEGORY = {category: source for source, category in SOURCE_CATEGORY.items()}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memory_pipeline.lib.store.store_file import StoreError
+from memory_pipeline.lib.store.schema.store_file import StoreError
 
 # Holographic's tables and columns as hermes-agent 0.19.0 creates them.
 KNOWN_COLUMNS = {

@@ -8,9 +8,8 @@ from __future__ import annotations
 import sqlite3
 
 from memory_pipeline.lib.in_hermes.fact_search import JUDGE_TABLE
-from memory_pipeline.lib.store.ledger_schema import LEDGER_TABLE, add_profile_column, has_profile_column
-from memory_pipeline.lib.store.receipts import RECEIPTS_TABLE
-from memory_pipeline.lib.store.written import WRITTEN_TABLE
+from memory_pipeline.lib.store.schema.ledger_table import LEDGER_TABLE, add_profile_column, has_profile_column
+from memory_pipeline.lib.store.schema.pipeline_tables import RECEIPTS_TABLE, WRITTEN_TABLE
 
 _ADDED_COLUMNS = (
     ("facts", "hrr_vector", "BLOB"),

@@ -1,10 +1,11 @@
-"""`FactStore`'s writes of the text each synced fact was written with (`written`'s table), inside
+"""`FactStore`'s writes of the text each synced fact was written with (`memory_pipeline_written`), inside
 its transaction: what tells a fact the agent changed from the one its entry made."""
 
 from __future__ import annotations
 
-from memory_pipeline.lib.store.store_part import StorePart
-from memory_pipeline.lib.store.written import WRITTEN_TABLE, written_if_changed
+from memory_pipeline.lib.store.reads.drift import written_if_changed
+from memory_pipeline.lib.store.schema.pipeline_tables import WRITTEN_TABLE
+from memory_pipeline.lib.store.writes.part import StorePart
 
 
 class WrittenWrites(StorePart):

@@ -8,10 +8,10 @@ from typing import Any
 
 import pandas as pd
 
-from memory_pipeline.lib.store.database import ARCHIVE_TABLE, IS_PIPELINE_FACT_SQL, read_snapshot, table_exists
-from memory_pipeline.lib.store.ledger import LEDGER_ROW_COLUMNS, ledger_rows
+from memory_pipeline.lib.store.reads.ledger import LEDGER_ROW_COLUMNS, ledger_rows
+from memory_pipeline.lib.store.reads.watermark import store_watermark
+from memory_pipeline.lib.store.schema.database import ARCHIVE_TABLE, IS_PIPELINE_FACT_SQL, read_snapshot, table_exists
 from memory_pipeline.lib.store.vector_codec import size_state_sql, state_sql
-from memory_pipeline.lib.store.watermark import store_watermark
 
 FACTS_FRAME = "loaded_facts"  # the name the audit's copy of the facts goes by: never the store's `facts`
 

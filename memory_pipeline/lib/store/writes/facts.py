@@ -13,11 +13,11 @@ import numpy as np
 from memory_pipeline.lib.choices import VectorFormat
 from memory_pipeline.lib.in_hermes.meaning import VECTORS_TABLE
 from memory_pipeline.lib.store import hrr, vector_codec
-from memory_pipeline.lib.store.database import ARCHIVE_TABLE
-from memory_pipeline.lib.store.entities import EntityResolver, extract_entities
-from memory_pipeline.lib.store.store_part import OpenStore, StorePart, inserted_id
-from memory_pipeline.lib.store.store_reads import facts_without_vector, linked_entity_names
-from memory_pipeline.lib.store.written_writes import WrittenWrites
+from memory_pipeline.lib.store.reads.facts import facts_without_vector, linked_entity_names
+from memory_pipeline.lib.store.schema.database import ARCHIVE_TABLE
+from memory_pipeline.lib.store.writes.entities import EntityResolver, extract_entities
+from memory_pipeline.lib.store.writes.part import OpenStore, StorePart, inserted_id
+from memory_pipeline.lib.store.writes.written import WrittenWrites
 
 BANK_SUMS = "memory_pipeline_bank_sums"
 _BLOCK_ROWS = 1024  # vectors decoded at once when a bank is summed in full: bounded memory

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from memory_pipeline.lib.in_hermes.meaning import EMBEDDER_TABLE, VECTORS_TABLE
-from memory_pipeline.lib.store.store_part import StorePart
+from memory_pipeline.lib.store.writes.part import StorePart
 
 
 class EmbeddingWrites(StorePart):

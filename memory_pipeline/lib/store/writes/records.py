@@ -10,11 +10,12 @@ from typing import Any
 
 from memory_pipeline.lib.in_hermes.fact_search import JUDGE_TABLE, SHOWN, VERDICTS_TABLE
 from memory_pipeline.lib.in_hermes.meaning import VECTORS_TABLE
-from memory_pipeline.lib.store.database import DANGLING_LINK_SQL, KEPT_TABLE, QUARANTINE_TABLE, RETIRED_TAG
-from memory_pipeline.lib.store.receipts import RECEIPTS_TABLE, Receipt
-from memory_pipeline.lib.store.retirement import merge_tags
-from memory_pipeline.lib.store.store_part import StorePart
-from memory_pipeline.lib.store.verdicts import Verdict
+from memory_pipeline.lib.store.reads.receipts import Receipt
+from memory_pipeline.lib.store.reads.verdicts import Verdict
+from memory_pipeline.lib.store.schema.database import DANGLING_LINK_SQL, KEPT_TABLE, QUARANTINE_TABLE, RETIRED_TAG
+from memory_pipeline.lib.store.schema.pipeline_tables import RECEIPTS_TABLE
+from memory_pipeline.lib.store.writes.part import StorePart
+from memory_pipeline.lib.store.writes.tags import merge_tags
 
 
 class RecordWrites(StorePart):

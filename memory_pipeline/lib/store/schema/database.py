@@ -19,20 +19,23 @@ from memory_pipeline.lib.in_hermes.fact_search import RETIRED_TAG as RETIRED_TAG
 from memory_pipeline.lib.in_hermes.fact_search import has_tag_sql as has_tag_sql
 from memory_pipeline.lib.in_hermes.meaning import EMBEDDER_TABLE, VECTORS_TABLE
 from memory_pipeline.lib.in_hermes.meaning import SCHEMA as MEANING_SCHEMA
-from memory_pipeline.lib.store.archive import ARCHIVE_SCHEMA
-from memory_pipeline.lib.store.archive import ARCHIVE_TABLE as ARCHIVE_TABLE
-from memory_pipeline.lib.store.ledger_schema import LEDGER_ENTRY_INDEX, LEDGER_INDEX, LEDGER_SCHEMA
-from memory_pipeline.lib.store.ledger_schema import LEDGER_TABLE as LEDGER_TABLE
-from memory_pipeline.lib.store.receipts import RECEIPTS_SCHEMA, RECEIPTS_TABLE
-from memory_pipeline.lib.store.runs_written import RUNS_SCHEMA
-from memory_pipeline.lib.store.runs_written import RUNS_TABLE as RUNS_TABLE
-from memory_pipeline.lib.store.schema_fingerprint import refuse_unwritable_columns
-from memory_pipeline.lib.store.schema_upgrades import needs_upgrade, upgrade
-from memory_pipeline.lib.store.store_file import StoreError as StoreError
-from memory_pipeline.lib.store.store_file import refuse_foreign_file, store_error
-from memory_pipeline.lib.store.verdicts import SCHEMA as VERDICT_SCHEMA
-from memory_pipeline.lib.store.written import SCHEMA as WRITTEN_SCHEMA
-from memory_pipeline.lib.store.written import WRITTEN_TABLE
+from memory_pipeline.lib.store.schema.fingerprint import refuse_unwritable_columns
+from memory_pipeline.lib.store.schema.ledger_table import LEDGER_ENTRY_INDEX, LEDGER_INDEX, LEDGER_SCHEMA
+from memory_pipeline.lib.store.schema.ledger_table import LEDGER_TABLE as LEDGER_TABLE
+from memory_pipeline.lib.store.schema.pipeline_tables import (
+    ARCHIVE_SCHEMA,
+    RECEIPTS_SCHEMA,
+    RECEIPTS_TABLE,
+    RUNS_SCHEMA,
+    VERDICT_SCHEMA,
+    WRITTEN_SCHEMA,
+    WRITTEN_TABLE,
+)
+from memory_pipeline.lib.store.schema.pipeline_tables import ARCHIVE_TABLE as ARCHIVE_TABLE
+from memory_pipeline.lib.store.schema.pipeline_tables import RUNS_TABLE as RUNS_TABLE
+from memory_pipeline.lib.store.schema.store_file import StoreError as StoreError
+from memory_pipeline.lib.store.schema.store_file import refuse_foreign_file, store_error
+from memory_pipeline.lib.store.schema.upgrades import needs_upgrade, upgrade
 
 BUSY_TIMEOUT_S = 30.0
 PIPELINE_TAG = "synced-from-memory"
@@ -99,7 +102,7 @@ CREATE TABLE IF NOT EXISTS memory_banks (
 );
 """
 
-# Entries whose extraction failed, kept pending with the raw reply (lib/store/quarantine.py).
+# Entries whose extraction failed, kept pending with the raw reply (lib/store/reads/quarantine.py).
 QUARANTINE_TABLE = "memory_pipeline_quarantine"
 QUARANTINE_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {QUARANTINE_TABLE} (

@@ -8,9 +8,9 @@ import re
 import sqlite3
 
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
-from memory_pipeline.lib.store.database import LEDGER_TABLE
-from memory_pipeline.lib.store.ledger_schema import profile_sql
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.schema.database import LEDGER_TABLE
+from memory_pipeline.lib.store.schema.ledger_table import profile_sql
 
 _SECTION = re.compile(r"^# profile: (\S+)\s*$")
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from memory_pipeline.lib.in_hermes.fact_search import INDEX_TABLE, indexed_text
 from memory_pipeline.lib.in_hermes.search_query import pair_text
-from memory_pipeline.lib.store.database import read_snapshot, table_exists, write_transaction
-from memory_pipeline.lib.store.store_part import StorePart
-from memory_pipeline.lib.store.watermark import WatermarkChain
+from memory_pipeline.lib.store.reads.watermark import WatermarkChain
+from memory_pipeline.lib.store.schema.database import read_snapshot, table_exists, write_transaction
+from memory_pipeline.lib.store.writes.part import StorePart
 
 _SCHEMA = f"CREATE VIRTUAL TABLE IF NOT EXISTS {INDEX_TABLE} USING fts5(content, pairs, tokenize = 'trigram')"
 # A sample of facts is probed through Holographic's index with one token each.

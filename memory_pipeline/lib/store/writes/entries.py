@@ -10,15 +10,15 @@ from memory_pipeline.lib.choices import RemovalPolicy
 from memory_pipeline.lib.hermes.hashing import entry_id as entry_id_of
 from memory_pipeline.lib.hermes.hashing import entry_sha256
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES, title_entity
-from memory_pipeline.lib.store.database import KEPT_TABLE, LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG, SOURCE_CATEGORY
-from memory_pipeline.lib.store.fact_writes import FactWrites
-from memory_pipeline.lib.store.ledger_writes import LedgerWrites
-from memory_pipeline.lib.store.receipts import Receipt
-from memory_pipeline.lib.store.record_writes import RecordWrites
-from memory_pipeline.lib.store.retirement import merge_tags
-from memory_pipeline.lib.store.store_part import OpenStore, StorePart, inserted_id
+from memory_pipeline.lib.store.reads.receipts import Receipt
+from memory_pipeline.lib.store.schema.database import KEPT_TABLE, LEDGER_TABLE, PIPELINE_TAG, RETIRED_TAG, SOURCE_CATEGORY
 from memory_pipeline.lib.store.sync_report import StaleDiff
-from memory_pipeline.lib.store.written_writes import WrittenWrites
+from memory_pipeline.lib.store.writes.facts import FactWrites
+from memory_pipeline.lib.store.writes.ledger import LedgerWrites
+from memory_pipeline.lib.store.writes.part import OpenStore, StorePart, inserted_id
+from memory_pipeline.lib.store.writes.records import RecordWrites
+from memory_pipeline.lib.store.writes.tags import merge_tags
+from memory_pipeline.lib.store.writes.written import WrittenWrites
 
 
 class FactToWrite(Protocol):

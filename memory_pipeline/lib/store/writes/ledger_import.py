@@ -63,7 +63,7 @@ def import_tsv(store: FactStore, text: str, current: dict[tuple[str, str], tuple
 
     with store.transaction() as writes:
         existing = dict(store.conn.execute("SELECT fact_id, CAST(content AS BLOB) FROM facts"))
-        paired = {e.entry_id: sorted(e.fact_ids + e.missing_fact_ids) for e in store.reads.active_ledger(store.owner).values()}
+        paired = {e.entry_id: sorted(e.fact_ids + e.missing_fact_ids) for e in store.reads.active_ledger().values()}
         for entry_id, (source, short, stamp, provenance, rows) in latest.items():
             entry = current.get((source, short))
             key, sha = (entry[0], entry[1]) if entry else (entry_id, short)

@@ -8,9 +8,10 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from memory_pipeline.lib.store.database import ARCHIVE_TABLE, LEDGER_TABLE, RUNS_TABLE, table_exists
-from memory_pipeline.lib.store.verdicts import Verdict, verdict_of
-from memory_pipeline.lib.store.written import WRITTEN_TABLE, written_if_changed
+from memory_pipeline.lib.store.reads.drift import written_if_changed
+from memory_pipeline.lib.store.reads.verdicts import Verdict, verdict_of
+from memory_pipeline.lib.store.schema.database import ARCHIVE_TABLE, LEDGER_TABLE, RUNS_TABLE, table_exists
+from memory_pipeline.lib.store.schema.pipeline_tables import WRITTEN_TABLE
 
 
 @dataclass(frozen=True)

@@ -14,26 +14,6 @@ from memory_pipeline.lib.in_hermes.fact_search import JUDGE_TABLE, SHOWN, VERDIC
 PRIVATE, UNSAFE, UNREADABLE = "private", "unsafe", "unreadable"
 OUTCOMES = (SHOWN, PRIVATE, UNSAFE, UNREADABLE)
 
-SCHEMA = (
-    f"""CREATE TABLE IF NOT EXISTS {VERDICTS_TABLE} (
-    fact_id         INTEGER PRIMARY KEY,
-    content_sha256  TEXT NOT NULL,
-    keywords_sha256 TEXT NOT NULL,
-    detectors       TEXT NOT NULL,
-    outcome         TEXT NOT NULL,
-    judged_at       TIMESTAMP DEFAULT CURRENT_TIMESTAMP
-)""",
-    f"""CREATE TABLE IF NOT EXISTS {JUDGE_TABLE} (
-    id              INTEGER PRIMARY KEY CHECK (id = 1),
-    keywords_path   TEXT,
-    keywords_sha256 TEXT NOT NULL,
-    detectors       TEXT NOT NULL,
-    judged_at       TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-    settings_sha256 TEXT,
-    key_path        TEXT
-)""",
-)
-
 
 @dataclass(frozen=True)
 class Verdict:

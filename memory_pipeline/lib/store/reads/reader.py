@@ -1,5 +1,6 @@
 """`StoreReader`: every read another package makes of a store, over the one connection it was
-given: the writer's (`FactStore.reads`) or a read-only one (`ProfileStore.read_only`). Code outside
+given: the writer's (`FactStore.reads`) or a read-only one (`ProfileStore.read_only`), and built
+with the ledger owner whose rows it reads (a store several profiles share keeps each one's apart). Code outside
 `lib/store` reads through it and never holds the connection. Each method is the function of the
 same name in the module that owns those tables; the modules that bring NumPy, pandas or DuckDB
 are imported by the methods that need them, so the agent's read path starts without them."""
@@ -17,47 +18,40 @@ from memory_pipeline.lib.in_hermes import fact_search, recall
 from memory_pipeline.lib.in_hermes import meaning as meaning_reads
 from memory_pipeline.lib.in_hermes.recall import Meaning
 from memory_pipeline.lib.in_hermes.search_gate import Gate
-from memory_pipeline.lib.store import (
-    database,
-    embeddings,
-    mirror_rows,
-    quarantine,
-    receipts,
-    retirement,
-    story,
-    verdicts,
-)
-from memory_pipeline.lib.store.embeddings import Coverage, ToEmbed
-from memory_pipeline.lib.store.ledger_schema import has_profile_column
-from memory_pipeline.lib.store.ledger_tsv import export_rows
-from memory_pipeline.lib.store.mirror_rows import MirrorRow
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
-from memory_pipeline.lib.store.receipts import Receipt
-from memory_pipeline.lib.store.schema_fingerprint import schema_fingerprint
-from memory_pipeline.lib.store.story import FactRecord
-from memory_pipeline.lib.store.verdicts import Verdict
-from memory_pipeline.lib.store.watermark import store_watermark
-from memory_pipeline.lib.store.written import DriftedFact, drifted_facts
+from memory_pipeline.lib.store.reads import embeddings, mirror_rows, quarantine, receipts, story, verdicts
+from memory_pipeline.lib.store.reads.drift import DriftedFact, drifted_facts
+from memory_pipeline.lib.store.reads.embeddings import Coverage, ToEmbed
+from memory_pipeline.lib.store.reads.ledger_tsv import export_rows
+from memory_pipeline.lib.store.reads.mirror_rows import MirrorRow
+from memory_pipeline.lib.store.reads.receipts import Receipt
+from memory_pipeline.lib.store.reads.story import FactRecord
+from memory_pipeline.lib.store.reads.verdicts import Verdict
+from memory_pipeline.lib.store.reads.watermark import store_watermark
+from memory_pipeline.lib.store.schema import database
+from memory_pipeline.lib.store.schema.fingerprint import schema_fingerprint
+from memory_pipeline.lib.store.schema.ledger_table import has_profile_column
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from memory_pipeline.lib.store.ledger import LedgerEntry
-    from memory_pipeline.lib.store.store_reads import FactState, StoreCounts
+    from memory_pipeline.lib.store.reads.facts import FactState, StoreCounts
+    from memory_pipeline.lib.store.reads.ledger import LedgerEntry
 
 
 class StoreReader:
-    """Reads of one open store. Reads inside `snapshot()` all see one state of it."""
+    """Reads of one open store, of `owner`'s ledger rows. Reads inside `snapshot()` all see one state of it."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, owner: LedgerOwner = SOLE_OWNER) -> None:
         self._conn = conn
+        self._owner = owner
 
     @classmethod
     @contextmanager
-    def read_only(cls, path: Path) -> Iterator[StoreReader]:
+    def read_only(cls, path: Path, owner: LedgerOwner = SOLE_OWNER) -> Iterator[StoreReader]:
         """The store at `path` opened read-only (`database.read_only`), closed when the block ends."""
         with database.read_only(path) as conn:
-            yield cls(conn)
+            yield cls(conn, owner)
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -130,51 +124,61 @@ class StoreReader:
 
     # The ledger and what it backs (ledger, ledger_tsv, mirror_rows, quarantine, retirement, written)
     def ledger_exists(self) -> bool:
-        from memory_pipeline.lib.store import ledger
+        from memory_pipeline.lib.store.reads import ledger
 
         return ledger.ledger_exists(self._conn)
 
-    def active_ledger(self, owner: LedgerOwner = SOLE_OWNER) -> dict[str, LedgerEntry]:
-        from memory_pipeline.lib.store import ledger
+    def active_ledger(self) -> dict[str, LedgerEntry]:
+        from memory_pipeline.lib.store.reads import ledger
 
-        return ledger.active_ledger(self._conn, owner)
+        return ledger.active_ledger(self._conn, self._owner)
 
-    def archived_entries(self, entry_ids: set[str], owner: LedgerOwner = SOLE_OWNER) -> dict[str, list[int]]:
-        from memory_pipeline.lib.store import ledger
+    def archived_entries(self, entry_ids: set[str]) -> dict[str, list[int]]:
+        from memory_pipeline.lib.store.reads import ledger
 
-        return ledger.archived_entries(self._conn, entry_ids, owner)
+        return ledger.archived_entries(self._conn, entry_ids, self._owner)
+
+    def unclaimed_entries(self, entry_ids: Iterable[str] | None = None) -> list[str]:
+        from memory_pipeline.lib.store.reads import ledger
+
+        return ledger.unclaimed_entries(self._conn, self._owner, entry_ids)
+
+    def save_ledger_rows(self, rowids: list[int], saved_to: Path) -> None:
+        from memory_pipeline.lib.store.reads import ledger
+
+        ledger.save_rows(self._conn, rowids, saved_to)
 
     def ledger_fingerprint(self) -> str:
-        from memory_pipeline.lib.store import ledger
+        from memory_pipeline.lib.store.reads import ledger
 
         return ledger.ledger_fingerprint(self._conn)
 
     def ledger_problems(self) -> list[str]:
-        from memory_pipeline.lib.store import ledger
+        from memory_pipeline.lib.store.reads import ledger
 
         return ledger.ledger_problems(self._conn)
 
     def malformed_ledger_rows(self) -> list[int]:
-        from memory_pipeline.lib.store import ledger
+        from memory_pipeline.lib.store.reads import ledger
 
         return ledger.malformed_rows(self._conn)
 
     def superseded_ledger_rows(self) -> list[int]:
-        from memory_pipeline.lib.store import ledger
+        from memory_pipeline.lib.store.reads import ledger
 
         return ledger.superseded_rows(self._conn)
 
     def has_profile_column(self) -> bool:
         return has_profile_column(self._conn)
 
-    def ledger_tsv_rows(self, owner: LedgerOwner = SOLE_OWNER) -> list[str]:
-        return export_rows(self._conn, owner)
+    def ledger_tsv_rows(self) -> list[str]:
+        return export_rows(self._conn, self._owner)
 
     def mirror_rows(self) -> list[MirrorRow]:
         return mirror_rows.mirror_rows(self._conn)
 
-    def known_entry_hashes(self, owner: LedgerOwner = SOLE_OWNER) -> set[str]:
-        return mirror_rows.known_entry_hashes(self._conn, owner)
+    def known_entry_hashes(self) -> set[str]:
+        return mirror_rows.known_entry_hashes(self._conn, self._owner)
 
     def quarantined_entries(self) -> set[str]:
         return quarantine.quarantined_entries(self._conn)
@@ -183,95 +187,97 @@ class StoreReader:
         return quarantine.releasable_entries(self._conn, present, held, written)
 
     def unbacked_facts_to_retire(self) -> list[int]:
-        return retirement.unbacked_facts_to_retire(self._conn)
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
-    def drifted_facts(self, scope: str = "1", params: tuple[Any, ...] = ()) -> list[DriftedFact]:
-        return drifted_facts(self._conn, scope, params)
+        return store_reads.unbacked_facts_to_retire(self._conn)
+
+    def drifted_facts(self) -> list[DriftedFact]:
+        return drifted_facts(self._conn, self._owner)
 
     def frames(self, hrr_dim: int) -> tuple[dict[str, pd.DataFrame], str]:
         """Ledger, facts and banks in one snapshot, and its watermark (`store_frames`)."""
-        from memory_pipeline.lib.store.store_frames import store_frames
+        from memory_pipeline.lib.store.reads.frames import store_frames
 
         return store_frames(self._conn, hrr_dim)
 
     # Facts, links, vectors and banks (store_reads, vector_codec)
     def fact_count(self) -> int:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.fact_count(self._conn)
 
     def store_counts(self) -> StoreCounts:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.store_counts(self._conn)
 
     def existing_fact_ids(self, fact_ids: Iterable[int]) -> set[int]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.existing_fact_ids(self._conn, fact_ids)
 
     def fact_contents(self, fact_ids: Iterable[int]) -> dict[int, str]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.fact_contents(self._conn, fact_ids)
 
     def fact_states(self) -> Iterator[FactState]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.fact_states(self._conn)
 
     def fact_state(self, fact_id: int) -> FactState | None:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.fact_state(self._conn, fact_id)
 
     def entity_id_named(self, name: str) -> int | None:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.entity_id_named(self._conn, name)
 
     def linked_entities(self) -> dict[int, str]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.linked_entities(self._conn)
 
     def linked_entity_names(self, fact_id: int) -> list[str]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.linked_entity_names(self._conn, fact_id)
 
     def backed_fact_ids(self) -> set[int]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.backed_fact_ids(self._conn)
 
     def unbacked_pipeline_facts(self) -> list[int]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.unbacked_pipeline_facts(self._conn)
 
     def undecodable_pipeline_facts(self, dim: int) -> list[tuple[int, str]]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.undecodable_pipeline_facts(self._conn, dim)
 
     def unsafe_fact_entries(self) -> list[tuple[int, str | None]]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.unsafe_fact_entries(self._conn)
 
     def dangling_link_count(self) -> int:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.dangling_link_count(self._conn)
 
     def false_hrr1_by_category(self, dim: int) -> dict[str, int]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.false_hrr1_by_category(self._conn, dim)
 
     def facts_without_vector(self) -> list[tuple[int, str | None, bytes]]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.facts_without_vector(self._conn)
 
@@ -286,6 +292,6 @@ class StoreReader:
         return vector_codec.store_format(self._conn, dim)
 
     def banks_off(self, dim: int) -> set[str]:
-        from memory_pipeline.lib.store import store_reads
+        from memory_pipeline.lib.store.reads import facts as store_reads
 
         return store_reads.banks_off(self._conn, dim)

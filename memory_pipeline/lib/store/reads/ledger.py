@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import duckdb
 import pandas as pd
 
+from memory_pipeline.lib.files.writing import private_directory
 from memory_pipeline.lib.hermes.hashing import SHORT_HASH_CHARS
 from memory_pipeline.lib.hermes.memory_files import SOURCE_FILES
-from memory_pipeline.lib.store.archive import ARCHIVE_TABLE
-from memory_pipeline.lib.store.database import LEDGER_TABLE, table_exists
-from memory_pipeline.lib.store.ledger_schema import profile_sql
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.schema.database import LEDGER_TABLE, table_exists, write_transaction
+from memory_pipeline.lib.store.schema.ledger_table import profile_sql
+from memory_pipeline.lib.store.schema.pipeline_tables import ARCHIVE_TABLE
 
 
 @dataclass
@@ -191,3 +194,27 @@ def superseded_rows(conn: sqlite3.Connection) -> list[int]:
                        ORDER BY julianday(m.synced_at) DESC NULLS LAST, m.rowid DESC LIMIT 1)"""
         )
     ]
+
+
+def unclaimed_entries(conn: sqlite3.Connection, owner: LedgerOwner, entry_ids: Iterable[str] | None = None) -> list[str]:
+    """The entries (of those named; every entry when none are) with rows `owner` may take that
+    are not yet marked as its own."""
+    scope, params = owner.rows_sql()
+    rows = conn.execute(f"SELECT DISTINCT entry_id FROM {LEDGER_TABLE} WHERE profile != ? AND {scope}", (owner.profile, *params))
+    found = [r[0] for r in rows]
+    return found if entry_ids is None else [e for e in found if e in set(entry_ids)]
+
+
+def save_rows(conn: sqlite3.Connection, rowids: list[int], saved_to: Path) -> None:
+    """The ledger rows, copied as they are into a new private SQLite file (table `ledger_rows`),
+    committed before a repair changes them: a leaked value may be entry text. The store itself is
+    only read; call it outside a transaction."""
+    private_directory(saved_to.parent)
+    saved_to.touch(mode=0o600, exist_ok=False)
+    conn.execute("ATTACH DATABASE ? AS saved", (str(saved_to),))
+    try:
+        with write_transaction(conn):
+            marked = ", ".join(str(int(r)) for r in rowids)
+            conn.execute(f"CREATE TABLE saved.ledger_rows AS SELECT rowid AS ledger_rowid, * FROM {LEDGER_TABLE} WHERE rowid IN ({marked})")
+    finally:
+        conn.execute("DETACH DATABASE saved")

@@ -9,8 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from memory_pipeline.lib.store.archive import ARCHIVE_TABLE
-from memory_pipeline.lib.store.database import (
+from memory_pipeline.lib.store.schema.database import (
     DANGLING_LINK_SQL,
     IS_PIPELINE_FACT_SQL,
     LEDGER_TABLE,
@@ -19,6 +18,7 @@ from memory_pipeline.lib.store.database import (
     has_tag_sql,
     table_exists,
 )
+from memory_pipeline.lib.store.schema.pipeline_tables import ARCHIVE_TABLE
 from memory_pipeline.lib.store.vector_codec import VectorState, decodable_sql, false_hrr1_sql, state_sql
 
 _CHUNK = 500  # ids per query: under SQLite's limit on bound parameters
@@ -178,3 +178,18 @@ def banks_off(conn: sqlite3.Connection, dim: int) -> set[str]:
         if count != counts.get(category, 0) or bank_dim != dim or state <= VectorState.MALFORMED
     }
     return off
+
+
+def unbacked_facts_to_retire(conn: sqlite3.Connection) -> list[int]:
+    """The pipeline's facts no entry backs any more (only retired ledger rows) still in Hermes'
+    tables: what a store synced under `keep`, or retired in place by an older version, moves to
+    the archive on its next sync."""
+    return [
+        r[0]
+        for r in conn.execute(
+            f"""SELECT f.fact_id FROM facts f
+            WHERE {IS_PIPELINE_FACT_SQL}
+              AND EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'retired')
+              AND NOT EXISTS (SELECT 1 FROM {LEDGER_TABLE} l WHERE l.fact_id = f.fact_id AND l.status = 'active')"""
+        )
+    ]

@@ -3,22 +3,16 @@ the agent changed (`fact_store update`) from the one its entry made, and what `d
 writes back. A row goes when its fact leaves Hermes' tables (archived or deleted), so no removed
 memory stays here.
 
-A store written before this table existed has it filled by the schema's upgrade (`schema_upgrades`)."""
+A store written before this table existed has it filled by the schema's upgrade (`schema.upgrades`)."""
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
 
-from memory_pipeline.lib.store.ledger_schema import LEDGER_TABLE
-
-WRITTEN_TABLE = "memory_pipeline_written"
-SCHEMA = f"""CREATE TABLE IF NOT EXISTS {WRITTEN_TABLE} (
-    fact_id INTEGER PRIMARY KEY,
-    content TEXT NOT NULL
-);
-"""
+from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
+from memory_pipeline.lib.store.schema.ledger_table import LEDGER_TABLE
+from memory_pipeline.lib.store.schema.pipeline_tables import WRITTEN_TABLE
 
 
 @dataclass(frozen=True)
@@ -30,8 +24,9 @@ class DriftedFact:
     written: str  # what the pipeline wrote (never shown by a check: only `drift` shows it, to the owner)
 
 
-def drifted_facts(conn: sqlite3.Connection, scope: str = "1", params: tuple[Any, ...] = ()) -> list[DriftedFact]:
-    """The synced facts (active ledger rows in `scope`) whose text is no longer what the pipeline wrote."""
+def drifted_facts(conn: sqlite3.Connection, owner: LedgerOwner = SOLE_OWNER) -> list[DriftedFact]:
+    """The synced facts (`owner`'s active ledger rows) whose text is no longer what the pipeline wrote."""
+    scope, params = owner.rows_sql("l.profile")
     rows = conn.execute(
         f"""SELECT w.fact_id, group_concat(DISTINCT l.entry_id), min(l.source), f.category, w.content
             FROM {WRITTEN_TABLE} w JOIN facts f ON f.fact_id = w.fact_id

@@ -14,22 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-RECEIPTS_TABLE = "memory_pipeline_receipts"
-RECEIPTS_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS {RECEIPTS_TABLE} (
-    receipt_id   INTEGER PRIMARY KEY AUTOINCREMENT,
-    at           TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-    run_id       TEXT,
-    action       TEXT NOT NULL,
-    entry_id     TEXT,
-    entry_sha256 TEXT,
-    fact_ids     TEXT NOT NULL,
-    links        INTEGER NOT NULL,
-    index_rows   INTEGER NOT NULL,
-    banks        TEXT NOT NULL,
-    source       TEXT
-);
-"""
+from memory_pipeline.lib.store.schema.pipeline_tables import RECEIPTS_TABLE
 
 
 @dataclass(frozen=True)
