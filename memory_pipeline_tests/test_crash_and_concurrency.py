@@ -33,7 +33,7 @@ def _assert_in_step(home: Path, db: Path, memory: list[str], user: list[str]) ->
 def test_sigkill_at_random_points_never_breaks_the_store(tmp_path):
     home = tmp_path / "home"
     memory_path, user_path = home / "memories" / "MEMORY.md", home / "memories" / "USER.md"
-    memory, user = synthetic_entries(300), synthetic_entries(40, seed=3, start=9000)
+    memory, user = synthetic_entries(120), synthetic_entries(20, seed=3, start=9000)
     # Caps this large files fit, so the sync's exit status speaks only of the store.
     (home / "config.yaml").parent.mkdir(parents=True, exist_ok=True)
     (home / "config.yaml").write_text("memory:\n  memory_char_limit: 1000000\n  user_char_limit: 1000000\n")
