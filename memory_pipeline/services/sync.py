@@ -7,16 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_pipeline import environment
-from memory_pipeline.context.home import keyword_lists
+from memory_pipeline.context.home import Home, keyword_lists
 from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.privacy.choice import lists_digest
-from memory_pipeline.lib.store.profile_store import profile_store
 from memory_pipeline.lib.sync.state import (
     FailingCheck,
     config_digest,
@@ -51,6 +50,11 @@ class SyncRequest:
     with_changes: bool = False  # read back which entries each run found changed, to name them
     quiet: bool = False  # a standing problem is reported once, when it appears or changes
     remember_choice: bool = False  # the options' privacy policy and keyword list kept for the next syncs (a command's flags)
+
+    @cached_property
+    def resolved(self) -> Home:
+        """The home, resolved once for the whole sync (its data dir, its profiles' contexts)."""
+        return Home(self.home)
 
 
 @dataclass
@@ -87,7 +91,7 @@ class SyncHooks:
     embedding: Callable[[int, int], None] | None = None  # facts embedded so far, facts to embed
 
 
-def remember_privacy(home: Path, profiles: list[str], options: SyncOptions) -> None:
+def remember_privacy(home: Home, profiles: list[str], options: SyncOptions) -> None:
     """A sync's privacy policy or keyword list (`--privacy-policy`, `--keywords`), kept for these
     profiles' next syncs (Hermes' cron, the UI's runs) until another is named."""
     from memory_pipeline.lib.privacy.choice import NO_LIST, remember
@@ -98,7 +102,7 @@ def remember_privacy(home: Path, profiles: list[str], options: SyncOptions) -> N
         keywords = NO_LIST  # how the remembered file says it
     for name in profiles:
         if policy is not None or keywords is not None:
-            remember(environment.data_dir(home), name, **{k: v for k, v in (("policy", policy), ("keywords", keywords)) if v is not None})
+            remember(home.data_dir, name, **{k: v for k, v in (("policy", policy), ("keywords", keywords)) if v is not None})
 
 
 def _privacy_inputs(request: SyncRequest) -> dict[str, tuple[Path | None, dict[str, Any]]]:
@@ -115,11 +119,12 @@ def sync_profiles(request: SyncRequest, hooks: SyncHooks | None = None) -> SyncO
 
 def _sync_profiles(request: SyncRequest, hooks: SyncHooks) -> SyncOutcome:
     # A profile whose agent reads one store per user is not synced (the command names it in a note).
-    served = {name: profile for name, profile in request.profiles.items() if not profile_store(profile).per_user}
+    home = request.resolved
+    served = {name: profile for name, profile in request.profiles.items() if not home.context(profile).store.per_user}
     request = replace(request, profiles=served)
     if request.remember_choice:
-        remember_privacy(request.home, list(served), request.options)
-    data_dir = environment.data_dir(request.home)
+        remember_privacy(home, list(served), request.options)
+    data_dir = home.data_dir
     if request.reset_state:  # a damaged digest key moved aside before anything reads it
         digest_key(data_dir, reset_damaged=True, on_reset=hooks.moved_aside)
     inputs = _privacy_inputs(request)
@@ -159,7 +164,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict[str, Any], outcom
     from memory_pipeline.launch.instance import local_instance
     from memory_pipeline.lib.sync.embedding import watched
 
-    configs = {name: config_digest(request.profiles[name], environment.data_dir(request.home)) for name in to_run}
+    configs = {name: config_digest(request.profiles[name], request.resolved.data_dir) for name in to_run}
 
     def done(run: ProfileRun) -> None:
         _keep_result(request, run, inputs[run.profile], configs[run.profile], outcome)
@@ -170,7 +175,7 @@ def _run(request: SyncRequest, to_run: list[str], inputs: dict[str, Any], outcom
     if request.retag and daemon_runs_backfills(instance):
         # A daemon is running (the UI, a server): the re-tag is the same backfill the keyword
         # sensor launches, shown in the Backfills view, and waited for here.
-        digest = lists_digest(keyword_lists(request.home), digest_key(environment.data_dir(request.home)))
+        digest = lists_digest(keyword_lists(request.home), digest_key(request.resolved.data_dir))
         try:
             outcome.backfill, _ = run_retag_backfill(
                 instance, request.home, to_run, digest, request.options.run_config(), on_start=hooks.starting, on_done=done
