@@ -25,9 +25,10 @@ from memory_pipeline.runs.stage_reports import AuditReport
 def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStoreResource, privacy: PrivacyResource, names=None):
     """One profile's three layers, for the checks named (all when None): only what they need is
     read. The files are read as they are now (`moved_since_read` says whether the run read them so)."""
-    profile = hermes.profile(profile_name)
+    here = hermes.context(profile_name)
+    profile = here.profile
     readings = read_profile(profile)
-    settings = store.settings(profile)
+    settings = store.settings(here)
     # Only privacy_coverage reads the keyword list: a list that cannot be loaded is its failure
     # (and fact_store's), never the ledger check's.
     judge = privacy.judge_for_step(hermes.path(), profile) if names is None or "privacy_coverage" in names else None
@@ -41,7 +42,7 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
             profile=profile.name,
             profile_home=profile.home,
             cap_target=profile.cap_target(hermes.cap_target),
-            owner=store.owner(profile, hermes.profiles()),
+            owner=here.owner,
         )
         with Audit(inputs, names) as audit:
             yield audit

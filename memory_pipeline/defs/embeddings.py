@@ -65,8 +65,8 @@ def fact_embeddings(
     no vector (its vector is deleted with the verdict that withholds it). A change of model re-embeds
     every fact, switching over in one transaction. Metadata: facts embedded, seconds, facts per
     second, the model; never a vector or a text."""
-    profile = hermes.profile(context.partition_key)
-    with store.opened(store.settings(profile)) as fact_store:
+    here = hermes.context(context.partition_key)
+    with store.opened(store.settings(here), here.owner) as fact_store:
         in_force = fact_store.reads.embedding_model()
         choice = embedder.choice(in_force)
         try:

@@ -46,7 +46,7 @@ def extracted_facts(
     extractor at all. Entries no reply could be trusted for are quarantined and stay pending.
     Calls, tokens and latency are metadata (plotted) and rows of the DuckDB `extraction_calls`.
     """
-    settings = store.settings(hermes.profile(context.partition_key))
+    settings = store.settings(hermes.context(context.partition_key))
     with store.opened_if_exists(settings) as fact_store:
         work = entries_to_extract(ledger_diff.frame, fact_store.reads if fact_store else None)
     # With nothing to extract no server is even asked: the configured mode stands as the name.

@@ -44,7 +44,7 @@ def parsed_entries(context: dg.AssetExecutionContext, hermes: HermesHomeResource
     count and every format finding are metadata; an unreadable file is logged and skipped, never
     treated as empty. The files are only read.
     """
-    profile = hermes.profile(context.partition_key)
+    profile = hermes.context(context.partition_key).profile
     readings = hermes.read(profile.name)
     for reading in readings:
         if not reading.readable:

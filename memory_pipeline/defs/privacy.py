@@ -68,8 +68,9 @@ def privacy_tags(
     that stops matching gets its tag, links and trust back; tag variants are folded. Metadata holds
     counts per detector kind and the list's hash, never a term or a match.
     """
-    profile = hermes.profile(context.partition_key)
-    settings = store.settings(profile)
+    here = hermes.context(context.partition_key)
+    profile = here.profile
+    settings = store.settings(here)
     judge = privacy.judge_for_step(hermes.path(), profile)
     keywords = judge.keywords
     with store.opened(settings) as fact_store:

@@ -17,12 +17,11 @@ from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles, get_profile, read_profile, readings_digest
+from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, read_profile, readings_digest
 from memory_pipeline.lib.privacy.choice import NO_LIST, PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.fact_store import FactStore
-from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner, ledger_owner
-from memory_pipeline.lib.store.profile_store import profile_store
+from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
 from memory_pipeline.lib.store.reads.watermark import WatermarkChain
 from memory_pipeline.lib.store.schema.database import StoreError
 from memory_pipeline.lib.store.settings import HolographicSettings, per_user_note
@@ -50,16 +49,10 @@ class HermesHomeResource(dg.ConfigurableResource):
     def path(self) -> Path:
         return self.home().path
 
-    def profile(self, name: str) -> Profile:
-        return get_profile(self.path(), name)
-
     def context(self, name: str) -> ProfileContext:
         """The partition's profile as a context: its store located once (`ProfileNotFound` when gone)."""
         home = self.home()
         return home.context(get_profile(home.path, name))
-
-    def profiles(self) -> list[Profile]:
-        return discover_profiles(self.path())
 
     def data_dir(self) -> Path:
         """The pipeline's own state beside the home (journal, skip states, key, runs)."""
@@ -71,7 +64,7 @@ class HermesHomeResource(dg.ConfigurableResource):
 
     def read(self, name: str) -> list[SourceReading]:
         """Both memory files of the profile, read now; their digest is kept as this run's reading."""
-        readings = read_profile(self.profile(name))
+        readings = read_profile(self.context(name).profile)
         self._read_digests[name] = readings_digest(readings)
         return readings
 
@@ -141,17 +134,13 @@ class FactStoreResource(dg.ConfigurableResource):
         """The removal policy, typed, as the writer takes it."""
         return RemovalPolicy(self.removal_policy)
 
-    def settings(self, profile: Profile) -> HolographicSettings:
+    def settings(self, profile: ProfileContext) -> HolographicSettings:
         """The profile's Holographic settings; a profile whose agent reads one store per user fails
         the step with the note that says so (the pipeline never writes a store the agent does not read)."""
-        settings = profile_store(profile).settings
+        settings = profile.store.settings
         if settings.per_user:
-            raise dg.Failure(description=per_user_note(profile))
+            raise dg.Failure(description=per_user_note(profile.profile))
         return replace(settings, vector_format=VectorFormat(self.vector_format))
-
-    def owner(self, profile: Profile, profiles: list[Profile]) -> LedgerOwner:
-        """The profile as the owner of its ledger rows, with the profiles sharing its store."""
-        return ledger_owner(profile, profiles)
 
     @contextmanager
     def opened(self, settings: HolographicSettings, owner: LedgerOwner = SOLE_OWNER) -> Iterator[FactStore]:

@@ -22,8 +22,8 @@ def fts_index(context: dg.AssetExecutionContext, hermes: HermesHomeResource, sto
     finds Chinese inside a sentence, brought in step with the facts. Metadata counts the HRR
     vectors per storage dialect (legacy float64, HRR1 float32, malformed, missing) and names the
     dialect the store is written in."""
-    profile = hermes.profile(context.partition_key)
-    settings = store.settings(profile)
+    here = hermes.context(context.partition_key)
+    settings = store.settings(here)
     with store.opened(settings) as fact_store:
         before = fact_store.index.holographic_fts_health()
         if not before.healthy:

@@ -8,7 +8,7 @@ from memory_pipeline.defs.jobs import memory_sync_job
 from memory_pipeline.defs.partitions import PROFILE_PARTITIONS, hermes_profiles
 from memory_pipeline.defs.privacy import keyword_list_metadata
 from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
-from memory_pipeline.lib.hermes.profiles import discover_profiles, memory_files_digest
+from memory_pipeline.lib.hermes.profiles import memory_files_digest
 from memory_pipeline.lib.privacy.choice import lists_digest
 from memory_pipeline.lib.sync.state import config_digest
 from memory_pipeline.runs.result import run_result
@@ -103,7 +103,7 @@ def memory_files_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeR
 def profile_discovery_sensor(context: dg.SensorEvaluationContext, hermes: HermesHomeResource):
     """New profiles only: a profile that disappears keeps its partition and run history."""
     known = set(context.instance.get_dynamic_partitions(PROFILE_PARTITIONS))
-    new = [p.name for p in discover_profiles(hermes.path()) if p.name not in known]
+    new = [p.name for p in hermes.home().profiles if p.name not in known]
     if not new:
         return dg.SkipReason("no new Hermes profiles")
     context.log.info(f"new Hermes profiles: {', '.join(new)}")
@@ -125,7 +125,7 @@ def sync_recorded_sensor(context: dg.RunStatusSensorContext, hermes: HermesHomeR
     resources = (run.run_config or {}).get("resources") or {}
     if name is None or config is None or not isinstance(resources, dict) or resources.keys() - {"hermes"}:
         return dg.SkipReason("not a default daemon run of one profile")
-    present = {p.name: p for p in discover_profiles(hermes.path())}
+    present = {p.name: p for p in hermes.home().profiles}
     if name not in present:
         return dg.SkipReason(f"profile {name} is gone")
     stats = context.instance.get_run_stats(run.run_id)

@@ -43,10 +43,8 @@ def ledger_diff(
     as the previous version of the entry the agent's journaled edit made of them, retired with a
     removed one, or left as the agent's own facts (a paraphrase of an entry included).
     """
-    profile = hermes.profile(context.partition_key)
-    settings = store.settings(profile)
-    profiles = hermes.profiles()
-    owner = store.owner(profile, profiles)
+    here = hermes.context(context.partition_key)
+    profile, settings, owner = here.profile, store.settings(here), here.owner
     # The agent's own writes, journaled by the Hermes plugin: an edit it names is an edit.
     journal = read_journal(journal_path(hermes.data_dir(), profile.name))
     for problem in journal.problems:
@@ -59,7 +57,7 @@ def ledger_diff(
         hashed_entries.frame, ledger, unreadable_sources=unreadable, threshold=threshold, edits=journal.edits, archived=archived
     )
     files = {source: profile.memory_file(source) for source in SOURCE_FILES} if mirrors else {}
-    elsewhere = sharers_entries([p for p in profiles if p.name in owner.sharers]) if mirrors else frozenset()
+    elsewhere = sharers_entries([c.profile for c in here.sharers]) if mirrors else frozenset()
     evidence = EntryEvidence.gathered(known, files, journal, profile.home if mirrors else None)
     diff, plan = plan_mirrors(diff, mirrors, evidence, elsewhere=elsewhere)
     counts = diff["status"].value_counts()
@@ -121,9 +119,8 @@ def fact_store(
     be loaded stops the run before anything is written. A run with nothing to do opens no
     transaction, so the file stays byte-for-byte the same.
     """
-    profile = hermes.profile(context.partition_key)
-    settings = store.settings(profile)
-    owner = store.owner(profile, hermes.profiles())
+    here = hermes.context(context.partition_key)
+    profile, settings, owner = here.profile, store.settings(here), here.owner
     judge = privacy.judge_for_step(hermes.path(), profile)
     with store.opened(settings, owner) as fact_store:
         report = write_sync(

@@ -28,9 +28,8 @@ CHECK_NAMES = [
 ]
 
 
-def test_clean_demo_sync_passes_every_error_check(capsys, demo_home):
-    sync_outcome(demo_home)
-    assert main(["audit", "--hermes-home", str(demo_home), "--json"]) == 0
+def test_clean_demo_sync_passes_every_error_check(capsys, synced_home):
+    assert main(["audit", "--hermes-home", str(synced_home), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["ok"] is True and [p["profile"] for p in payload["profiles"]] == ["default", "work"]
     for profile in payload["profiles"]:
@@ -39,41 +38,39 @@ def test_clean_demo_sync_passes_every_error_check(capsys, demo_home):
             assert set(check) == {"name", "passed", "severity", "pending", "detail"} and check["severity"] in ("ERROR", "WARN")
             # the demo MEMORY.md sits at 94% of its cap on purpose: a warning, not an error
             assert check["passed"] or (profile["profile"], check["name"], check["severity"]) == ("default", "cap_usage", "WARN")
-    report = json.loads((demo_home / "memory-pipeline" / "reports" / "work" / "audit.json").read_text(encoding="utf-8"))
+    report = json.loads((synced_home / "memory-pipeline" / "reports" / "work" / "audit.json").read_text(encoding="utf-8"))
     assert [c["name"] for c in report["checks"]] == CHECK_NAMES
-    history = demo_home / "memory-pipeline" / "history.duckdb"
+    history = synced_home / "memory-pipeline" / "history.duckdb"
     import duckdb
 
     with duckdb.connect(str(history), read_only=True) as db:
         assert db.execute("SELECT count(*), count(DISTINCT run_id) FROM audit_history").fetchone() == (2 * len(CHECK_NAMES), 2)
 
 
-def test_corrupt_ledger_blocks_the_write(capsys, demo_home):
-    sync_outcome(demo_home, "work")
-    db = demo_home / "profiles" / "work" / "memory_store.db"
+def test_corrupt_ledger_blocks_the_write(capsys, synced_home):
+    db = synced_home / "profiles" / "work" / "memory_store.db"
     conn = sqlite3.connect(db)
     conn.execute("""INSERT INTO memory_pipeline_ledger (entry_id, source, entry_sha256, fact_id, status)
                     SELECT entry_id, source, entry_sha256, 'content 18 leaked', 'active' FROM memory_pipeline_ledger LIMIT 1""")
     conn.commit()
     conn.close()
-    (demo_home / "profiles" / "work" / "memories" / "USER.md").write_text("a brand new entry\n§\nanother", encoding="utf-8")
+    (synced_home / "profiles" / "work" / "memories" / "USER.md").write_text("a brand new entry\n§\nanother", encoding="utf-8")
     facts_before = table_checksums(db)["facts"]
-    outcome = sync_outcome(demo_home, "work")
+    outcome = sync_outcome(synced_home, "work")
     result = outcome.profiles["work"].summary.as_json()
     assert "ledger_integrity" in result["error"] and "ledger_integrity" in [c.name for c in outcome.failing_to_report()["work"]]
     assert table_checksums(db)["facts"] == facts_before
-    assert main(["audit", "--hermes-home", str(demo_home), "--profile", "work"]) == 1
+    assert main(["audit", "--hermes-home", str(synced_home), "--profile", "work"]) == 1
     assert "FAIL ledger_integrity" in capsys.readouterr().out
 
 
-def test_a_blocked_run_says_what_the_blocking_check_found(capsys, demo_home):
-    sync_outcome(demo_home, "work")
-    conn = sqlite3.connect(demo_home / "profiles" / "work" / "memory_store.db")
+def test_a_blocked_run_says_what_the_blocking_check_found(capsys, synced_home):
+    conn = sqlite3.connect(synced_home / "profiles" / "work" / "memory_store.db")
     conn.execute("UPDATE memory_pipeline_ledger SET status = 'weird' WHERE rowid = 1")
     conn.commit()
     conn.close()
-    (demo_home / "profiles" / "work" / "memories" / "USER.md").write_text("a brand new entry", encoding="utf-8")
-    error = synced_profile(demo_home, "work")["error"]
+    (synced_home / "profiles" / "work" / "memories" / "USER.md").write_text("a brand new entry", encoding="utf-8")
+    error = synced_profile(synced_home, "work")["error"]
     assert "ledger_integrity" in error and not error.endswith(":") and "status" in error.split("ERROR severity")[-1]
 
 

@@ -76,9 +76,8 @@ def test_import_keeps_a_memory_sync_users_fact_ids(capsys, demo_home, tmp_path):
     assert ledger == fact_ids
 
 
-def test_import_of_a_missing_file_is_a_clear_error(capsys, demo_home, tmp_path):
-    sync_outcome(demo_home, "default")
-    assert main(["ledger", "import", str(tmp_path / "nope.tsv"), "--hermes-home", str(demo_home), "--profile", "default"]) == 2
+def test_import_of_a_missing_file_is_a_clear_error(capsys, synced_home, tmp_path):
+    assert main(["ledger", "import", str(tmp_path / "nope.tsv"), "--hermes-home", str(synced_home), "--profile", "default"]) == 2
     assert said(capsys.readouterr().err) == [f"memory-pipeline: {tmp_path / 'nope.tsv'}: no such ledger file"]
 
 

@@ -77,26 +77,24 @@ def test_unreadable_file_fails_the_sync_with_one_line(capsys, demo_home):
     assert len(err) == 1 and "profile work" in err[0] and "unreadable" in err[0]
 
 
-def test_retag_only_runs_privacy_and_index(capsys, demo_home, tmp_path):
-    assert main(["sync", "--hermes-home", str(demo_home), "--quiet"]) == 0
-    capsys.readouterr()  # the quiet line about the demo's cap usage
+def test_retag_only_runs_privacy_and_index(capsys, synced_home, tmp_path):
     keywords = tmp_path / "kw.txt"
     keywords.write_text("restic\n", encoding="utf-8")
-    assert main(["sync", "--hermes-home", str(demo_home), "--retag", "--keywords", str(keywords)]) == 0
+    assert main(["sync", "--hermes-home", str(synced_home), "--retag", "--keywords", str(keywords)]) == 0
     out = capsys.readouterr().out
     restic = [
-        i for (i,) in query(demo_home / "memory_store.db", "SELECT fact_id FROM facts WHERE content LIKE '%restic%' ORDER BY fact_id")
+        i for (i,) in query(synced_home / "memory_store.db", "SELECT fact_id FROM facts WHERE content LIKE '%restic%' ORDER BY fact_id")
     ]
     # What changed, by fact id: the restic fact became private (the people stay private by the detectors).
     assert restic and out.splitlines() == [
         f"default: re-tagged: {len(restic)} newly private ({', '.join(f'#{i}' for i in restic)}), 0 no longer private; 2 private facts",
         "work: re-tagged: 0 newly private, 0 no longer private; 1 private facts",
     ]
-    report = (demo_home / "memory-pipeline" / "reports" / "default" / "audit.md").read_text(encoding="utf-8")
+    report = (synced_home / "memory-pipeline" / "reports" / "default" / "audit.md").read_text(encoding="utf-8")
     assert "restic" not in report and "privacy_coverage" in report
     assert "restic" not in out
     keywords.write_text("nothing-here-matches\n", encoding="utf-8")
-    assert main(["sync", "--hermes-home", str(demo_home), "--retag", "--profile", "default", "--keywords", str(keywords)]) == 0
+    assert main(["sync", "--hermes-home", str(synced_home), "--retag", "--profile", "default", "--keywords", str(keywords)]) == 0
     named = ", ".join(f"#{i}" for i in restic)
     assert capsys.readouterr().out.splitlines() == [
         f"default: re-tagged: 0 newly private, {len(restic)} no longer private ({named}); 1 private facts"
