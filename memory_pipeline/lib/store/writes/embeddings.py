@@ -12,7 +12,7 @@ from memory_pipeline.lib.store.writes.part import StorePart
 
 
 class EmbeddingWrites(StorePart):
-    """Part of `FactStore`: the vectors of recall by meaning; it calls no other part."""
+    """Part of a transaction (`StoreWrites`): the vectors of recall by meaning; it calls no other part."""
 
     def save(self, model: str, rows: Iterable[tuple[int, str, bytes]]) -> int:
         """These facts' vectors (fact id, the SHA-256 of the text embedded, int8 bytes), replacing

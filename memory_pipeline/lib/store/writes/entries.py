@@ -49,7 +49,7 @@ _RESET_TAGS = frozenset(SOURCE_FILES) | {RETIRED_TAG}
 
 
 class EntryWrites(StorePart):
-    """Part of `FactStore`: every write of a sync to the facts of entries, counted in the
+    """Part of a transaction (`StoreWrites`): every write of a sync to the facts of entries, counted in the
     transaction's `report`; what its removals took away kept as `receipts`. It writes a fact's
     links, vector and banks through `facts`, the entry's ledger rows through `ledger`, receipts
     and retirements through `records`, and what it wrote through `written`."""

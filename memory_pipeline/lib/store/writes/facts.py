@@ -24,7 +24,7 @@ _BLOCK_ROWS = 1024  # vectors decoded at once when a bank is summed in full: bou
 
 
 class FactWrites(StorePart):
-    """Part of `FactStore`, used inside its write transaction. Every change to a fact's vector or
+    """Part of a transaction (`StoreWrites`). Every change to a fact's vector or
     category is noted, so each touched bank is brought up to date by its change alone (see
     `rebuild_banks`). A fact it deletes or archives is forgotten by `written`."""
 

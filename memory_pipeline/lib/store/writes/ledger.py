@@ -13,7 +13,7 @@ _RETIRE = f"UPDATE {LEDGER_TABLE} SET status = 'retired', synced_at = CURRENT_TI
 
 
 class LedgerWrites(StorePart):
-    """Part of `FactStore`. Every row is written as `owner`'s and only rows it may take are
+    """Part of a transaction (`StoreWrites`). Every row is written as `owner`'s and only rows it may take are
     changed; `provenance` (extractor, model, prompt version) goes on every row recorded and
     `run_id` (the Dagster run writing) is kept per entry version, for `why`."""
 

@@ -1,4 +1,4 @@
-"""What each part of `FactStore` is given: the open store (its connection, its reads, settings and
+"""What each part of a `FactStore` transaction is given: the open store (its connection, its reads, settings and
 whose ledger rows are this profile's) and the state of the write transaction in progress (its report,
 provenance, run id and receipts), one object all the parts share."""
 
@@ -35,7 +35,7 @@ class OpenStore:
 
 
 class StorePart:
-    """A part of `FactStore`: it writes through the open store it shares with the others; the
+    """A part of a transaction (`StoreWrites`): it writes through the open store it shares with the others; the
     parts it calls are given to its constructor by name."""
 
     def __init__(self, store: OpenStore) -> None:

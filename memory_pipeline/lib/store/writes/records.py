@@ -19,7 +19,7 @@ from memory_pipeline.lib.store.writes.tags import merge_tags
 
 
 class RecordWrites(StorePart):
-    """Part of `FactStore`: what the pipeline records beside the facts; it calls no other part."""
+    """Part of a transaction (`StoreWrites`): what the pipeline records beside the facts; it calls no other part."""
 
     # --- a fact's tags and trust ---------------------------------------------------------------
 

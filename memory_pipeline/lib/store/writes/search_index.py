@@ -55,8 +55,8 @@ class IndexSync:
 
 
 class SearchIndexWrites(StorePart):
-    """Part of `FactStore`: Holographic's `facts_fts` checked and rebuilt, and the pipeline's own
-    index brought in step with `facts`."""
+    """`FactStore.index`, outside the transactions (each upkeep takes its own): Holographic's
+    `facts_fts` checked and rebuilt, and the pipeline's own index brought in step with `facts`."""
 
     def holographic_fts_health(self) -> HolographicFtsHealth:
         """`facts_fts` checked three ways: FTS5's own integrity-check against `facts`, one indexed

@@ -9,7 +9,7 @@ from memory_pipeline.lib.store.writes.part import StorePart
 
 
 class WrittenWrites(StorePart):
-    """Part of `FactStore`: the text each of its facts was written with, inside its transaction."""
+    """Part of a transaction (`StoreWrites`): the text each of its facts was written with, inside its transaction."""
 
     def written_if_changed(self, fact_id: int) -> str | None:
         return written_if_changed(self.conn, fact_id)
