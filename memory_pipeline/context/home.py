@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
 from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
-from memory_pipeline.lib.store.owner import LedgerOwner, ledger_owner
+from memory_pipeline.lib.store.owner import LedgerOwner
 from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
 
 if TYPE_CHECKING:  # the keyword list (RE2) is loaded where a judge is asked for
@@ -43,8 +43,19 @@ class Home:
     def profiles(self) -> tuple[Profile, ...]:
         return tuple(discover_profiles(self.path))
 
+    @cached_property
+    def _contexts(self) -> dict[str, ProfileContext]:
+        return {profile.name: ProfileContext(self, profile) for profile in self.profiles}
+
+    @cached_property
+    def _store_files(self) -> dict[str, Path]:
+        """Each profile's store file, links followed: profiles naming one file share it."""
+        return {name: context.store.path.resolve() for name, context in self._contexts.items()}
+
     def context(self, profile: Profile) -> ProfileContext:
-        return ProfileContext(self, profile)
+        """The profile's context, made once per home (its store located once)."""
+        known = self._contexts.get(profile.name)
+        return known if known is not None and known.profile == profile else ProfileContext(self, profile)
 
     def contexts(self) -> list[ProfileContext]:
         """Every profile's context, in the home's order."""
@@ -76,16 +87,16 @@ class ProfileContext:
 
     @cached_property
     def sharers(self) -> list[ProfileContext]:
-        """The contexts of the home's other profiles whose Holographic names the same store file."""
-        from memory_pipeline.lib.store.settings import store_sharers
-
-        names = set(store_sharers(self.profile, list(self.home.profiles)))
-        return [self.home.context(p) for p in self.home.profiles if p.name in names]
+        """The contexts of the home's other profiles whose Holographic names the same store file
+        (each profile's store located once per home, so a home of many profiles is read once)."""
+        mine = self.store.path.resolve()
+        files = self.home._store_files
+        return [self.home.context(p) for p in self.home.profiles if p.name != self.name and files[p.name] == mine]
 
     @cached_property
     def owner(self) -> LedgerOwner:
         """The profile as the owner of its ledger rows (apart from the profiles sharing its store)."""
-        return ledger_owner(self.profile, list(self.home.profiles))
+        return LedgerOwner(self.name, tuple(sharer.name for sharer in self.sharers))
 
     def opened(self, *, create: bool = True) -> AbstractContextManager[FactStore]:
         """The store opened for writing as this profile's (`ProfileStore.opened`)."""

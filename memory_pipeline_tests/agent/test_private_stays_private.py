@@ -251,7 +251,8 @@ def test_the_server_answers_a_request_its_sdk_cannot_parse_within_the_deadline(h
 
     command = str(Path(sys.executable).with_name("memory-pipeline"))
     atlas = {"name": "search_memory", "arguments": {"query": "atlas"}}
-    server = subprocess.Popen([command, "mcp", "--hermes-home", str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    # Unbuffered: a line read never pulls the next answer into a buffer `select` cannot see.
+    server = subprocess.Popen([command, "mcp", "--hermes-home", str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}
     lines = [
         json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}),
