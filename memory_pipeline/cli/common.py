@@ -14,8 +14,6 @@ from memory_pipeline.lib.hermes.profiles import (
     DEFAULT_PROFILE,
     Profile,
     ProfileNotFound,
-    discover_profiles,
-    get_profile,
     looks_like_hermes_home,
     skipped_profiles,
 )
@@ -65,7 +63,7 @@ def add_single_profile_argument(parser: argparse.ArgumentParser) -> None:
 def single_profile(args: argparse.Namespace) -> Profile:
     """The one profile a command works on (`--profile`, default `default`)."""
     try:
-        return get_profile(hermes_home(args), args.profile)
+        return command_home(args).named(args.profile).profile
     except ProfileNotFound as exc:
         raise CommandError(str(exc)) from None
 
@@ -124,22 +122,18 @@ def contexts_with_judges(args: argparse.Namespace, home: Home):
 
 
 def selected_contexts(args: argparse.Namespace, home: Home) -> list[ProfileContext]:
-    """The contexts of `selected_profiles`."""
-    return [home.context(profile) for profile in selected_profiles(args, home.path)]
-
-
-def selected_profiles(args: argparse.Namespace, home: Path) -> list[Profile]:
-    """`--profile`, else every profile; entries of profiles/ that are not taken are said, once."""
+    """`--profile`, else every profile, as contexts; entries of profiles/ that are not taken are said, once."""
     try:
-        profiles = [get_profile(home, args.profile)] if args.profile else discover_profiles(home)
+        contexts = [home.named(args.profile)] if args.profile else home.contexts()
     except ProfileNotFound as exc:
         raise CommandError(str(exc)) from None
-    notes = [] if args.profile else skipped_profiles(home)
+    profiles = [context.profile for context in contexts]
+    notes = [] if args.profile else skipped_profiles(home.path)
     if not getattr(args, "quiet", False):  # cron hears a setting once it breaks a check, not on every tick
         notes += [note for profile in profiles for note in [per_user_note(profile), *switched_off_notes(profile)] if note]
     for note in notes:
         print(f"memory-pipeline: note: {note}", file=sys.stderr)
-    return profiles
+    return contexts
 
 
 def add_extractor_arguments(parser: argparse.ArgumentParser) -> None:

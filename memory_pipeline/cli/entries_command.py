@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, hermes_home, print_json, selected_profiles
+from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, command_home, print_json, selected_contexts
 from memory_pipeline.lib.hermes.hashing import entry_id, entry_sha256
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import read_profile
@@ -37,8 +37,8 @@ def source_payload(reading: SourceReading) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    home = hermes_home(args)
-    profiles = [(p, read_profile(p)) for p in selected_profiles(args, home)]
+    home = command_home(args)
+    profiles = [(p, read_profile(p)) for p in (c.profile for c in selected_contexts(args, home))]
     unreadable = [r for _, readings in profiles for r in readings if not r.readable]
     for reading in unreadable:
         print(f"memory-pipeline: {reading.error}", file=sys.stderr)

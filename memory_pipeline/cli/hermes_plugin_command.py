@@ -15,9 +15,9 @@ from memory_pipeline import environment
 from memory_pipeline.cli.common import (
     add_home_argument,
     add_profile_arguments,
-    hermes_home,
+    command_home,
     installed_version,
-    selected_profiles,
+    selected_contexts,
     shown_path,
 )
 from memory_pipeline.lib.files.writing import replace_file
@@ -87,8 +87,8 @@ def write_plugin(target: Path, home: Path, profile: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    home = hermes_home(args)
-    profiles = selected_profiles(args, home)
+    home = command_home(args)
+    profiles = [c.profile for c in selected_contexts(args, home)]
     for profile in profiles:
         target = plugin_dir(profile.home)
         if args.uninstall:
@@ -96,11 +96,11 @@ def run(args: argparse.Namespace) -> int:
                 shutil.rmtree(target)
             print(f"{profile.name}: removed {shown_path(target)}")
         else:
-            write_plugin(target, home, profile.name)
+            write_plugin(target, home.path, profile.name)
             print(f"{profile.name}: plugin {PLUGIN_NAME} written to {shown_path(target)}")
     if args.uninstall:
         return 0
-    _next_steps(home, profiles, hermes_python(args.hermes_python))
+    _next_steps(home.path, profiles, hermes_python(args.hermes_python))
     return _meaning_in_hermes(args)
 
 

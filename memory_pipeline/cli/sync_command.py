@@ -15,11 +15,10 @@ from memory_pipeline.cli.common import (
     add_extractor_arguments,
     add_home_argument,
     add_profile_arguments,
-    hermes_home,
+    command_home,
     print_json,
-    selected_profiles,
+    selected_contexts,
 )
-from memory_pipeline.context.home import Home
 from memory_pipeline.lib.choices import PRIVACY_POLICIES, REMOVAL_POLICIES, ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 
 if TYPE_CHECKING:  # the sync service (Dagster's run machinery) is imported when a sync runs: `--help` stays quick
@@ -120,8 +119,8 @@ def run(args: argparse.Namespace) -> int:
     from memory_pipeline.services.sync import SyncHooks, SyncNotFinished, SyncRequest, sync_profiles
 
     started = time.perf_counter()
-    home = Home(hermes_home(args))
-    contexts = {p.name: home.context(p) for p in selected_profiles(args, home.path)}
+    home = command_home(args)
+    contexts = {c.name: c for c in selected_contexts(args, home)}
     if args.warm:
         from memory_pipeline.cli.worker_command import refuse_options, sync_through_worker
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
-from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles
+from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles
 from memory_pipeline.lib.store.owner import LedgerOwner
 from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
 
@@ -56,6 +56,13 @@ class Home:
         """The profile's context, made once per home (its store located once)."""
         known = self._contexts.get(profile.name)
         return known if known is not None and known.profile == profile else ProfileContext(self, profile)
+
+    def named(self, name: str) -> ProfileContext:
+        """The context of the profile named (`ProfileNotFound` when the home has none by that name)."""
+        if name not in self._contexts:
+            names = ", ".join(self._contexts) or "none"
+            raise ProfileNotFound(f"{self.path}: no profile named {name!r} (profiles: {names})")
+        return self._contexts[name]
 
     def contexts(self) -> list[ProfileContext]:
         """Every profile's context, in the home's order."""
@@ -117,9 +124,30 @@ class ProfileContext:
 
     @cached_property
     def judge(self) -> PrivacyJudge:
-        """`privacy_judge` as the profile's own settings choose (`KeywordListError` when its list
+        """`judge_with` as the profile's own settings choose (`KeywordListError` when its list
         cannot be used: asked again, it is tried again)."""
-        return privacy_judge(self.profile, self.home.path)
+        return self.judge_with()
+
+    def judge_with(self, told: Told | None = None) -> PrivacyJudge:
+        """The judge for the choice `told` gives, united with those of the profiles sharing its
+        store; `KeywordListError` (one line) when a list cannot be used. A shared store is judged
+        with every sharer's list, whichever names it: each profile's own choice, and the one
+        `$MEMORY_PIPELINE_PRIVACY_KEYWORDS` names, so a list named for one profile's sync never
+        drops another's terms, and every sharer's sync reaches the same verdicts."""
+        from memory_pipeline.lib.privacy.choice import Told, load_judge, resolve, united_judge
+
+        data_dir = self.home.data_dir
+        own = load_judge(self.privacy_choice(told), self.name, data_dir)
+        if not self.sharers:
+            return own
+        named = environment.variable(environment.KEYWORDS_ENV)
+        choices = {
+            (c.name, named_now): resolve(c.profile, self.home.path, data_dir, Told(), named_now)
+            for c in [self, *self.sharers]
+            for named_now in dict.fromkeys([None, named])
+        }
+        others = [load_judge(choice, name, data_dir) for (name, _), choice in choices.items()]
+        return united_judge([own, *others])
 
 
 def privacy_choice(profile: Profile, home: Path, told: Told | None = None) -> PrivacyChoice:
@@ -132,34 +160,8 @@ def privacy_choice(profile: Profile, home: Path, told: Told | None = None) -> Pr
 
 
 def privacy_judge(profile: Profile, home: Path, told: Told | None = None) -> PrivacyJudge:
-    """The judge for that choice, united with those of the profiles sharing its store; `KeywordListError`
-    (one line) when a list cannot be used. A shared store is judged with every sharer's list,
-    whichever names it: each profile's own choice, and the one `$MEMORY_PIPELINE_PRIVACY_KEYWORDS`
-    names, so a list named for one profile's sync never drops another's terms, and every sharer's
-    sync reaches the same verdicts."""
-    from memory_pipeline.lib.privacy.choice import Told, load_judge, resolve, united_judge
-
-    own = load_judge(privacy_choice(profile, home, told), profile.name, environment.data_dir(home))
-    sharers = store_sharing_profiles(profile, home)
-    if not sharers:
-        return own
-    named = environment.variable(environment.KEYWORDS_ENV)
-    choices = {
-        (p.name, named_now): resolve(p, home, environment.data_dir(home), Told(), named_now)
-        for p in [profile, *sharers]
-        for named_now in dict.fromkeys([None, named])
-    }
-    others = [load_judge(choice, name, environment.data_dir(home)) for (name, _), choice in choices.items()]
-    return united_judge([own, *others])
-
-
-def store_sharing_profiles(profile: Profile, home: Path) -> list[Profile]:
-    """The home's other profiles whose Holographic names the same store file."""
-    from memory_pipeline.lib.store.settings import store_sharers
-
-    profiles = discover_profiles(home)
-    sharers = set(store_sharers(profile, profiles))
-    return [p for p in profiles if p.name in sharers]
+    """The profile's judge in `home` (`ProfileContext.judge_with`)."""
+    return Home(home).context(profile).judge_with(told)
 
 
 def keyword_lists(home: Path, told: Told | None = None) -> dict[str, KeywordList]:
@@ -168,9 +170,9 @@ def keyword_lists(home: Path, told: Told | None = None) -> dict[str, KeywordList
     from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 
     found = {}
-    for profile in discover_profiles(home):
+    for context in Home(home).contexts():  # one home: each store located once for every profile's sharers
         try:
-            found[profile.name] = privacy_judge(profile, home, told).keywords
+            found[context.name] = context.judge_with(told).keywords
         except KeywordListError:
-            found[profile.name] = KeywordList(None, "unreadable", 0, (), ())
+            found[context.name] = KeywordList(None, "unreadable", 0, (), ())
     return found

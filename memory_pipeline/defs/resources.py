@@ -17,7 +17,7 @@ from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, get_profile, read_profile, readings_digest
+from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, read_profile, readings_digest
 from memory_pipeline.lib.privacy.choice import NO_LIST, PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.fact_store import FactStore
@@ -51,8 +51,7 @@ class HermesHomeResource(dg.ConfigurableResource):
 
     def context(self, name: str) -> ProfileContext:
         """The partition's profile as a context: its store located once (`ProfileNotFound` when gone)."""
-        home = self.home()
-        return home.context(get_profile(home.path, name))
+        return self.home().named(name)
 
     def data_dir(self) -> Path:
         """The pipeline's own state beside the home (journal, skip states, key, runs)."""

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory_pipeline.lib.hermes.profiles import Profile
-from memory_pipeline.lib.store.settings import store_sharers
-
 
 @dataclass(frozen=True)
 class LedgerOwner:
@@ -35,8 +32,3 @@ class LedgerOwner:
 
 
 SOLE_OWNER = LedgerOwner()
-
-
-def ledger_owner(profile: Profile, profiles: list[Profile]) -> LedgerOwner:
-    """The profile as the owner of its rows in its store, with the profiles sharing that store."""
-    return LedgerOwner(profile.name, store_sharers(profile, profiles))

@@ -66,13 +66,6 @@ def _positive(value: object, kind: Callable[[Any], _Number], default: _Number) -
     return number if number > 0 else default
 
 
-def store_sharers(profile: Profile, profiles: list[Profile]) -> tuple[str, ...]:
-    """The other profiles whose settings name the same store file (`db_path`), links followed:
-    how a user shares facts between profiles."""
-    mine = holographic_settings(profile.home).db_path.resolve()
-    return tuple(p.name for p in profiles if p.name != profile.name and holographic_settings(p.home).db_path.resolve() == mine)
-
-
 def per_user_note(profile: Profile) -> str | None:
     """What a command says of a profile whose Holographic keeps one store per user: which exist,
     and that they are not synced (the pipeline does not know which user an entry belongs to)."""
