@@ -15,7 +15,7 @@ from memory_pipeline.cli import main
 from memory_pipeline.context.home import privacy_judge
 from memory_pipeline.lib.hermes.profiles import Profile
 from memory_pipeline.lib.in_hermes.fact_search import message_facts, search
-from memory_pipeline.lib.tool_server import Parameter, Tool, ToolServer
+from memory_pipeline.lib.tool_server import Parameter, Tool, ToolError, ToolServer
 from memory_pipeline.mcp_server import MemoryServer
 from memory_pipeline_tests.support.hermes_oracle import hermes_memory, holographic_store
 from memory_pipeline_tests.support.store_fixture import context_of
@@ -239,6 +239,18 @@ def test_every_mcp_request_is_answered_even_with_a_lone_surrogate():
     assert server.answer_line(line)["result"]["isError"] is False and seen == ["\ufffdab"]
     broken = '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":5}'
     assert server.answer_line(broken)["error"]["code"] == -32602 and server.answer_line(broken)["id"] == 8
+
+
+def test_a_control_character_in_a_query_separates_words_and_never_reads_as_an_unreadable_store(home):
+    """A NUL or another control character inside a query is a space between words: the answer is
+    the one the words give (never "the fact store cannot be read", which would send the user to
+    repair a store that is fine)."""
+    server = MemoryServer(home, retag=_no_retag)
+    spaced = server.search_memory("atlas 分支")["results"]
+    assert spaced and server.search_memory("atlas\x00分支")["results"] == spaced
+    assert server.search_memory("atlas\x1f\x7f分支")["results"] == spaced
+    with pytest.raises(ToolError, match="a search needs a word of at least 2 characters"):
+        server.search_memory("a\x00b")
 
 
 def test_the_server_answers_a_request_its_sdk_cannot_parse_within_the_deadline(home):

@@ -38,13 +38,16 @@ def bounded(query: str) -> str:
 # What a CJK input method types in full-width mode (`ｓｔａｇｉｎｇ`, `１８：００`, U+3000), read as the
 # plain characters memory files hold; nothing else is folded (`①` stays what it is).
 _HALF_WIDTH = {**{code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
+# A control character (NUL and the rest of C0, DEL) separates words: no fact's word holds one, and
+# a NUL would end the index's query string inside a phrase.
+_CONTROLS = {code: 0x20 for code in [*range(0x20), 0x7F]}
 
 
 def query_words(query: str) -> list[str]:
     """The words of a query, in order, each once: quoted phrases whole, the rest split on white
     space; `SearchError` when none is a word the index can answer, or there are too many."""
     words: dict[str, str] = {}  # lower-cased -> as written: each word once, in linear time
-    for quoted, bare in _WORD.findall(bounded(query).translate(_HALF_WIDTH)):
+    for quoted, bare in _WORD.findall(bounded(query).translate(_HALF_WIDTH).translate(_CONTROLS)):
         word = (quoted if quoted else bare.strip('"')).strip()
         if word:
             words.setdefault(word.lower(), word)
