@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_pipeline import environment
-from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, discover_profiles
+from memory_pipeline.lib.hermes.profiles import Profile, discover_profiles, get_profile
 from memory_pipeline.lib.store.owner import LedgerOwner
 from memory_pipeline.lib.store.profile_store import ProfileStore, profile_store
 
@@ -58,11 +58,9 @@ class Home:
         return known if known is not None and known.profile == profile else ProfileContext(self, profile)
 
     def named(self, name: str) -> ProfileContext:
-        """The context of the profile named (`ProfileNotFound` when the home has none by that name)."""
-        if name not in self._contexts:
-            names = ", ".join(self._contexts) or "none"
-            raise ProfileNotFound(f"{self.path}: no profile named {name!r} (profiles: {names})")
-        return self._contexts[name]
+        """The context of the profile named (`get_profile`'s `ProfileNotFound` when the home has none by that name)."""
+        known = self._contexts.get(name)
+        return known if known is not None else self.context(get_profile(self.path, name))
 
     def contexts(self) -> list[ProfileContext]:
         """Every profile's context, in the home's order."""
@@ -72,8 +70,7 @@ class Home:
         """The contexts of the profiles the pipeline keeps in step, by name: every profile but one
         whose Holographic keeps a store per user (the pipeline never writes a store the agent does
         not read)."""
-        contexts = (self.context(profile) for profile in self.profiles)
-        return {context.name: context for context in contexts if not context.store.per_user}
+        return {context.name: context for context in self.contexts() if not context.store.per_user}
 
 
 @dataclass(frozen=True)
