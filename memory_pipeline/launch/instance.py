@@ -6,10 +6,12 @@ import shutil
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.instance.ref import InstanceRef
 
 from memory_pipeline import environment
 from memory_pipeline.defs.partitions import PROFILE_PARTITIONS
 from memory_pipeline.launch.own_state import RESET_HINT, OutOfSpace, OwnStateDamaged, damaged_state, move_aside, state_identity
+from memory_pipeline.launch.sqlite_storage import with_kept_engines
 from memory_pipeline.lib.files.writing import out_of_space, private_directory
 from memory_pipeline.lib.history import history_path
 
@@ -59,7 +61,7 @@ def local_instance(hermes_home: Path, *, reset_damaged: bool = False, on_reset=N
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
-            instance = dg.DagsterInstance.from_config(str(home))
+            instance = dg.DagsterInstance.from_ref(with_kept_engines(InstanceRef.from_dir(str(home))))
             # Touch every storage while the lock is held, so none is created later by two at once.
             instance.get_runs(limit=1)
             instance.get_dynamic_partitions(PROFILE_PARTITIONS)

@@ -1,0 +1,142 @@
+"""Dagster's SQLite instance storage, each database reached through one SQLAlchemy engine kept for
+the process instead of a new engine per statement.
+
+Dagster's SQLite storages make an engine on every connection: a sync stores ~130 events, each
+through a fresh engine that connects, initialises its dialect and compiles its statements anew
+(about a third of a one-edit sync). These subclasses keep the engine (still `NullPool`: no
+connection is held between statements, so forks, threads and other processes see exactly what
+they saw). Same files, same tables: the UI's and the daemon's default classes read what they write.
+`local_instance` uses them when the instance's storage is Dagster's default SQLite one."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from dagster._core.instance.ref import InstanceRef
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import SQLITE_BUSY_TIMEOUT_SECONDS, SqliteEventLogStorage
+from dagster._core.storage.runs.sqlite.sqlite_run_storage import SqliteRunStorage
+from dagster._core.storage.schedules.sqlite.sqlite_schedule_storage import SqliteScheduleStorage
+from dagster._core.storage.sqlite_storage import DagsterSqliteStorage, _event_logs_directory, _runs_directory, _schedule_directory
+from dagster._serdes import ConfigurableClassData
+from sqlalchemy import create_engine
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.pool import NullPool
+
+# Each run has its own event database: the index's engine and the latest runs' are kept (a warm
+# worker syncs for days; it must not keep an engine for every run it ever stored).
+_RUN_ENGINES_KEPT = 8
+
+
+class _Engines:
+    """Engines by connection string, the least recently used let go past `kept`."""
+
+    def __init__(self, kept: int, **engine_args: Any) -> None:
+        self._kept, self._args = kept, engine_args
+        self._engines: OrderedDict[str, Engine] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, conn_string: str) -> Engine:
+        with self._lock:
+            engine = self._engines.pop(conn_string, None) or create_engine(conn_string, poolclass=NullPool, **self._args)
+            self._engines[conn_string] = engine
+            while len(self._engines) > self._kept:
+                self._engines.popitem(last=False)[1].dispose()
+            return engine
+
+    def dispose(self) -> None:
+        with self._lock:
+            for engine in self._engines.values():
+                engine.dispose()
+            self._engines.clear()
+
+
+@contextmanager
+def _transaction(engine: Engine) -> Iterator[Connection]:
+    with engine.connect() as conn, conn.begin():
+        yield conn
+
+
+class KeptEngineEventLogStorage(SqliteEventLogStorage):
+    """`SqliteEventLogStorage`, each shard's engine kept."""
+
+    def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None) -> None:
+        self._engines = _Engines(_RUN_ENGINES_KEPT, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS})
+        super().__init__(base_dir, inst_data)
+
+    @contextmanager
+    def _connect(self, shard: str) -> Iterator[Connection]:
+        with self._db_lock:  # as Dagster's own: the event watcher's thread shares the storage
+            engine = self._engines.get(self.conn_string_for_shard(shard))
+            if shard not in self._initialized_dbs:
+                self._initdb(engine)
+                self._initialized_dbs.add(shard)
+            with _transaction(engine) as conn:
+                yield conn
+
+    def dispose(self) -> None:
+        super().dispose()
+        self._engines.dispose()
+
+
+class KeptEngineRunStorage(SqliteRunStorage):
+    """`SqliteRunStorage`, its engine kept."""
+
+    def __init__(self, conn_string: str, inst_data: ConfigurableClassData | None = None) -> None:
+        self._engines = _Engines(1)
+        super().__init__(conn_string, inst_data)
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        with _transaction(self._engines.get(self._conn_string)) as conn:
+            yield conn
+
+    def dispose(self) -> None:
+        super().dispose()
+        self._engines.dispose()
+
+
+class KeptEngineScheduleStorage(SqliteScheduleStorage):
+    """`SqliteScheduleStorage`, its engine kept."""
+
+    def __init__(self, conn_string: str, inst_data: ConfigurableClassData | None = None) -> None:
+        self._engines = _Engines(1)
+        super().__init__(conn_string, inst_data)
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        with _transaction(self._engines.get(self._conn_string)) as conn:
+            yield conn
+
+    def dispose(self) -> None:
+        super().dispose()
+        self._engines.dispose()
+
+
+class KeptEngineSqliteStorage(DagsterSqliteStorage):
+    """Dagster's default SQLite storage (runs, event logs, schedules under one base directory),
+    each part keeping its engines."""
+
+    def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None) -> None:
+        self.base_dir = base_dir
+        self._run_storage = KeptEngineRunStorage.from_local(_runs_directory(base_dir))
+        self._event_log_storage = KeptEngineEventLogStorage(_event_logs_directory(base_dir))
+        self._schedule_storage = KeptEngineScheduleStorage.from_local(_schedule_directory(base_dir))
+        self._inst_data = inst_data
+        super(DagsterSqliteStorage, self).__init__()
+
+    @classmethod
+    def from_config_value(cls, inst_data: ConfigurableClassData | None, config_value: Any) -> KeptEngineSqliteStorage:
+        return cls.from_local(inst_data=inst_data, **config_value)
+
+
+def with_kept_engines(ref: InstanceRef) -> InstanceRef:
+    """The instance's reference with `KeptEngineSqliteStorage` where it names Dagster's default
+    SQLite storage (configured or by default); any other storage (Postgres, a user's own) as it is."""
+    data = ref.storage_data
+    if data is None or (data.module_name, data.class_name) != ("dagster._core.storage.sqlite_storage", "DagsterSqliteStorage"):
+        return ref
+    return ref._replace(storage_data=ConfigurableClassData(__name__, KeptEngineSqliteStorage.__name__, data.config_yaml))

@@ -1,0 +1,65 @@
+"""The pipeline's runs store Dagster's events through kept engines, in the files and tables
+Dagster's default SQLite storage reads: what a sync stored, the UI and the daemon see."""
+
+import dagster as dg
+import yaml
+from dagster._core.instance.ref import InstanceRef
+
+from memory_pipeline import environment
+from memory_pipeline.launch.instance import local_instance
+from memory_pipeline.launch.sqlite_storage import (
+    KeptEngineEventLogStorage,
+    KeptEngineRunStorage,
+    KeptEngineScheduleStorage,
+    with_kept_engines,
+)
+from memory_pipeline_tests.support.syncing import sync_outcome
+
+
+def test_a_sync_through_kept_engines_is_read_by_dagsters_own_storage(synced_home):
+    instance = local_instance(synced_home)
+    assert isinstance(instance.event_log_storage, KeptEngineEventLogStorage)
+    assert isinstance(instance.run_storage, KeptEngineRunStorage)
+    assert isinstance(instance.schedule_storage, KeptEngineScheduleStorage)
+    memory = synced_home / "memories" / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8") + "\n§\nThe nightly build runs on two cores.", encoding="utf-8")
+    run = sync_outcome(synced_home, "default").profiles["default"].run
+    assert run is not None and run.success
+
+    # The UI's and the daemon's instance: Dagster's default classes over the same directory.
+    theirs = dg.DagsterInstance.from_config(str(environment.dagster_home(synced_home)))
+    assert type(theirs.event_log_storage).__name__ == "SqliteEventLogStorage"
+    record = theirs.get_run_record_by_id(run.run_id)
+    assert record is not None and record.dagster_run.status == dg.DagsterRunStatus.SUCCESS
+    events = theirs.all_logs(run.run_id)
+    assert any(e.dagster_event and e.dagster_event.event_type == dg.DagsterEventType.RUN_SUCCESS for e in events)
+    materialized = theirs.fetch_materializations(dg.AssetKey("fact_store"), limit=10).records
+    assert run.run_id in {m.run_id for m in materialized}
+
+
+def test_only_dagsters_default_sqlite_storage_is_replaced(tmp_path):
+    def ref(config: dict) -> InstanceRef:
+        (tmp_path / "dagster.yaml").write_text(yaml.safe_dump(config))
+        return InstanceRef.from_dir(str(tmp_path))
+
+    for config in ({}, {"storage": {"sqlite": {"base_dir": str(tmp_path / "s")}}}):
+        kept = with_kept_engines(ref(config))
+        assert kept.storage_data.class_name == "KeptEngineSqliteStorage"
+        assert kept.storage_data.config_yaml == ref(config).storage_data.config_yaml
+    postgres = ref({"storage": {"postgres": {"postgres_url": "postgresql://u:p@db/dagster"}}})
+    assert with_kept_engines(postgres) == postgres
+
+
+def test_each_database_keeps_one_engine_and_only_the_latest_runs_are_kept(tmp_path):
+    storage = KeptEngineEventLogStorage(str(tmp_path))
+    with storage.index_connection() as conn:
+        first = conn.engine
+    with storage.index_connection() as conn:
+        assert conn.engine is first
+    engines = set()
+    for n in range(20):
+        with storage.run_connection(f"run{n}") as conn:
+            engines.add(conn.engine)
+    assert len(engines) == 20
+    assert len(storage._engines._engines) <= 8  # a long-lived worker does not keep one per run
+    storage.dispose()
