@@ -14,9 +14,11 @@ import pytest
 from memory_pipeline.cli import main
 from memory_pipeline.lib.hermes.memory_files import canonical_chars, fact_pointers
 from memory_pipeline.lib.hermes.summaries import MORE, title_and_body
+from memory_pipeline.lib.privacy.choice import NO_LIST, Told
 from memory_pipeline_tests.support.fake_ollama import FakeOllama, Reply
 from memory_pipeline_tests.support.hermes_oracle import hermes_loaded_entries
 from memory_pipeline_tests.support.overcap_files import FILES
+from memory_pipeline_tests.support.store_fixture import context_of, synced_store
 from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
 
 LIMITS = {"chinese": 900, "english": 1900, "mixed": 950}  # each file 115–125% of its cap
@@ -32,7 +34,8 @@ def _home(tmp_path: Path, name: str) -> Path:
         f"mcp_servers:\n  memory:\n    command: {command}\n    args: [mcp, --hermes-home, {home}]\n",
         encoding="utf-8",
     )
-    assert main(["sync", "--hermes-home", str(home), "--quiet", "--extractor", "rules", "--no-keywords"]) == 1  # over its cap: an ERROR
+    context = context_of(home)
+    synced_store(context, context.judge_with(Told(keywords=NO_LIST)))  # as `sync --extractor rules --no-keywords` leaves it
     return home
 
 

@@ -9,6 +9,7 @@ import shutil
 
 from memory_pipeline.cli import main
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
+from memory_pipeline_tests.support.store_fixture import context_of, synced_store
 from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
 from memory_pipeline_tests.support.syncing import sync_outcome
 
@@ -28,7 +29,7 @@ def _home(tmp_path):
     (home / "memory-pipeline").mkdir()
     shutil.copyfile(DEMO_KEYWORDS, home / "memory-pipeline" / "privacy_keywords.txt")
     write_entries(home / "memories" / "MEMORY.md", [NULL_SHORT, DEPLOY, NULL_LONG, TEA, PRIVATE])
-    assert sync_outcome(home, extractor="rules").profiles["default"].run.success
+    synced_store(context_of(home))
     return home
 
 

@@ -17,6 +17,7 @@ from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
 from memory_pipeline_tests.support.store_helpers import judge_of, read_entries, said, write_entries
+from memory_pipeline_tests.support.store_fixture import context_of, synced_store
 from memory_pipeline_tests.support.syncing import synced_profile
 
 
@@ -201,7 +202,7 @@ def test_file_over_cap_is_an_error(capsys, work):
     topics = ["周一上午整理发票并报销差旅费用，", "数据库每晚三点做全量备份到对象存储，", "前端构建用 vite，端口五一七三，热更新很快，"]
     topics += ["猫粮每周六在超市买两袋，顺便买牛奶，", "读书会每月第二个周日在咖啡馆举行，"]  # five notes on five things
     write_entries(path, read_entries(path) + [f"**Long note {i}**: " + topic * 20 for i, topic in enumerate(topics)])
-    synced_profile(home, "work")
+    synced_store(context_of(home, "work"))
     assert failing(profile) == {"cap_usage"}
     code = main(["audit", "--hermes-home", str(home), "--profile", "work"])
     assert code == 1 and "FAIL cap_usage" in capsys.readouterr().out
@@ -211,7 +212,7 @@ def test_dangling_pointer(capsys, work):
     home, profile = work
     path = profile.memory_file("memory")
     write_entries(path, read_entries(path) + ["**Old rule (→ fact_store#9999)**: moved to L2"])
-    synced_profile(home, "work")
+    synced_store(context_of(home, "work"))
     assert failing(profile) == {"pointers_resolve"}
 
 
@@ -225,7 +226,7 @@ def test_a_pointer_to_a_withheld_fact_is_one_the_agent_cannot_follow(capsys, wor
     )
     path = profile.memory_file("memory")
     write_entries(path, read_entries(path) + [f"**Ops contact (→ fact_store#{private_id})**: see the fact"])
-    synced_profile(home, "work")
+    synced_store(context_of(home, "work"))
     assert failing(profile) == {"pointers_resolve"}
     main(["audit", "--hermes-home", str(home), "--profile", "work"])
     assert f"1 name a fact the agent is not given (retired, private, unsafe or not judged) (#{private_id})" in capsys.readouterr().out

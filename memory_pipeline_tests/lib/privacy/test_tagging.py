@@ -9,15 +9,16 @@ from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.schema.database import opened
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
+from memory_pipeline_tests.support.store_fixture import context_of, synced_store
 from memory_pipeline_tests.support.store_helpers import judge_of, query, table_checksums
-from memory_pipeline_tests.support.syncing import sync_outcome
 
 
 @pytest.fixture
 def store(demo_home, tmp_path):
+    """The demo's default profile as a sync with an empty keyword list leaves it (the detectors alone)."""
     empty = tmp_path / "none.txt"
     empty.write_text("# nothing private by keyword\n", encoding="utf-8")
-    assert not sync_outcome(demo_home, "default", keywords_path=str(empty)).run_problems
+    synced_store(context_of(demo_home), judge_of(load_keywords(empty)))
     return demo_home / "memory_store.db", holographic_settings(demo_home)
 
 
