@@ -16,8 +16,8 @@ from memory_pipeline.lib.store.reads.reader import StoreReader
 from memory_pipeline.lib.store.settings import holographic_settings
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
-from memory_pipeline_tests.support.store_helpers import judge_of, read_entries, said, write_entries
 from memory_pipeline_tests.support.store_fixture import context_of, synced_store
+from memory_pipeline_tests.support.store_helpers import judge_of, read_entries, said, write_entries
 from memory_pipeline_tests.support.syncing import synced_profile
 
 
