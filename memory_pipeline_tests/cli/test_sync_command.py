@@ -3,7 +3,7 @@ import json
 import pytest
 
 from memory_pipeline.cli import main
-from memory_pipeline_tests.support.store_helpers import query, said
+from memory_pipeline_tests.support.store_helpers import query
 
 PROFILE_KEYS = {
     "profile",
@@ -101,15 +101,6 @@ def test_retag_only_runs_privacy_and_index(capsys, synced_home, tmp_path):
     ]
 
 
-def test_a_keyword_list_of_twenty_thousand_terms_syncs(capsys, demo_home, tmp_path):
-    keywords = tmp_path / "keywords.txt"
-    keywords.write_text("".join(f"Person Name{i} Surname\n" for i in range(20_000)) + "Zhang Wei\n", encoding="utf-8")
-    code = main(["sync", "--hermes-home", str(demo_home), "--profile", "default", "--keywords", str(keywords), "--json"])
-    out = capsys.readouterr()
-    assert code == 0 and said(out.err) == [], out.err
-    assert json.loads(out.out)["profiles"][0]["private_facts"] >= 1
-
-
 def test_a_cli_runs_event_log_keeps_the_pipelines_lines_and_no_io_manager_debug(synced_home):
     import dagster as dg
 
@@ -125,25 +116,6 @@ def test_a_cli_runs_event_log_keeps_the_pipelines_lines_and_no_io_manager_debug(
     assert any("extractor" in record.user_message for record in plain)  # the pipeline's own INFO line
     assert [record.user_message for record in plain if record.level < 20] == []
     assert any(record.dagster_event and record.dagster_event.event_type_value == "STEP_START" for record in logs)
-
-
-def test_an_entry_patched_in_place_by_hand_keeps_its_fact(capsys, synced_home):
-    """Current Hermes' memory tool edits with `patch` (a substring of one entry; Hermes 0.19.0,
-    installed here, has no `patch`): the same change made to the file by hand. Most of the text
-    goes, the label and the entry's place stay: an edit of the same fact, id kept."""
-    from memory_pipeline_tests.support.store_helpers import profile_result, read_entries, sync_json, write_entries
-
-    db = synced_home / "memory_store.db"
-    memory = synced_home / "memories" / "MEMORY.md"
-    entries = read_entries(memory)
-    label, _, body = entries[2].partition(":")
-    (fact_id,) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (entries[2].strip(),))[0]
-    entries[2] = f"{label}: 改成每周一次，其余作废"
-    assert len(set(body) & set(entries[2])) < len(set(body)) / 2  # little of the old text is left
-    write_entries(memory, entries)
-    result = profile_result(sync_json(capsys, synced_home, "--profile", "default"))
-    assert (result["added"], result["updated"], result["removed"]) == (0, 1, 0), result
-    assert query(db, "SELECT content FROM facts WHERE fact_id = ?", (fact_id,)) == [(entries[2].strip(),)]
 
 
 def test_a_remote_ollama_host_is_refused_unless_the_command_allows_it(capsys, demo_home):

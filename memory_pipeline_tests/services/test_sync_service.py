@@ -4,7 +4,8 @@ did not, and a standing problem reported once to `quiet` callers."""
 
 from memory_pipeline.lib.hermes.profiles import discover_profiles
 from memory_pipeline.services.sync import SyncRequest, sync_profiles
-from memory_pipeline_tests.support.store_helpers import read_entries, write_entries
+from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
+from memory_pipeline_tests.support.syncing import sync_outcome, synced_profile
 
 
 def _request(home, **options) -> SyncRequest:
@@ -85,3 +86,29 @@ def test_a_keyword_list_named_for_one_sync_reaches_its_run_through_the_options(d
     db = demo_home / "profiles" / "work" / "memory_store.db"
     tagged = query(db, "SELECT tags LIKE '%private-person%' FROM facts WHERE content LIKE '%postmortem%'")
     assert tagged == [(1,)]  # judged with the list the options named
+
+
+def test_a_keyword_list_of_twenty_thousand_terms_syncs(demo_home, tmp_path):
+    keywords = tmp_path / "keywords.txt"
+    keywords.write_text("".join(f"Person Name{i} Surname\n" for i in range(20_000)) + "Zhang Wei\n", encoding="utf-8")
+    outcome = sync_outcome(demo_home, "default", keywords_path=str(keywords))
+    default = outcome.profiles["default"]
+    assert outcome.run_problems == [] and default.run is not None and default.run.success
+    assert default.summary.private_facts >= 1
+
+
+def test_an_entry_patched_in_place_by_hand_keeps_its_fact(synced_home):
+    """Current Hermes' memory tool edits with `patch` (a substring of one entry; Hermes 0.19.0,
+    installed here, has no `patch`): the same change made to the file by hand. Most of the text
+    goes, the label and the entry's place stay: an edit of the same fact, id kept."""
+    db = synced_home / "memory_store.db"
+    memory = synced_home / "memories" / "MEMORY.md"
+    entries = read_entries(memory)
+    label, _, body = entries[2].partition(":")
+    (fact_id,) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (entries[2].strip(),))[0]
+    entries[2] = f"{label}: 改成每周一次，其余作废"
+    assert len(set(body) & set(entries[2])) < len(set(body)) / 2  # little of the old text is left
+    write_entries(memory, entries)
+    result = synced_profile(synced_home)
+    assert (result["added"], result["updated"], result["removed"]) == (0, 1, 0), result
+    assert query(db, "SELECT content FROM facts WHERE fact_id = ?", (fact_id,)) == [(entries[2].strip(),)]
