@@ -9,6 +9,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
+from memory_pipeline.lib.privacy.choice import NO_LIST, Told
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,11 @@ class SyncOptions:
             for f in fields(self)
             if getattr(self, f.name) != getattr(default, f.name) and f.name not in ("allow_remote_ollama", "keywords_path", "no_keywords")
         }
+
+    def told(self) -> Told:
+        """The privacy choice these options make for this sync alone (what the run's privacy
+        resource is told by `run_config()`), over each profile's own."""
+        return Told(policy=self.privacy_policy, keywords=NO_LIST if self.no_keywords else self.keywords_path)
 
     def run_config(self) -> dict[str, dict[str, Any]]:
         """The resources' run config for these options: only what differs from the defaults (enum

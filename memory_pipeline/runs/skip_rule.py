@@ -22,10 +22,11 @@ CONFIG_TAG = "memory_pipeline/config_sha256"
 
 
 def run_inputs(home: Path, profile: Profile, options: SyncOptions, retag: bool = False) -> tuple[Path | None, dict[str, Any]]:
-    """The keyword list a run of the profile reads, and the run's settings with its privacy choice.
-    A default `memory-pipeline sync` and the daemon's runs both have no resource settings of their
-    own, so each skips what the other left in step."""
-    choice = privacy_choice(profile, home)
+    """The keyword list a run of the profile reads, and the run's settings with its privacy choice
+    (a list or policy the options name for this sync included, as the run resolves it). A default
+    `memory-pipeline sync` and the daemon's runs both have no resource settings of their own, so
+    each skips what the other left in step."""
+    choice = privacy_choice(profile, home, options.told())
     return choice.keywords_path, {
         "resources": options.chosen(),
         "retag": retag,

@@ -8,7 +8,6 @@ import dagster as dg
 
 from memory_pipeline.cli import main
 from memory_pipeline.launch.instance import local_instance
-from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.store_helpers import read_entries, sync_runs, write_entries
 
 
@@ -43,30 +42,6 @@ def test_an_unchanged_profile_is_skipped_without_a_run(capsys, synced_home):
         assert latest.tags["memory_pipeline/launched_by"] == "cli" and latest.tags["dagster/partition"] == "work"
     finally:
         instance.dispose()
-
-
-def test_a_file_edit_a_hermes_write_or_a_keyword_edit_is_not_skipped(capsys, synced_home, tmp_path):
-    _sync(capsys, synced_home)
-    user = synced_home / "profiles" / "work" / "memories" / "USER.md"
-    write_entries(user, read_entries(user) + ["Likes tea"])
-    profiles = _sync(capsys, synced_home)
-    assert (profiles["default"]["skipped"], profiles["work"]["skipped"], profiles["work"]["added"]) == (True, False, 1)
-
-    store = holographic_store(synced_home / "memory_store.db")
-    try:
-        store.add_fact("Hermes learnt this during a session", category="general")
-    finally:
-        store.close()
-    profiles = _sync(capsys, synced_home)
-    assert (profiles["default"]["skipped"], profiles["work"]["skipped"]) == (False, True)
-
-    keywords = tmp_path / "keywords.txt"
-    keywords.write_text("Likes tea\n", encoding="utf-8")
-    profiles = _sync(capsys, synced_home, "--keywords", str(keywords))
-    assert {p["skipped"] for p in profiles.values()} == {False}  # another list is another setting
-    assert _sync(capsys, synced_home, "--keywords", str(keywords))["work"]["skipped"] is True
-    keywords.write_text("Likes tea\nLikes coffee\n", encoding="utf-8")
-    assert _sync(capsys, synced_home, "--keywords", str(keywords))["work"]["skipped"] is False
 
 
 def test_text_output_names_each_change_and_private_entries_by_id_only(capsys, synced_home):

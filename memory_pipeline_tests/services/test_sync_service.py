@@ -4,6 +4,7 @@ did not, and a standing problem reported once to `quiet` callers."""
 
 from memory_pipeline.lib.hermes.profiles import discover_profiles
 from memory_pipeline.services.sync import SyncRequest, sync_profiles
+from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
 from memory_pipeline_tests.support.syncing import sync_outcome, synced_profile
 
@@ -112,3 +113,49 @@ def test_an_entry_patched_in_place_by_hand_keeps_its_fact(synced_home):
     result = synced_profile(synced_home)
     assert (result["added"], result["updated"], result["removed"]) == (0, 1, 0), result
     assert query(db, "SELECT content FROM facts WHERE fact_id = ?", (fact_id,)) == [(entries[2].strip(),)]
+
+
+def _skipped(home, **options) -> dict[str, bool]:
+    return {name: part.run is None for name, part in sync_outcome(home, **options).profiles.items()}
+
+
+def test_a_file_edit_a_hermes_write_or_a_keyword_edit_is_not_skipped(synced_home, tmp_path):
+    sync_outcome(synced_home)  # a copied home is another home: its first sync runs
+    user = synced_home / "profiles" / "work" / "memories" / "USER.md"
+    write_entries(user, read_entries(user) + ["Likes tea"])
+    outcome = sync_outcome(synced_home)
+    assert {name: p.run is None for name, p in outcome.profiles.items()} == {"default": True, "work": False}
+    assert outcome.profiles["work"].summary.added == 1
+
+    store = holographic_store(synced_home / "memory_store.db")
+    try:
+        store.add_fact("Hermes learnt this during a session", category="general")
+    finally:
+        store.close()
+    assert _skipped(synced_home) == {"default": False, "work": True}
+
+    keywords = tmp_path / "keywords.txt"
+    keywords.write_text("Likes tea\n", encoding="utf-8")
+    assert _skipped(synced_home, keywords_path=str(keywords)) == {"default": False, "work": False}  # another list is another setting
+    assert _skipped(synced_home, keywords_path=str(keywords))["work"] is True
+    keywords.write_text("Likes tea\nLikes coffee\n", encoding="utf-8")
+    assert _skipped(synced_home, keywords_path=str(keywords))["work"] is False
+
+
+def test_after_a_repair_judged_with_another_list_the_next_sync_judges_with_the_profiles_own(synced_home, tmp_path):
+    """`audit --repair --keywords X` re-syncs with X: what that run read is recorded with X, so the
+    next plain sync (Hermes' cron) runs and judges with the profile's own list again."""
+    from memory_pipeline.lib.privacy.choice import Told
+    from memory_pipeline.services.audit import repair_profile
+    from memory_pipeline_tests.support.store_fixture import context_of
+
+    sync_outcome(synced_home, "default")  # a copied home is another home: its first sync runs
+    other = tmp_path / "other.txt"
+    other.write_text("nothing-here-matches\n", encoding="utf-8")
+    memory = synced_home / "memories" / "MEMORY.md"
+    write_entries(memory, [*read_entries(memory), "**Standup**: moved to 09:45 in room Orion"])
+    context = context_of(synced_home)
+    done, failed = repair_profile(context, context.judge_with(Told(keywords=str(other))), {"hashes_fresh"})
+    assert done == ["re-synced pending entries"] and failed == []
+    assert sync_outcome(synced_home, "default").profiles["default"].run is not None
+    assert sync_outcome(synced_home, "default").profiles["default"].run is None  # and then it is in step
