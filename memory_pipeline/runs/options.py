@@ -6,6 +6,7 @@ Light: no Dagster import."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
@@ -45,7 +46,8 @@ class SyncOptions:
     def told(self) -> Told:
         """The privacy choice these options make for this sync alone (what the run's privacy
         resource is told by `run_config()`), over each profile's own."""
-        return Told(policy=self.privacy_policy, keywords=NO_LIST if self.no_keywords else self.keywords_path)
+        listed = str(Path(self.keywords_path).expanduser().absolute()) if self.keywords_path else None  # as remembered
+        return Told(policy=self.privacy_policy, keywords=NO_LIST if self.no_keywords else listed)
 
     def run_config(self) -> dict[str, dict[str, Any]]:
         """The resources' run config for these options: only what differs from the defaults (enum

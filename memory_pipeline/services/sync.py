@@ -94,12 +94,10 @@ class SyncHooks:
 def remember_privacy(home: Home, profiles: list[str], options: SyncOptions) -> None:
     """A sync's privacy policy or keyword list (`--privacy-policy`, `--keywords`), kept for these
     profiles' next syncs (Hermes' cron, the UI's runs) until another is named."""
-    from memory_pipeline.lib.privacy.choice import NO_LIST, remember
+    from memory_pipeline.lib.privacy.choice import remember
 
-    policy = options.privacy_policy.value if options.privacy_policy is not None else None
-    keywords = str(Path(options.keywords_path).expanduser().absolute()) if options.keywords_path else None
-    if options.no_keywords:
-        keywords = NO_LIST  # how the remembered file says it
+    told = options.told()
+    policy, keywords = (told.policy.value if told.policy is not None else None), told.keywords
     for name in profiles:
         if policy is not None or keywords is not None:
             remember(home.data_dir, name, **{k: v for k, v in (("policy", policy), ("keywords", keywords)) if v is not None})
