@@ -17,8 +17,8 @@ from memory_pipeline.cli import main
 from memory_pipeline_tests.agent.conftest import SERVER_ROOM
 from memory_pipeline_tests.support.confusables import brackets_by_confusables
 from memory_pipeline_tests.support.printed_steps import printed_config
+from memory_pipeline_tests.support.store_fixture import context_of, synced_store
 from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
-from memory_pipeline_tests.support.syncing import sync_outcome
 
 PROBE = textwrap.dedent(
     """
@@ -129,7 +129,7 @@ def test_no_fact_can_end_or_open_the_hooks_fence(tmp_path, agent_home, monkeypat
     write_entries(memory, read_entries(memory) + HOSTILE)
     (home / "config.yaml").write_text("memory:\n  memory_char_limit: 6000\nplugins:\n  enabled: [memory-pipeline]\n", encoding="utf-8")
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
-    assert sync_outcome(home, "default", extractor="rules").profiles["default"].run.success
+    synced_store(context_of(home))
     assert main(["hermes-plugin", "install", "--hermes-home", str(home), "--profile", "default"]) == 0
     probe = _probe(home, FENCE_PROBE)
     sent, message = probe["sent"], probe["message"]

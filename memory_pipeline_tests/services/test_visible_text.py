@@ -6,9 +6,8 @@ import regex
 
 from memory_pipeline.services.reading import search_profiles
 from memory_pipeline.services.why import fact_story
-from memory_pipeline_tests.support.store_fixture import context_of
+from memory_pipeline_tests.support.store_fixture import context_of, synced_store
 from memory_pipeline_tests.support.store_helpers import query, write_entries
-from memory_pipeline_tests.support.syncing import sync_outcome
 
 TEA = "**Tea**: 龙井\ufe0f每天下午一杯\u3164，周五换成普洱"
 IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
@@ -18,7 +17,7 @@ def test_the_agent_gets_the_visible_text_and_the_owner_hears_what_it_does_not_se
     home = tmp_path / "hermes_home"
     (home / "memories").mkdir(parents=True)
     write_entries(home / "memories" / "MEMORY.md", [TEA, "**Deploy**: staging every day at 18:00"])
-    assert sync_outcome(home, extractor="rules").profiles["default"].run.success
+    synced_store(context_of(home))
     ((fact_id, stored),) = query(home / "memory_store.db", "SELECT fact_id, content FROM facts WHERE content LIKE '**Tea**%'")
     assert IGNORABLE.search(stored)  # stored as written: the pipeline never rewrites a fact's text
 

@@ -3,8 +3,8 @@ and which run wrote the fact, that a removed fact is out of every surface (not "
 verdict"), and that a fact a summary points at is compacted, not merely current."""
 
 from memory_pipeline.cli import main
+from memory_pipeline_tests.support.store_fixture import context_of, synced_store
 from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
-from memory_pipeline_tests.support.syncing import sync_outcome
 
 
 def test_a_removed_and_a_compacted_fact_say_what_they_are(capsys, synced_home):
@@ -13,7 +13,7 @@ def test_a_removed_and_a_compacted_fact_say_what_they_are(capsys, synced_home):
     (removed,) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (entries[1],))[0]
     (pointed,) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (entries[0],))[0]
     write_entries(memory, [f"**Summary**: see fact_store#{pointed}", *entries[2:]])
-    sync_outcome(synced_home, "default")
+    synced_store(context_of(synced_home))
     capsys.readouterr()
     assert main(["why", str(removed), "--hermes-home", str(synced_home), "--profile", "default"]) == 0
     out = capsys.readouterr().out
