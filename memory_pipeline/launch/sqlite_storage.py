@@ -14,6 +14,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from typing import Any
 
 from dagster._core.instance.ref import InstanceRef
@@ -82,38 +83,28 @@ class KeptEngineEventLogStorage(SqliteEventLogStorage):
         self._engines.dispose()
 
 
-class KeptEngineRunStorage(SqliteRunStorage):
+class _OneKeptEngine:
+    """A storage of one database (`_conn_string`) whose `connect` goes through one kept engine.
+    With `NullPool` an engine holds no connection between statements: nothing to let go of."""
+
+    _conn_string: str
+
+    @cached_property
+    def _engine(self) -> Engine:
+        return create_engine(self._conn_string, poolclass=NullPool)
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        with _transaction(self._engine) as conn:
+            yield conn
+
+
+class KeptEngineRunStorage(_OneKeptEngine, SqliteRunStorage):
     """`SqliteRunStorage`, its engine kept."""
 
-    def __init__(self, conn_string: str, inst_data: ConfigurableClassData | None = None) -> None:
-        self._engines = _Engines(1)
-        super().__init__(conn_string, inst_data)
 
-    @contextmanager
-    def connect(self) -> Iterator[Connection]:
-        with _transaction(self._engines.get(self._conn_string)) as conn:
-            yield conn
-
-    def dispose(self) -> None:
-        super().dispose()
-        self._engines.dispose()
-
-
-class KeptEngineScheduleStorage(SqliteScheduleStorage):
+class KeptEngineScheduleStorage(_OneKeptEngine, SqliteScheduleStorage):
     """`SqliteScheduleStorage`, its engine kept."""
-
-    def __init__(self, conn_string: str, inst_data: ConfigurableClassData | None = None) -> None:
-        self._engines = _Engines(1)
-        super().__init__(conn_string, inst_data)
-
-    @contextmanager
-    def connect(self) -> Iterator[Connection]:
-        with _transaction(self._engines.get(self._conn_string)) as conn:
-            yield conn
-
-    def dispose(self) -> None:
-        super().dispose()
-        self._engines.dispose()
 
 
 class KeptEngineSqliteStorage(DagsterSqliteStorage):

@@ -51,6 +51,11 @@ def test_only_dagsters_default_sqlite_storage_is_replaced(tmp_path):
 
 
 def test_each_database_keeps_one_engine_and_only_the_latest_runs_are_kept(tmp_path):
+    for single in (KeptEngineRunStorage.from_local(str(tmp_path / "runs")), KeptEngineScheduleStorage.from_local(str(tmp_path / "s"))):
+        with single.connect() as conn:
+            first = conn.engine
+        with single.connect() as conn:
+            assert conn.engine is first
     storage = KeptEngineEventLogStorage(str(tmp_path))
     with storage.index_connection() as conn:
         first = conn.engine
