@@ -33,7 +33,7 @@ TOP_LAYERS = {
 }
 # Inside lib/, lowest first; a package may import its own modules and those of lower ranks only.
 LAYERS = {"in_hermes": 0, "files": 0, "hermes": 1, "store": 2, "extraction": 3, "privacy": 3, "sync": 4, "audit": 5}
-# The Hermes plugin's own modules; the files shipped beside it are `cli.hermes_plugin_command.PLUGIN_FILES`.
+# The Hermes plugin's own modules; the files shipped beside it are `lib.hermes.plugin_files.PLUGIN_FILES`.
 PLUGIN = "hermes_plugin"
 # What the plugin may take from the Hermes it runs in: Hermes' own module and one of its dependencies.
 HERMES_PROVIDES = {"hermes_constants", "yaml"}
@@ -92,7 +92,7 @@ def layering_problems(root: Path) -> list[str]:
 
 def shipped_plugin_problems() -> list[str]:
     """The files copied beside the plugin import only the standard library and each other."""
-    from memory_pipeline.cli.hermes_plugin_command import PLUGIN_FILES
+    from memory_pipeline.lib.hermes.plugin_files import PLUGIN_FILES
 
     shipped = [(name, Path(source)) for name, source in sorted(PLUGIN_FILES.items()) if name.endswith(".py")]
     assert len(shipped) > 3 and any(name.startswith("in_hermes/") for name, _ in shipped), shipped

@@ -23,19 +23,8 @@ from memory_pipeline.cli.common import (
 from memory_pipeline.lib.files.writing import replace_file
 from memory_pipeline.lib.hermes.agent_setup import PLUGIN_NAME, plugin_dir
 from memory_pipeline.lib.hermes.interpreter import can_load_encoder, has_mcp_client, hermes_python, install_command, install_encoder
+from memory_pipeline.lib.hermes.plugin_files import PLUGIN_FILES, SHIPPED
 from memory_pipeline.lib.sync.journal import journal_path
-
-_PACKAGE = Path(__file__).resolve().parents[1]
-# What runs inside Hermes as well as here, copied whole as the plugin's `in_hermes/` package.
-SHIPPED = _PACKAGE / "lib" / "in_hermes"
-# What the plugin directory holds, and where each file comes from in the package.
-PLUGIN_FILES = {
-    "plugin.yaml": _PACKAGE / "hermes_plugin" / "plugin.yaml",
-    "__init__.py": _PACKAGE / "hermes_plugin" / "plugin.py",
-    "live_sync.py": _PACKAGE / "hermes_plugin" / "live_sync.py",
-    "hermes_settings.py": _PACKAGE / "hermes_plugin" / "hermes_settings.py",
-    **{f"{SHIPPED.name}/{source.name}": source for source in sorted(SHIPPED.glob("*.py"))},
-}
 
 
 def register(commands) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from memory_pipeline.cli.common import add_home_argument, add_profile_arguments, command_home, percent_of_cap, print_json, selected_contexts
+from memory_pipeline.lib.hermes.plugin_files import PluginCopy
 
 
 def register(commands) -> None:
@@ -74,6 +75,12 @@ def run(args: argparse.Namespace) -> int:
             surfaces = f"command line {meaning['command_line']}; MCP {meaning['mcp']}; hook {meaning['hook']}"
             print(f"  recall by meaning ({meaning['model']}): {surfaces}")
         said = [*(f"unreadable: {p}" for p in s["unreadable"]), *([s["store_error"]] if s["store_error"] else []), *s["journal_problems"]]
+        if s["hermes_plugin"] == PluginCopy.OTHER:
+            said.append(
+                f"the Hermes plugin in this profile is {PluginCopy.OTHER.value}, not this install's: it may judge facts by "
+                f"other rules (another version of the detectors shows the agent none); fix: memory-pipeline hermes-plugin install "
+                f"--profile {s['profile']}"
+            )
         for problem in said:
             print(f"  {problem}")
     return 0

@@ -9,6 +9,7 @@ from typing import Any
 from memory_pipeline.context.home import ProfileContext
 from memory_pipeline.lib.audit.report import last_report
 from memory_pipeline.lib.hermes.memory_files import fact_pointers
+from memory_pipeline.lib.hermes.plugin_files import installed_plugin
 from memory_pipeline.lib.hermes.profiles import Profile, read_profile
 from memory_pipeline.lib.store.schema.database import StoreError
 from memory_pipeline.lib.sync.journal import journal_path, read_journal
@@ -84,5 +85,6 @@ def profile_status(context: ProfileContext) -> dict[str, Any]:
         "journal_problems": read_journal(journal_path(data_dir, profile.name)).problems,
         **store,
         "recall_by_meaning": recall_by_meaning(profile, store["embedder"]),
+        "hermes_plugin": installed_plugin(profile.home).value,
         **_last_audit(data_dir, profile),
     }

@@ -34,3 +34,34 @@ def test_status_rounds_cap_use_as_every_other_command(capsys, synced_home):
     assert "memory 18 (97% of cap)" in capsys.readouterr().out
     main(["audit", "--hermes-home", str(synced_home), "--profile", "default", "--verbose"])
     assert "MEMORY.md 2078/2132 chars (97%)" in capsys.readouterr().out
+
+
+def test_a_plugin_copy_of_another_version_is_said_with_the_command_that_replaces_it(capsys, synced_home):
+    """An older plugin (another version of the detectors) withholds every fact the newer pipeline
+    judged, silently: status names it, and its fix, run as printed, replaces the copy."""
+    import shlex
+
+    from memory_pipeline.lib.hermes.agent_setup import plugin_dir
+    from memory_pipeline.lib.in_hermes.search_gate import DETECTORS_VERSION
+
+    home = ["--hermes-home", str(synced_home), "--profile", "default"]
+    assert main(["status", *home, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["profiles"][0]["hermes_plugin"] == "not installed"
+    assert main(["hermes-plugin", "install", *home]) == 0
+    capsys.readouterr()
+    assert main(["status", *home, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["profiles"][0]["hermes_plugin"] == "this install's"
+
+    gate = plugin_dir(synced_home) / "in_hermes" / "search_gate.py"
+    current = f'DETECTORS_VERSION = "{DETECTORS_VERSION}"'
+    assert current in gate.read_text(encoding="utf-8")
+    gate.write_text(gate.read_text(encoding="utf-8").replace(current, 'DETECTORS_VERSION = "1"'), encoding="utf-8")  # an older copy
+    assert main(["status", *home]) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if "Hermes plugin" in line]
+    assert "another version's" in line
+    fix = line.split("fix: ")[1]
+    assert fix == "memory-pipeline hermes-plugin install --profile default"
+    assert main([*shlex.split(fix)[1:], "--hermes-home", str(synced_home)]) == 0
+    capsys.readouterr()
+    assert main(["status", *home]) == 0
+    assert "Hermes plugin" not in capsys.readouterr().out and current in gate.read_text(encoding="utf-8")

@@ -31,7 +31,7 @@ def _sha(text: str) -> str:
 
 
 def _plugin_package(root) -> str:
-    from memory_pipeline.cli.hermes_plugin_command import PLUGIN_FILES
+    from memory_pipeline.lib.hermes.plugin_files import PLUGIN_FILES
 
     package = root / "plugin"
     (package / "in_hermes").mkdir(parents=True)
