@@ -3,7 +3,7 @@ the process instead of a new engine per statement.
 
 Dagster's SQLite storages make an engine on every connection: a sync stores ~130 events, each
 through a fresh engine that connects, initialises its dialect and compiles its statements anew
-(about a third of a one-edit sync). These subclasses keep the engine (still `NullPool`: no
+(a fifth of a one-entry sync: `benchmarks/bench_run_storage.py`). These subclasses keep the engine (still `NullPool`: no
 connection is held between statements, so forks, threads and other processes see exactly what
 they saw). Same files, same tables: the UI's and the daemon's default classes read what they write.
 `local_instance` uses them when the instance's storage is Dagster's default SQLite one."""
