@@ -111,9 +111,12 @@ def synced_context(demo_home):
 @pytest.fixture
 def synced_home(_synced_demo_template, tmp_path) -> Path:
     """A private copy of the demo home after one sync of every profile (stores, ledger, index,
-    reports): for tests whose subject comes after the first sync. One sync per session."""
+    reports, skip state): for tests whose subject comes after the first sync. One sync per session."""
+    from memory_pipeline_tests.support.syncing import in_step_as_copied
+
     home = tmp_path / "hermes_home"
     shutil.copytree(_synced_demo_template, home)
+    in_step_as_copied(home)  # its next sync skips what is unchanged, as on the home it copies
     return home
 
 

@@ -3,6 +3,7 @@ any edit, any Hermes-side write and any keyword-list edit makes it run again. Te
 the entries that changed."""
 
 import json
+import shutil
 
 import dagster as dg
 
@@ -18,8 +19,11 @@ def _sync(capsys, home, *args):
     return {p["profile"]: p for p in payload["profiles"]}
 
 
-def test_an_unchanged_profile_is_skipped_without_a_run(capsys, synced_home):
+def test_an_unchanged_profile_is_skipped_without_a_run(capsys, synced_home, tmp_path):
+    assert {p["skipped"] for p in _sync(capsys, synced_home).values()} == {True}  # as its last sync left it
     # A copied home is another home (the store's path and inode differ): its first sync runs.
+    shutil.copytree(synced_home, tmp_path / "copied")
+    synced_home = tmp_path / "copied"
     assert {p["skipped"] for p in _sync(capsys, synced_home).values()} == {False}
     runs = sync_runs(synced_home)
     profiles = _sync(capsys, synced_home)

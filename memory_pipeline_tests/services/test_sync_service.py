@@ -120,7 +120,6 @@ def _skipped(home, **options) -> dict[str, bool]:
 
 
 def test_a_file_edit_a_hermes_write_or_a_keyword_edit_is_not_skipped(synced_home, tmp_path):
-    sync_outcome(synced_home)  # a copied home is another home: its first sync runs
     user = synced_home / "profiles" / "work" / "memories" / "USER.md"
     write_entries(user, read_entries(user) + ["Likes tea"])
     outcome = sync_outcome(synced_home)
@@ -149,7 +148,6 @@ def test_after_a_repair_judged_with_another_list_the_next_sync_judges_with_the_p
     from memory_pipeline.services.audit import repair_profile
     from memory_pipeline_tests.support.store_fixture import context_of
 
-    sync_outcome(synced_home, "default")  # a copied home is another home: its first sync runs
     other = tmp_path / "other.txt"
     other.write_text("nothing-here-matches\n", encoding="utf-8")
     memory = synced_home / "memories" / "MEMORY.md"

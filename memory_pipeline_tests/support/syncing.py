@@ -27,3 +27,20 @@ def sync_outcome(
 def synced_profile(home: Path, name: str = "default", **options) -> dict:
     """One profile synced: its summary, as `sync --json` gives it."""
     return sync_outcome(home, name, **options).profiles[name].summary.as_json()
+
+
+def in_step_as_copied(home: Path) -> None:
+    """A copy of a synced home, recorded as its last clean sync would have left it here: each
+    profile's skip state names this copy's store (another path and inode than the original's),
+    with the checks the original's sync left failing. Its next sync then skips what is unchanged,
+    as a synced home's does, instead of running every profile once because it moved."""
+    from memory_pipeline import environment
+    from memory_pipeline.lib.sync.state import current_state, record, recorded
+    from memory_pipeline.runs.skip_rule import run_inputs
+
+    data_dir = environment.data_dir(home)
+    for profile in discover_profiles(home):
+        before = recorded(data_dir, profile.name)
+        now = current_state(profile, *run_inputs(home, profile, SyncOptions()), data_dir)
+        if before.state is not None and now is not None:
+            record(data_dir, profile.name, now, "copied", before.failing)
