@@ -3,9 +3,9 @@ the process instead of a new engine per statement.
 
 Dagster's SQLite storages make an engine on every connection: a sync stores ~130 events, each
 through a fresh engine that connects, initialises its dialect and compiles its statements anew
-(a fifth of a one-entry sync: `benchmarks/bench_run_storage.py`). These subclasses keep the engine (still `NullPool`: no
-connection is held between statements, so forks, threads and other processes see exactly what
-they saw). Same files, same tables: the UI's and the daemon's default classes read what they write.
+(about a quarter of a one-entry sync: `benchmarks/bench_run_storage.py`). These subclasses keep
+the engine (still `NullPool`: no connection is held between statements, so forks, threads and
+other processes see exactly what they saw). Same files, same tables: the UI's and the daemon's default classes read what they write.
 `local_instance` uses them when the instance's storage is Dagster's default SQLite one."""
 
 from __future__ import annotations
