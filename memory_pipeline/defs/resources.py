@@ -18,7 +18,7 @@ from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.memory_files import SourceReading
 from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, read_profile, readings_digest
-from memory_pipeline.lib.privacy.choice import NO_LIST, PrivacyChoice, PrivacyJudge, Told
+from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
@@ -26,6 +26,7 @@ from memory_pipeline.lib.store.reads.watermark import WatermarkChain
 from memory_pipeline.lib.store.schema.database import StoreError
 from memory_pipeline.lib.store.settings import HolographicSettings, per_user_note
 from memory_pipeline.lib.sync.lock import SyncLockTimeout, profile_sync_lock
+from memory_pipeline.runs.options import SyncOptions
 
 
 class HermesHomeResource(dg.ConfigurableResource):
@@ -239,8 +240,9 @@ class PrivacyResource(dg.ConfigurableResource):
     policy: Optional[PrivacyPolicy] = None  # noqa: UP045 - Dagster's config reads Optional
 
     def told(self) -> Told:
-        keywords = NO_LIST if self.no_keywords else (self.keywords_path or None)
-        return Told(policy=PrivacyPolicy(self.policy) if self.policy else None, keywords=keywords)
+        """The choice this run was told, read as the sync that set it reads it (`SyncOptions.told`)."""
+        policy = PrivacyPolicy(self.policy) if self.policy else None
+        return SyncOptions(keywords_path=self.keywords_path or None, no_keywords=self.no_keywords, privacy_policy=policy).told()
 
     def choice(self, hermes_home: Path, profile: Profile) -> PrivacyChoice:
         return privacy_choice(profile, hermes_home, self.told())
