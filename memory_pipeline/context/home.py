@@ -119,18 +119,32 @@ class ProfileContext:
     def privacy_choice(self, told: Told | None = None) -> PrivacyChoice:
         return privacy_choice(self.profile, self.home.path, told)
 
-    @cached_property
+    @property
     def judge(self) -> PrivacyJudge:
-        """`judge_with` as the profile's own settings choose (`KeywordListError` when its list
-        cannot be used: asked again, it is tried again)."""
+        """`judge_with` as the profile's own settings choose."""
         return self.judge_with()
 
+    @cached_property
+    def _judges(self) -> dict[Told, PrivacyJudge]:
+        return {}
+
     def judge_with(self, told: Told | None = None) -> PrivacyJudge:
-        """The judge for the choice `told` gives, united with those of the profiles sharing its
-        store; `KeywordListError` (one line) when a list cannot be used. A shared store is judged
-        with every sharer's list, whichever names it: each profile's own choice, and the one
-        `$MEMORY_PIPELINE_PRIVACY_KEYWORDS` names, so a list named for one profile's sync never
-        drops another's terms, and every sharer's sync reaches the same verdicts."""
+        """The judge for the choice `told` gives, made once per context and choice (a 20,000-term
+        list takes seconds to compile; a run's steps share its context); `KeywordListError` (one
+        line) when a list cannot be used: asked again, it is tried again."""
+        from memory_pipeline.lib.privacy.choice import Told
+
+        told = told or Told()  # told nothing and told no choice are one choice
+        made = self._judges.get(told)
+        if made is None:
+            made = self._judges[told] = self._made_judge(told)
+        return made
+
+    def _made_judge(self, told: Told) -> PrivacyJudge:
+        """The judge for `told`, united with those of the profiles sharing its store. A shared
+        store is judged with every sharer's list, whichever names it: each profile's own choice,
+        and the one `$MEMORY_PIPELINE_PRIVACY_KEYWORDS` names, so a list named for one profile's
+        sync never drops another's terms, and every sharer's sync reaches the same verdicts."""
         from memory_pipeline.lib.privacy.choice import Told, load_judge, resolve, united_judge
 
         data_dir = self.home.data_dir

@@ -31,7 +31,7 @@ def profile_audit(profile_name: str, hermes: HermesHomeResource, store: FactStor
     settings = store.settings(here)
     # Only privacy_coverage reads the keyword list: a list that cannot be loaded is its failure
     # (and fact_store's), never the ledger check's.
-    judge = privacy.judge_for_step(hermes.path(), profile) if names is None or "privacy_coverage" in names else None
+    judge = privacy.judge_for_step(here) if names is None or "privacy_coverage" in names else None
     with store.opened_if_exists(settings) as fact_store:
         inputs = AuditInputs(
             readings,

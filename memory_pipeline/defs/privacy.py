@@ -71,7 +71,7 @@ def privacy_tags(
     here = hermes.context(context.partition_key)
     profile = here.profile
     settings = store.settings(here)
-    judge = privacy.judge_for_step(hermes.path(), profile)
+    judge = privacy.judge_for_step(here)
     keywords = judge.keywords
     with store.opened(settings) as fact_store:
         report = retag_store(fact_store, judge, watermarks=store.watermarks)

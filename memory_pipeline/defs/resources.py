@@ -8,7 +8,7 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from memory_pipeline import environment
-from memory_pipeline.context.home import Home, ProfileContext, keyword_lists, privacy_choice, privacy_judge
+from memory_pipeline.context.home import Home, ProfileContext, keyword_lists, privacy_choice
 from memory_pipeline.lib.audit.extraction_health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
@@ -43,9 +43,14 @@ class HermesHomeResource(dg.ConfigurableResource):
     # resource per run): the audit reads the files again and knows whether they moved meanwhile,
     # without the run holding their text from its first step to its last.
     _read_digests: dict[str, str] = PrivateAttr(default_factory=dict)
+    # The home resolved once per run, so its steps share each profile's context (its store's
+    # location, its judge) instead of building them again.
+    _home: Optional[Home] = PrivateAttr(default=None)  # noqa: UP045 - as Dagster's config reads it
 
     def home(self) -> Home:
-        return Home.at(self.hermes_home or None)
+        if self._home is None:
+            self._home = Home.at(self.hermes_home or None)
+        return self._home
 
     def path(self) -> Path:
         return self.home().path
@@ -247,13 +252,11 @@ class PrivacyResource(dg.ConfigurableResource):
     def choice(self, hermes_home: Path, profile: Profile) -> PrivacyChoice:
         return privacy_choice(profile, hermes_home, self.told())
 
-    def judge(self, hermes_home: Path, profile: Profile) -> PrivacyJudge:
-        return privacy_judge(profile, hermes_home, self.told())
-
-    def judge_for_step(self, hermes_home: Path, profile: Profile) -> PrivacyJudge:
-        """The judge, or the step fails with the list's one-line problem (file and line, no term)."""
+    def judge_for_step(self, context: ProfileContext) -> PrivacyJudge:
+        """The profile's judge for this run's choice (made once for the run's steps, on the
+        partition's context), or the step fails with the list's one-line problem (file and line, no term)."""
         try:
-            return self.judge(hermes_home, profile)
+            return context.judge_with(self.told())
         except KeywordListError as exc:
             raise dg.Failure(description=str(exc)) from None
 

@@ -120,8 +120,8 @@ def fact_store(
     transaction, so the file stays byte-for-byte the same.
     """
     here = hermes.context(context.partition_key)
-    profile, settings, owner = here.profile, store.settings(here), here.owner
-    judge = privacy.judge_for_step(hermes.path(), profile)
+    settings, owner = store.settings(here), here.owner
+    judge = privacy.judge_for_step(here)
     with store.opened(settings, owner) as fact_store:
         report = write_sync(
             fact_store,

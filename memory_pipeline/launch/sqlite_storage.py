@@ -18,7 +18,11 @@ from functools import cached_property
 from typing import Any
 
 from dagster._core.instance.ref import InstanceRef
-from dagster._core.storage.event_log.sqlite.sqlite_event_log import SQLITE_BUSY_TIMEOUT_SECONDS, SqliteEventLogStorage
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
+    INDEX_SHARD_NAME,
+    SQLITE_BUSY_TIMEOUT_SECONDS,
+    SqliteEventLogStorage,
+)
 from dagster._core.storage.runs.sqlite.sqlite_run_storage import SqliteRunStorage
 from dagster._core.storage.schedules.sqlite.sqlite_schedule_storage import SqliteScheduleStorage
 from dagster._core.storage.sqlite_storage import DagsterSqliteStorage, _event_logs_directory, _runs_directory, _schedule_directory
@@ -66,6 +70,7 @@ class KeptEngineEventLogStorage(SqliteEventLogStorage):
 
     def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None) -> None:
         self._engines = _Engines(_RUN_ENGINES_KEPT, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS})
+        self._tables_found: set[str] = set()
         super().__init__(base_dir, inst_data)
 
     @contextmanager
@@ -77,6 +82,22 @@ class KeptEngineEventLogStorage(SqliteEventLogStorage):
                 self._initialized_dbs.add(shard)
             with _transaction(engine) as conn:
                 yield conn
+
+    def has_table(self, table_name: str) -> bool:
+        """Whether the index has the table. Dagster asks before most asset events it stores (~100
+        times a sync), each time through a new engine; a table found stays found (migrations only
+        add tables), so it is asked of the index once."""
+        if table_name in self._tables_found:
+            return True
+        with self._engines.get(self.conn_string_for_shard(INDEX_SHARD_NAME)).connect() as conn:
+            found = bool(conn.dialect.has_table(conn, table_name))
+        if found:
+            self._tables_found.add(table_name)
+        return found
+
+    def wipe(self) -> None:
+        super().wipe()
+        self._tables_found.clear()
 
     def dispose(self) -> None:
         super().dispose()

@@ -4,7 +4,9 @@ import pytest
 from memory_pipeline.definitions import defs
 from memory_pipeline.defs.ingest import hashed_entries, parsed_entries
 from memory_pipeline.defs.partitions import hermes_profiles
-from memory_pipeline.defs.resources import HermesHomeResource
+from memory_pipeline.defs.resources import HermesHomeResource, PrivacyResource
+from memory_pipeline.lib.privacy.choice import Told
+from memory_pipeline.lib.privacy.matching import KeywordListError
 
 
 def test_definitions_load():
@@ -86,3 +88,22 @@ def test_dg_check_defs_loads_the_project():
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "All definitions loaded successfully." in done.stdout + done.stderr
+
+
+def test_a_context_and_a_runs_steps_make_each_judge_once_and_retry_a_list_that_failed(tmp_path):
+    """A run's steps (the write, the privacy stage, the audit) share the partition's context, so
+    a list is compiled once per run and choice; one that cannot be used is tried again when asked again."""
+    hermes = HermesHomeResource(hermes_home=str(tmp_path))
+    (tmp_path / "memories").mkdir()
+    context = hermes.context("default")
+    assert hermes.context("default") is context  # one home, one context per profile, for the run
+    own = PrivacyResource().judge_for_step(context)
+    assert PrivacyResource().judge_for_step(context) is own and context.judge is own
+    named = tmp_path / "named.txt"
+    told = Told(keywords=str(named))
+    with pytest.raises(KeywordListError, match="not found"):
+        context.judge_with(told)
+    named.write_text("Zhang Wei\n", encoding="utf-8")
+    judge = context.judge_with(told)
+    assert judge is not own and judge.keywords.matches("Zhang Wei") and context.judge_with(told) is judge
+    assert HermesHomeResource(hermes_home=str(tmp_path)).context("default") is not context  # another run, another

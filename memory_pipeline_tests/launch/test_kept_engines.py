@@ -68,3 +68,13 @@ def test_each_database_keeps_one_engine_and_only_the_latest_runs_are_kept(tmp_pa
     assert len(engines) == 20
     assert len(storage._engines._engines) <= 8  # a long-lived worker does not keep one per run
     storage.dispose()
+
+
+def test_a_table_of_the_index_is_found_once_and_a_missing_one_asked_again(tmp_path):
+    storage = KeptEngineEventLogStorage(str(tmp_path))
+    assert storage.has_table("asset_keys") and not storage.has_table("no_such_table")
+    with storage.index_connection() as conn:
+        conn.exec_driver_sql("CREATE TABLE no_such_table (x INTEGER)")
+    assert storage.has_table("no_such_table")  # a migration adds a table: it is seen
+    assert storage._tables_found >= {"asset_keys", "no_such_table"}
+    storage.dispose()
