@@ -1,9 +1,12 @@
 """The pipeline's runs store Dagster's events through kept engines, in the files and tables
 Dagster's default SQLite storage reads: what a sync stored, the UI and the daemon see."""
 
+import sqlite3
+
 import dagster as dg
 import yaml
 from dagster._core.instance.ref import InstanceRef
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
 from memory_pipeline import environment
 from memory_pipeline.launch.instance import local_instance
@@ -78,3 +81,35 @@ def test_a_table_of_the_index_is_found_once_and_a_missing_one_asked_again(tmp_pa
     assert storage.has_table("no_such_table")  # a migration adds a table: it is seen
     assert storage._tables_found >= {"asset_keys", "no_such_table"}
     storage.dispose()
+
+
+def _revision(path) -> list:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT version_num FROM alembic_version").fetchall()
+
+
+def test_a_database_dagster_set_up_opens_as_it_is_and_any_other_is_set_up_by_dagster(tmp_path):
+    """A new database, one without alembic's revision and one missing a table Dagster adds at
+    set-up go through Dagster's own set-up; one set up already opens without reading alembic's
+    scripts, and reads as Dagster's default storage reads it."""
+    KeptEngineRunStorage.from_local(str(tmp_path / "runs"))
+    KeptEngineScheduleStorage.from_local(str(tmp_path / "schedules"))
+    events = KeptEngineEventLogStorage(str(tmp_path / "events"))
+    files = [tmp_path / "runs" / "runs.db", tmp_path / "schedules" / "schedules.db", tmp_path / "events" / "index.db"]
+    heads = [_revision(f) for f in files]
+    assert all(len(head) == 1 for head in heads)  # stamped by Dagster's set-up
+    assert KeptEngineRunStorage.from_local(str(tmp_path / "runs")).get_runs() == []
+    with sqlite3.connect(files[0]) as conn:
+        conn.execute("DROP TABLE instance_info")
+    KeptEngineRunStorage.from_local(str(tmp_path / "runs"))
+    with sqlite3.connect(files[0]) as conn:
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'instance_info'").fetchone() == (1,)
+    events.dispose()
+    with sqlite3.connect(files[2]) as conn:
+        conn.execute("DELETE FROM alembic_version")
+    reopened = KeptEngineEventLogStorage(str(tmp_path / "events"))
+    with reopened.index_connection():
+        pass
+    assert _revision(files[2]) == heads[2]  # stamped again, as Dagster stamps it
+    reopened.dispose()
+    assert SqliteEventLogStorage(str(tmp_path / "events")).has_table("asset_keys")
