@@ -14,6 +14,7 @@ from memory_pipeline.lib.privacy.matching import load_keywords
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.reads.reader import StoreReader
 from memory_pipeline.lib.store.settings import holographic_settings
+from memory_pipeline.services.audit import repair_profile
 from memory_pipeline_tests.support.hermes_oracle import holographic_store
 from memory_pipeline_tests.support.repository import DEMO_KEYWORDS
 from memory_pipeline_tests.support.store_fixture import context_of, synced_store
@@ -59,9 +60,10 @@ def heal_by_sync(capsys, home, profile):
 
 
 def heal_by_repair(capsys, home, profile):
-    code = main(["audit", "--hermes-home", str(home), "--profile", profile.name, "--repair"])
-    out = capsys.readouterr().out
-    assert code == 0 and "repaired:" in out, out
+    """The audit service's repair of what fails (`audit --repair`'s; its words: test_current_hermes_store)."""
+    context = context_of(home, profile.name)
+    done, not_done = repair_profile(context, context.judge, failing(profile))
+    assert done and not_done == [], (done, not_done)
     assert failing(profile) == set()
 
 

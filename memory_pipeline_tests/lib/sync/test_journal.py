@@ -125,14 +125,21 @@ def test_the_plugin_and_the_pipeline_read_every_file_alike(tmp_path):
     assert compared >= 10
 
 
-def test_an_edit_whose_journal_line_arrives_after_a_sync_gets_its_fact_id_back(synced_home, capsys):
+def test_an_edit_whose_journal_line_arrives_after_a_sync_gets_its_fact_id_back(synced_home):
     """A cron sync runs between the agent's `patch` reaching the file and the plugin journaling
     it: that sync sees a removal and an addition (the new text shares too little with the old).
     The journal line arrives after; the next sync (not skipped: the journal names a new edit)
     gives the entry its old fact id back, with the new text, and the newer fact goes to the
     archive. A sync after that writes nothing."""
     from memory_pipeline.lib.hermes.hashing import entry_sha256
+    from memory_pipeline.services.audit import audit_profile
+    from memory_pipeline_tests.support.store_fixture import context_of
     from memory_pipeline_tests.support.store_helpers import query, read_entries, write_entries
+    from memory_pipeline_tests.support.syncing import sync_outcome
+
+    def synced(**options) -> bool:
+        run = sync_outcome(synced_home, "default", extractor="rules", quiet=True, **options).profiles["default"].run
+        return run is not None and run.success
 
     db, memory = synced_home / "memory_store.db", synced_home / "memories" / "MEMORY.md"
     entries = read_entries(memory)
@@ -140,15 +147,14 @@ def test_an_edit_whose_journal_line_arrives_after_a_sync_gets_its_fact_id_back(s
     (old_id,) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (old,))[0]
     new = "Quarterly invoices now go to the finance share, never by email"
     write_entries(memory, [*entries[:1], new, *entries[2:]])
-    sync = ["sync", "--hermes-home", str(synced_home), "--profile", "default", "--extractor", "rules", "--quiet"]
-    assert main(sync) == 0  # the racing sync: the old fact archived, the new text a new fact
+    assert synced()  # the racing sync: the old fact archived, the new text a new fact
     (racing_id,) = query(db, "SELECT fact_id FROM facts WHERE content = ?", (new,))[0]
     assert racing_id != old_id and query(db, "SELECT count(*) FROM facts WHERE fact_id = ?", (old_id,)) == [(0,)]
     journal = synced_home / "memory-pipeline" / "journal" / "default.jsonl"
     journal.parent.mkdir(parents=True, exist_ok=True)
     with open(journal, "a", encoding="utf-8") as handle:
         handle.write(_line("patch", [entry_sha256(old)], [entry_sha256(new)]))
-    assert main(sync) == 0
+    assert synced()  # not skipped: the journal names a new edit
     assert query(db, "SELECT fact_id FROM facts WHERE content = ?", (new,)) == [(old_id,)]
     assert query(db, "SELECT count(*) FROM memory_pipeline_archive WHERE fact_id = ?", (racing_id,)) == [(1,)]
     ledger = "SELECT fact_id FROM memory_pipeline_ledger WHERE status = 'active' AND entry_id = ?"
@@ -156,7 +162,8 @@ def test_an_edit_whose_journal_line_arrives_after_a_sync_gets_its_fact_id_back(s
     assert query(db, "SELECT outcome FROM memory_pipeline_verdicts WHERE fact_id = ?", (old_id,)) == [("shown",)]
     state = query(db, "SELECT fact_id, content, tags, trust_score FROM facts ORDER BY fact_id")
     rows = query(db, "SELECT entry_id, fact_id, status FROM memory_pipeline_ledger ORDER BY entry_id, fact_id")
-    assert main([*sync, "--force"]) == 0  # run in full: nothing more to write
+    assert synced(force=True)  # run in full: nothing more to write
     assert query(db, "SELECT fact_id, content, tags, trust_score FROM facts ORDER BY fact_id") == state
     assert query(db, "SELECT entry_id, fact_id, status FROM memory_pipeline_ledger ORDER BY entry_id, fact_id") == rows
-    assert main(["audit", "--hermes-home", str(synced_home), "--profile", "default"]) == 0
+    context = context_of(synced_home)
+    assert [r.name for r in audit_profile(context, context.judge) if not r.passed] == ["cap_usage"]  # the demo's standing warning
