@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_pipeline.environment import RUNTIME_DIR_ENV
 from memory_pipeline_tests.support.repository import DEMO_HERMES_HOME, DEMO_KEYWORDS
 
 _SHM = Path("/dev/shm")
@@ -62,6 +63,9 @@ def _isolate(patch) -> None:
     for name in _ISOLATED_ENV:
         patch.delenv(name, raising=False)
     patch.setenv("OLLAMA_HOST", NO_OLLAMA)
+    # Each test's warm workers in a runtime directory of its own (short: a socket path has 108
+    # bytes): never the user's own, and never one a test running beside it opens to others.
+    patch.setenv(RUNTIME_DIR_ENV, tempfile.mkdtemp(prefix="run-"))
 
 
 @pytest.fixture(autouse=True)
