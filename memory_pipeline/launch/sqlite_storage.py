@@ -1,7 +1,7 @@
 """Dagster's SQLite instance storage, each database reached through one SQLAlchemy engine kept for
 the process instead of a new engine per statement.
 
-Dagster's SQLite storages make an engine on every connection: a sync stores ~130 events, each
+Dagster's SQLite storages make an engine on every connection: a sync stores ~140 events, each
 through a fresh engine that connects, initialises its dialect and compiles its statements anew
 (with the index's table checks below, about 30% of a one-entry sync: `benchmarks/bench_run_storage.py`). These subclasses keep
 the engine (still `NullPool`: no connection is held between statements, so forks, threads and
