@@ -7,11 +7,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-
-import dagster as dg
 
 from memory_pipeline.launch.execute import run_sync
 from memory_pipeline.launch.instance import local_instance
@@ -24,15 +20,6 @@ from memory_pipeline_tests.support.synthetic import mutate, synthetic_entries
 TRIALS = 6
 # The stages that write the store; the later ones (tags, index, audit) only read it back.
 SYNC_STAGES = ["parsed_entries", "hashed_entries", "ledger_diff", "extracted_facts", "fact_store"]
-
-
-@contextmanager
-def _instance(home: Path) -> Iterator[dg.DagsterInstance]:
-    instance = local_instance(home)
-    try:
-        yield instance
-    finally:
-        instance.dispose()
 
 
 def _assert_in_step(home: Path, db: Path, memory: list[str], user: list[str]) -> None:
@@ -61,7 +48,7 @@ def test_sigkill_at_random_points_never_breaks_the_store(tmp_path):
     assert process.wait() == 0
     full_run = time.monotonic() - started
     rng = random.Random(20261202)
-    with _instance(home) as instance:  # the next sync's, as a user's next `memory-pipeline sync` opens it
+    with local_instance(home) as instance:  # the next sync's, as a user's next `memory-pipeline sync` opens it
         process = primed_sync(home)
         for trial in range(TRIALS):
             memory, user = mutate(memory, seed=trial), mutate(user, seed=1000 + trial, edit=0.2)
@@ -111,7 +98,7 @@ def test_sync_beside_a_live_holographic_writer(tmp_path):
         env={**os.environ, "HERMES_HOME": str(home)},
     )
     assert writer.stdout.readline().strip() == "ready"
-    with _instance(home) as instance:
+    with local_instance(home) as instance:
         (run,) = run_sync(instance, home, ["default"])
         out, err = writer.communicate(timeout=120)
         assert writer.returncode == 0, err
