@@ -8,7 +8,7 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from memory_pipeline import environment
-from memory_pipeline.context.home import Home, ProfileContext, keyword_lists, privacy_choice
+from memory_pipeline.context.home import Home, ProfileContext, keyword_lists
 from memory_pipeline.lib.audit.extraction_health import JSON_FAILURE_RATE_BOUND, LATENCY_P95_BOUND_S
 from memory_pipeline.lib.choices import ExtractorMode, PrivacyPolicy, RemovalPolicy, VectorFormat
 from memory_pipeline.lib.extraction.choice import ExtractorChoice, choose_extractor
@@ -17,8 +17,8 @@ from memory_pipeline.lib.extraction.prompt import FactLimits
 from memory_pipeline.lib.files.digest_key import digest_key
 from memory_pipeline.lib.files.writing import private_umask
 from memory_pipeline.lib.hermes.memory_files import SourceReading
-from memory_pipeline.lib.hermes.profiles import Profile, ProfileNotFound, read_profile, readings_digest
-from memory_pipeline.lib.privacy.choice import PrivacyChoice, PrivacyJudge, Told
+from memory_pipeline.lib.hermes.profiles import ProfileNotFound, read_profile, readings_digest
+from memory_pipeline.lib.privacy.choice import PrivacyJudge, Told
 from memory_pipeline.lib.privacy.matching import KeywordList, KeywordListError
 from memory_pipeline.lib.store.fact_store import FactStore
 from memory_pipeline.lib.store.owner import SOLE_OWNER, LedgerOwner
@@ -248,9 +248,6 @@ class PrivacyResource(dg.ConfigurableResource):
         """The choice this run was told, read as the sync that set it reads it (`SyncOptions.told`)."""
         policy = PrivacyPolicy(self.policy) if self.policy else None
         return SyncOptions(keywords_path=self.keywords_path or None, no_keywords=self.no_keywords, privacy_policy=policy).told()
-
-    def choice(self, hermes_home: Path, profile: Profile) -> PrivacyChoice:
-        return privacy_choice(profile, hermes_home, self.told())
 
     def judge_for_step(self, context: ProfileContext) -> PrivacyJudge:
         """The profile's judge for this run's choice (made once for the run's steps, on the

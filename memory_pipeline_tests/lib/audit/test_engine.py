@@ -59,7 +59,7 @@ def heal_by_sync(capsys, home, profile):
     assert failing(profile) == set()
 
 
-def heal_by_repair(capsys, home, profile):
+def heal_by_repair(home, profile):
     """The audit service's repair of what fails (`audit --repair`'s; its words: test_current_hermes_store)."""
     context = context_of(home, profile.name)
     done, not_done = repair_profile(context, context.judge, failing(profile))
@@ -80,7 +80,7 @@ def test_column_leak_fails_ledger_integrity_only(work):
 def test_a_corrupt_ledger_is_repaired_and_its_rows_saved_privately(capsys, work):
     home, profile = work
     test_column_leak_fails_ledger_integrity_only(work)
-    heal_by_repair(capsys, home, profile)
+    heal_by_repair(home, profile)
     (saved,) = (home / "memory-pipeline" / "repairs").glob("work-ledger-*.db")
     assert saved.stat().st_mode & 0o777 == 0o600
     conn = sqlite3.connect(saved)
@@ -124,7 +124,7 @@ def test_two_active_versions_of_an_entry_are_repaired(capsys, work):
            WHERE a.rowid = (SELECT min(rowid) FROM memory_pipeline_ledger) AND b.rowid = (SELECT max(rowid) FROM memory_pipeline_ledger)""",
     )
     assert failing(profile) == {"ledger_integrity", "layer_counts"}
-    heal_by_repair(capsys, home, profile)
+    heal_by_repair(home, profile)
     conn = sqlite3.connect(profile.home / "memory_store.db")
     try:
         assert conn.execute("SELECT status FROM memory_pipeline_ledger WHERE entry_sha256 = printf('%064d', 7)").fetchall() == [
@@ -149,7 +149,7 @@ def test_ghost_pipeline_fact(capsys, work):
     finally:
         store.close()
     assert failing(profile) == {"fact_links"}
-    heal_by_repair(capsys, home, profile)
+    heal_by_repair(home, profile)
 
 
 def test_near_duplicate_fact(work):
@@ -188,7 +188,7 @@ def test_damage_is_caught_and_repaired(capsys, work, statements, check):
     for statement in statements:
         sql(profile, statement)
     assert failing(profile) == {check}
-    heal_by_repair(capsys, home, profile)
+    heal_by_repair(home, profile)
 
 
 def test_private_person_variant(capsys, work):
@@ -239,7 +239,7 @@ def test_pending_entry(capsys, work):
     path = profile.memory_file("user")
     write_entries(path, read_entries(path) + ["刚写进去、还没同步的一条"])
     assert failing(profile) == {"hashes_fresh"}
-    heal_by_repair(capsys, home, profile)
+    heal_by_repair(home, profile)
 
 
 def test_removed_entry_not_synced(capsys, work):
